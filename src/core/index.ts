@@ -1,0 +1,6 @@
+/** @module core — errors, time, backoff, logging and object types shared by every layer. */
+export * from './backoff.ts'
+export * from './clock.ts'
+export * from './errors.ts'
+export * from './log.ts'
+export * from './types.ts'
