@@ -1,0 +1,10 @@
+/** @module client — the Kubernetes REST client over undici. */
+export * from './api-error.ts'
+export * from './discovery.ts'
+export * from './kube-client.ts'
+export * from './list-options.ts'
+export * from './rate-limiter.ts'
+export * from './resource.ts'
+export * from './resource-client.ts'
+export * from './transport.ts'
+export * from './watch-decoder.ts'

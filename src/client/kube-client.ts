@@ -1,0 +1,49 @@
+/**
+ * @module kube-client — the entry point: one cluster connection, many resource clients.
+ */
+
+import type { ClusterConfig } from '../config/cluster-config.ts'
+import type { KubeObject } from '../core/types.ts'
+import { RestMapper } from './discovery.ts'
+import type { ResourceType } from './resource.ts'
+import { ResourceClient } from './resource-client.ts'
+import { type RequestSpec, Transport, type TransportOptions } from './transport.ts'
+
+/**
+ * A client for one cluster. Create one per process and share it: it owns the
+ * connection pool, the rate limiter and the discovery cache.
+ *
+ * @example
+ * const client = new KubeClient(await loadClusterConfig())
+ * const pods = await client.resource(CORE_TYPES.pods, 'default').list({ limit: 100 })
+ * await client.close()
+ */
+export class KubeClient {
+  readonly transport: Transport
+  readonly mapper: RestMapper
+
+  constructor(config: ClusterConfig, options: TransportOptions = {}) {
+    this.transport = new Transport(config, options)
+    this.mapper = new RestMapper(this.transport)
+  }
+
+  /** The namespace of the loaded context (or the service account's). */
+  get defaultNamespace(): string {
+    return this.transport.config.namespace
+  }
+
+  /** A client for `type`, bound to `namespace` (undefined: all namespaces / cluster-scoped). */
+  resource<T extends KubeObject = KubeObject>(type: ResourceType, namespace?: string): ResourceClient<T> {
+    return new ResourceClient<T>(this.transport, type, namespace)
+  }
+
+  /** A raw request to any path (e.g. `/version`, `/readyz`). */
+  request<T = unknown>(spec: RequestSpec): Promise<T> {
+    return this.transport.request<T>(spec)
+  }
+
+  /** Closes the connection pool. */
+  close(): Promise<void> {
+    return this.transport.close()
+  }
+}

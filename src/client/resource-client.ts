@@ -1,0 +1,334 @@
+/**
+ * @module resource-client — every verb on one resource type, dynamically typed.
+ */
+import { EdgeopError } from '../core/errors.ts'
+import type { KubeList, KubeObject, PartialObjectMetadata, Status, WatchEvent } from '../core/types.ts'
+import {
+  type DeleteOptions,
+  type ListOptions,
+  listQuery,
+  type WatchOptions,
+  type WriteOptions,
+  watchQuery,
+  writeQuery,
+} from './list-options.ts'
+import { apiVersionOf, type ResourceType, resourcePath } from './resource.ts'
+import type { Method, Transport } from './transport.ts'
+import { type DecodeOptions, decodeWatchStream } from './watch-decoder.ts'
+
+/** Patch content types. `apply` is server-side apply (use {@link ResourceClient.apply}). */
+export type PatchType = 'merge' | 'json' | 'strategic' | 'apply'
+
+const PATCH_CONTENT_TYPE: Record<PatchType, string> = {
+  merge: 'application/merge-patch+json',
+  json: 'application/json-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  apply: 'application/apply-patch+yaml',
+}
+
+/** Accept header of a metadata-only get/watch (client-go `metadata` client). */
+export const ACCEPT_PARTIAL_METADATA =
+  'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json'
+/** Accept header of a metadata-only list. */
+export const ACCEPT_PARTIAL_METADATA_LIST =
+  'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json'
+
+/** Per-call options every verb accepts. */
+export interface CallOptions {
+  signal?: AbortSignal
+  /** Deadline for this call (ms); overrides the client default. */
+  timeoutMs?: number
+}
+
+/** Options of {@link ResourceClient.apply}. */
+export interface ApplyOptions extends CallOptions {
+  /** Required by the server for apply. */
+  fieldManager: string
+  /** Take ownership of fields other managers own instead of failing with 409. */
+  force?: boolean
+  dryRun?: boolean
+}
+
+/** Options of a raw watch. */
+export interface RawWatchOptions extends WatchOptions, CallOptions {
+  /** Tear down the stream when no byte (not even a bookmark) arrives for this long. */
+  idleTimeoutMs?: number
+  maxLineBytes?: DecodeOptions['maxLineBytes']
+  /** Watch metadata only (PartialObjectMetadata events). */
+  metadataOnly?: boolean
+}
+
+/** JSON patch operation (RFC 6902). */
+export interface JsonPatchOp {
+  op: 'add' | 'remove' | 'replace' | 'move' | 'copy' | 'test'
+  path: string
+  value?: unknown
+  from?: string
+}
+
+/**
+ * A client for one resource type, optionally bound to a namespace.
+ *
+ * For a namespaced type with no namespace, `list`/`watch` span all namespaces and
+ * single-object verbs take the namespace from the object or fail clearly.
+ *
+ * @example
+ * const cms = client.resource(CORE_TYPES.configMaps, 'default')
+ * const cm = await cms.get('settings')
+ */
+export class ResourceClient<T extends KubeObject = KubeObject> {
+  readonly type: ResourceType
+  readonly namespace: string | undefined
+  readonly #transport: Transport
+
+  constructor(transport: Transport, type: ResourceType, namespace?: string) {
+    this.#transport = transport
+    this.type = type
+    this.namespace = type.namespaced ? namespace : undefined
+  }
+
+  /** The same resource in another namespace. */
+  inNamespace(namespace: string | undefined): ResourceClient<T> {
+    return new ResourceClient<T>(this.#transport, this.type, namespace)
+  }
+
+  #ns(objectNamespace?: string): string | undefined {
+    if (!this.type.namespaced) return undefined
+    const ns = objectNamespace ?? this.namespace
+    if (ns === undefined || ns === '') {
+      throw new EdgeopError('EDGEOP_ERR_INVALID', `${this.type.resource} is namespaced: give a namespace`, {
+        step: 'build request path',
+      })
+    }
+    if (this.namespace !== undefined && objectNamespace !== undefined && objectNamespace !== this.namespace) {
+      throw new EdgeopError(
+        'EDGEOP_ERR_INVALID',
+        `object namespace ${JSON.stringify(objectNamespace)} differs from the client's namespace ${JSON.stringify(this.namespace)}`,
+        { step: 'build request path' },
+      )
+    }
+    return ns
+  }
+
+  #path(name?: string, subresource?: string, namespace?: string): string {
+    return resourcePath(
+      this.type,
+      name === undefined && namespace === undefined ? this.namespace : this.#ns(namespace),
+      name,
+      subresource,
+    )
+  }
+
+  #call<R>(
+    method: Method,
+    path: string,
+    o: CallOptions,
+    extra: { body?: unknown; contentType?: string; accept?: string } = {},
+  ): Promise<R> {
+    return this.#transport.request<R>({ method, path, ...extra, ...callFields(o) })
+  }
+
+  /** GET one object. 404 → ApiError with `isNotFound`. */
+  get(name: string, o: CallOptions & { namespace?: string } = {}): Promise<T> {
+    return this.#call('GET', this.#path(name, undefined, o.namespace), o)
+  }
+
+  /** One page of a list (use `limit` + `continue`, or {@link listPages}). */
+  list(o: ListOptions & CallOptions = {}): Promise<KubeList<T>> {
+    return this.#call('GET', resourcePath(this.type, this.namespace) + listQuery(o), o)
+  }
+
+  /** Every page of a list, following `continue` tokens. */
+  async *listPages(o: ListOptions & CallOptions = {}): AsyncGenerator<KubeList<T>> {
+    let cont = o.continue
+    do {
+      const page = await this.list({ ...o, ...(cont === undefined ? {} : { continue: cont }) })
+      yield page
+      cont = page.metadata?.continue || undefined
+    } while (cont !== undefined)
+  }
+
+  /** Creates `obj` (namespace from the object or the client). 409 → `isAlreadyExists`. */
+  create(obj: T, o: WriteOptions & CallOptions = {}): Promise<T> {
+    const path = resourcePath(this.type, this.#ns(obj.metadata?.namespace)) + writeQuery(o)
+    return this.#call('POST', path, o, { body: withType(obj, this.type) })
+  }
+
+  /** Replaces `obj`; `metadata.resourceVersion` makes it conditional (409 `isConflict` when stale). */
+  update(obj: T, o: WriteOptions & CallOptions = {}): Promise<T> {
+    return this.#call('PUT', this.#path(nameOf(obj), undefined, obj.metadata.namespace) + writeQuery(o), o, {
+      body: withType(obj, this.type),
+    })
+  }
+
+  /** Patches one object (merge, JSON patch, or strategic merge). */
+  patch(
+    name: string,
+    patch: unknown,
+    type: Exclude<PatchType, 'apply'> = 'merge',
+    o: WriteOptions & CallOptions & { namespace?: string; subresource?: string } = {},
+  ): Promise<T> {
+    return this.#call('PATCH', this.#path(name, o.subresource, o.namespace) + writeQuery(o), o, {
+      body: patch,
+      contentType: PATCH_CONTENT_TYPE[type],
+    })
+  }
+
+  /**
+   * Server-side apply: sends the fields this manager owns; the server merges and
+   * tracks ownership. 409 `isConflict` (cause `FieldManagerConflict`) unless `force`.
+   */
+  apply(obj: Partial<T> & KubeObject, o: ApplyOptions & { subresource?: string }): Promise<T> {
+    const path =
+      this.#path(nameOf(obj), o.subresource, obj.metadata.namespace) +
+      writeQuery(
+        { fieldManager: o.fieldManager, ...(o.dryRun ? { dryRun: true } : {}) },
+        { force: o.force ? true : undefined },
+      )
+    return this.#call('PATCH', path, o, {
+      body: withType(obj, this.type),
+      contentType: PATCH_CONTENT_TYPE.apply,
+    })
+  }
+
+  /** Deletes one object. Returns the object (when finalizers delay deletion) or a Status. */
+  delete(name: string, o: DeleteOptions & CallOptions & { namespace?: string } = {}): Promise<T | Status> {
+    return this.#call(
+      'DELETE',
+      this.#path(name, undefined, o.namespace) + writeQuery({ ...(o.dryRun ? { dryRun: true } : {}) }),
+      o,
+      {
+        body: deleteBody(o),
+      },
+    )
+  }
+
+  /** Deletes every object matching the selectors. */
+  deleteCollection(o: ListOptions & DeleteOptions & CallOptions = {}): Promise<KubeList<T> | Status> {
+    const path = resourcePath(this.type, this.#ns()) + listQuery(o)
+    return this.#call('DELETE', path, o, { body: deleteBody(o) })
+  }
+
+  /** GET a subresource (`status`, `scale`, …). */
+  getSubresource<R = T>(
+    name: string,
+    subresource: string,
+    o: CallOptions & { namespace?: string } = {},
+  ): Promise<R> {
+    return this.#call('GET', this.#path(name, subresource, o.namespace), o)
+  }
+
+  /** PUT a subresource (RV-guarded like update). */
+  updateSubresource<R extends KubeObject = T>(
+    subresource: string,
+    obj: R,
+    o: WriteOptions & CallOptions = {},
+  ): Promise<R> {
+    return this.#call(
+      'PUT',
+      this.#path(nameOf(obj), subresource, obj.metadata.namespace) + writeQuery(o),
+      o,
+      { body: obj },
+    )
+  }
+
+  /** The `status` subresource. */
+  getStatus(name: string, o: CallOptions & { namespace?: string } = {}): Promise<T> {
+    return this.getSubresource(name, 'status', o)
+  }
+
+  /** Replaces status only (spec changes in `obj` are ignored by the server). */
+  updateStatus(obj: T, o: WriteOptions & CallOptions = {}): Promise<T> {
+    return this.updateSubresource('status', obj, o)
+  }
+
+  /** The `scale` subresource (autoscaling/v1 Scale). */
+  getScale(name: string, o: CallOptions & { namespace?: string } = {}): Promise<Scale> {
+    return this.getSubresource<Scale>(name, 'scale', o)
+  }
+
+  /** Replaces the scale. */
+  updateScale(scale: Scale, o: WriteOptions & CallOptions = {}): Promise<Scale> {
+    return this.updateSubresource<Scale>(
+      'scale',
+      { apiVersion: 'autoscaling/v1', kind: 'Scale', ...scale },
+      o,
+    )
+  }
+
+  /** Metadata-only get (PartialObjectMetadata). */
+  getMetadata(name: string, o: CallOptions & { namespace?: string } = {}): Promise<PartialObjectMetadata> {
+    return this.#call('GET', this.#path(name, undefined, o.namespace), o, { accept: ACCEPT_PARTIAL_METADATA })
+  }
+
+  /** Metadata-only list (PartialObjectMetadataList). */
+  listMetadata(o: ListOptions & CallOptions = {}): Promise<KubeList<PartialObjectMetadata>> {
+    return this.#call('GET', resourcePath(this.type, this.namespace) + listQuery(o), o, {
+      accept: ACCEPT_PARTIAL_METADATA_LIST,
+    })
+  }
+
+  /**
+   * A raw watch: the events as the server sends them, until the server closes the
+   * stream, the signal aborts, or the consumer stops iterating (which closes the
+   * connection's stream). No reconnection here: that is the `watch` layer's job.
+   */
+  async *watch(o: RawWatchOptions = {}): AsyncGenerator<WatchEvent<T>> {
+    const path = resourcePath(this.type, this.namespace) + watchQuery(o)
+    const res = await this.#transport.stream({
+      method: 'GET',
+      path,
+      accept: o.metadataOnly ? ACCEPT_PARTIAL_METADATA : 'application/json',
+      ...(o.signal === undefined ? {} : { signal: o.signal }),
+      ...(o.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: o.idleTimeoutMs }),
+    })
+    try {
+      yield* decodeWatchStream<T>(res.body, {
+        source: `watch ${resourcePath(this.type, this.namespace)}`,
+        ...(o.maxLineBytes === undefined ? {} : { maxLineBytes: o.maxLineBytes }),
+      })
+    } finally {
+      res.close()
+    }
+  }
+}
+
+/** autoscaling/v1 Scale. */
+export interface Scale extends KubeObject {
+  spec?: { replicas?: number }
+  status?: { replicas?: number; selector?: string }
+}
+
+function callFields(o: CallOptions): { signal?: AbortSignal; timeoutMs?: number } {
+  return {
+    ...(o.signal === undefined ? {} : { signal: o.signal }),
+    ...(o.timeoutMs === undefined ? {} : { timeoutMs: o.timeoutMs }),
+  }
+}
+
+function nameOf(obj: KubeObject): string {
+  const name = obj.metadata?.name
+  if (!name)
+    throw new EdgeopError('EDGEOP_ERR_INVALID', 'the object has no metadata.name', {
+      step: 'build request path',
+    })
+  return name
+}
+
+function withType<O extends KubeObject>(obj: O, type: ResourceType): O {
+  if (obj.apiVersion && obj.kind) return obj
+  return {
+    ...obj,
+    apiVersion: obj.apiVersion ?? apiVersionOf(type),
+    ...(type.kind && !obj.kind ? { kind: type.kind } : {}),
+  }
+}
+
+function deleteBody(o: DeleteOptions): Record<string, unknown> | undefined {
+  const body: Record<string, unknown> = {}
+  if (o.propagationPolicy) body.propagationPolicy = o.propagationPolicy
+  if (o.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = o.gracePeriodSeconds
+  if (o.preconditions) body.preconditions = o.preconditions
+  if (o.dryRun) body.dryRun = ['All']
+  return Object.keys(body).length === 0 ? undefined : { apiVersion: 'v1', kind: 'DeleteOptions', ...body }
+}
