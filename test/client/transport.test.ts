@@ -188,7 +188,9 @@ test('errors: 404 mapping, timeout, abort, garbage body', async () => {
     }
     // /hang: never answer
   })
-  const e404 = await transport.request({ method: 'GET', path: '/missing' }).catch((e) => e)
+  const e404 = (await transport
+    .request({ method: 'GET', path: '/missing' })
+    .catch((e: unknown) => e)) as Error
   assert.ok(isNotFound(e404))
   assert.equal(e404.message, 'GET /missing: 404 NotFound: configmaps "x" not found')
   await assert.rejects(transport.request({ method: 'GET', path: '/hang', timeoutMs: 150 }), {
