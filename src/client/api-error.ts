@@ -161,7 +161,7 @@ export function apiErrorFromResponse(
     message: text || 'the server returned an unexpected response',
     method,
     path,
-    details: { causes: [{ type: 'UnexpectedServerResponse', message: text }] },
+    details: { causes: [{ reason: 'UnexpectedServerResponse', message: text }] },
     ...retryAfterField(header),
   })
 }
@@ -253,7 +253,7 @@ export const isServiceUnavailable = (err: unknown): boolean => reasonOrCode(err,
 
 /** True if `details.causes` has a cause of `type` (e.g. `FieldManagerConflict`, `ResourceVersionTooLarge`). */
 export function hasStatusCause(err: unknown, type: string): boolean {
-  return fields(err)?.details?.causes?.some((c) => c.type === type) ?? false
+  return fields(err)?.details?.causes?.some((c) => c.reason === type) ?? false
 }
 
 /**

@@ -168,6 +168,11 @@ export class Transport {
     }
   }
 
+  /** Open connections of the pool (1 when HTTP/2 multiplexes everything). */
+  get connections(): number {
+    return this.#pool?.stats.connected ?? 0
+  }
+
   /** Closes the pool; in-flight requests finish, new ones fail. */
   async close(): Promise<void> {
     this.#closed = true

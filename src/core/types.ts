@@ -74,9 +74,9 @@ export interface PartialObjectMetadata extends KubeObject {
   kind: 'PartialObjectMetadata'
 }
 
-/** `metav1.StatusCause`. */
+/** `metav1.StatusCause`. The cause's type travels as JSON field `reason` (Go field `Type`). */
 export interface StatusCause {
-  type?: string
+  reason?: string
   message?: string
   field?: string
 }

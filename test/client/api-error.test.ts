@@ -35,7 +35,7 @@ test('a Status body keeps the server reason, details and causes', () => {
   const err = apiErrorFromResponse(
     422,
     status(422, 'Invalid', {
-      details: { name: 'x', kind: 'ConfigMap', causes: [{ type: 'FieldValueRequired', field: 'data' }] },
+      details: { name: 'x', kind: 'ConfigMap', causes: [{ reason: 'FieldValueRequired', field: 'data' }] },
     }),
     'POST',
     '/api/v1/namespaces/a/configmaps',
@@ -43,7 +43,7 @@ test('a Status body keeps the server reason, details and causes', () => {
   assert.equal(err.code, 'EDGEOP_ERR_API')
   assert.equal(err.status, 422)
   assert.equal(err.reason, 'Invalid')
-  assert.deepEqual(err.causes, [{ type: 'FieldValueRequired', field: 'data' }])
+  assert.deepEqual(err.causes, [{ reason: 'FieldValueRequired', field: 'data' }])
   assert.equal(err.message, 'POST /api/v1/namespaces/a/configmaps: 422 Invalid: msg Invalid')
   assert.ok(isInvalid(err) && !isNotFound(err))
   assert.ok(hasStatusCause(err, 'FieldValueRequired'))
@@ -105,7 +105,7 @@ test('issue 92537: too large resource version is recognised by cause and by lega
   const byCause = apiErrorFromResponse(
     504,
     status(504, 'Timeout', {
-      details: { causes: [{ type: 'ResourceVersionTooLarge' }], retryAfterSeconds: 1 },
+      details: { causes: [{ reason: 'ResourceVersionTooLarge' }], retryAfterSeconds: 1 },
     }),
     'GET',
     '/x',
