@@ -269,28 +269,52 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
   }
 
   /**
-   * A raw watch: the events as the server sends them, until the server closes the
-   * stream, the signal aborts, or the consumer stops iterating (which closes the
-   * connection's stream). No reconnection here: that is the `watch` layer's job.
+   * Opens a raw watch: resolves once the server has accepted it (status and headers
+   * received), rejects with an {@link ApiError} if it refused. `events` yields what
+   * the server sends until it closes the stream, `close()` is called, or the signal
+   * aborts. No reconnection here: that is the `watch` layer's job.
    */
-  async *watch(o: RawWatchOptions = {}): AsyncGenerator<WatchEvent<T>> {
-    const path = resourcePath(this.type, this.namespace) + watchQuery(o)
+  async openWatch(o: RawWatchOptions = {}): Promise<WatchStream<T>> {
+    const collection = resourcePath(this.type, this.namespace)
     const res = await this.#transport.stream({
       method: 'GET',
-      path,
+      path: collection + watchQuery(o),
       accept: o.metadataOnly ? ACCEPT_PARTIAL_METADATA : 'application/json',
       ...(o.signal === undefined ? {} : { signal: o.signal }),
       ...(o.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: o.idleTimeoutMs }),
     })
-    try {
-      yield* decodeWatchStream<T>(res.body, {
-        source: `watch ${resourcePath(this.type, this.namespace)}`,
-        ...(o.maxLineBytes === undefined ? {} : { maxLineBytes: o.maxLineBytes }),
-      })
-    } finally {
-      res.close()
+    const events = decodeWatchStream<T>(res.body, {
+      source: `watch ${collection}`,
+      ...(o.maxLineBytes === undefined ? {} : { maxLineBytes: o.maxLineBytes }),
+    })
+    return {
+      events,
+      close: () => {
+        res.close()
+        void events.return(undefined).catch(() => {})
+      },
     }
   }
+
+  /**
+   * A raw watch as one async iterable (opens on first iteration; stopping the
+   * iteration closes the stream). See {@link openWatch}.
+   */
+  async *watch(o: RawWatchOptions = {}): AsyncGenerator<WatchEvent<T>> {
+    const stream = await this.openWatch(o)
+    try {
+      yield* stream.events
+    } finally {
+      stream.close()
+    }
+  }
+}
+
+/** An open watch stream. */
+export interface WatchStream<T extends KubeObject = KubeObject> {
+  events: AsyncIterable<WatchEvent<T>>
+  /** Closes the stream; idempotent. */
+  close(): void
 }
 
 /** autoscaling/v1 Scale. */

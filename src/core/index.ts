@@ -1,4 +1,5 @@
 /** @module core — errors, time, backoff, logging and object types shared by every layer. */
+export * from './abort.ts'
 export * from './backoff.ts'
 export * from './clock.ts'
 export * from './errors.ts'

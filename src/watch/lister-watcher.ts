@@ -1,0 +1,51 @@
+/**
+ * @module lister-watcher — the two calls the watch engine needs, and their adapter to the client.
+ */
+
+import type { ResourceClient, WatchStream } from '../client/resource-client.ts'
+import type { KubeList, KubeObject } from '../core/types.ts'
+import type { ListRequest, WatchRequest } from './events.ts'
+
+/** A watch request as sent: the engine's request plus timeouts chosen by the driver. */
+export interface WatchCall extends WatchRequest {
+  timeoutSeconds: number
+  /** Tear the stream down when no byte arrives for this long. */
+  idleTimeoutMs: number
+}
+
+/** What the engine lists and watches. Implement it to feed the engine from anything. */
+export interface ListerWatcher<T extends KubeObject = KubeObject> {
+  /** Names the watched collection in logs and errors, e.g. `configmaps in ns-a (app=web)`. */
+  readonly describe: string
+  list(request: ListRequest, signal: AbortSignal): Promise<KubeList<T>>
+  /** Resolves when the server accepted the watch; rejects with the API error if it refused. */
+  watch(call: WatchCall, signal: AbortSignal): Promise<WatchStream<T>>
+}
+
+/** Label/field selection of a watched collection. */
+export interface Selectors {
+  labelSelector?: string
+  fieldSelector?: string
+  /** Watch PartialObjectMetadata only (for controllers that need no bodies). */
+  metadataOnly?: boolean
+}
+
+/** A {@link ListerWatcher} over a resource client (its namespace is the scope). */
+export function listerWatcher<T extends KubeObject>(
+  client: ResourceClient<T>,
+  selectors: Selectors = {},
+): ListerWatcher<T> {
+  const { labelSelector, fieldSelector, metadataOnly } = selectors
+  const sel = { ...(labelSelector ? { labelSelector } : {}), ...(fieldSelector ? { fieldSelector } : {}) }
+  const where = client.namespace ? ` in ${client.namespace}` : ''
+  const which = [labelSelector, fieldSelector].filter(Boolean).join(', ')
+  return {
+    describe: `${client.type.resource}${client.type.group ? `.${client.type.group}` : ''}${where}${which ? ` (${which})` : ''}`,
+    list: (request, signal) =>
+      (metadataOnly
+        ? client.listMetadata({ ...request, ...sel, signal })
+        : client.list({ ...request, ...sel, signal })) as Promise<KubeList<T>>,
+    watch: (call, signal) =>
+      client.openWatch({ ...call, ...sel, signal, ...(metadataOnly ? { metadataOnly } : {}) }),
+  }
+}
