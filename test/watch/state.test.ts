@@ -11,8 +11,15 @@ import { initialState, type Step, step, type WatchState } from '../../src/watch/
 const obj = (name: string, rv: string, extra: Partial<KubeObject['metadata']> = {}): KubeObject => ({
   metadata: { name, namespace: 'ns', resourceVersion: rv, ...extra },
 })
-const fail = (f: Partial<FailureInfo> = {}): FailureInfo => ({ expired: false, tooLargeRv: false, throttledOrRefused: false, error: new Error('x'), ...f })
-const status = (code: number, extra: object = {}) => ({ kind: 'Status', code, ...extra }) as unknown as KubeObject
+const fail = (f: Partial<FailureInfo> = {}): FailureInfo => ({
+  expired: false,
+  tooLargeRv: false,
+  throttledOrRefused: false,
+  error: new Error('x'),
+  ...f,
+})
+const status = (code: number, extra: object = {}) =>
+  ({ kind: 'Status', code, ...extra }) as unknown as KubeObject
 
 /** Feeds inputs in order; returns every step. */
 function run(s: WatchState, ...inputs: Input[]): Step<KubeObject>[] {
@@ -29,11 +36,21 @@ const last = (steps: Step<KubeObject>[]) => steps[steps.length - 1]!
 const listMode = () => initialState({ streaming: 'off' })
 /** A synced, watching state at RV 100. */
 function watching(): WatchState {
-  return last(run(listMode(), { type: 'start' }, { type: 'list-page', items: [obj('a', '90')], resourceVersion: '100' }, { type: 'watch-opened' })).state
+  return last(
+    run(
+      listMode(),
+      { type: 'start' },
+      { type: 'list-page', items: [obj('a', '90')], resourceVersion: '100' },
+      { type: 'watch-opened' },
+    ),
+  ).state
 }
 
 test('first list: RV "0" (served from the watch cache), page size 500', () => {
-  assert.deepEqual(step(listMode(), { type: 'start' }).next, { op: 'list', request: { resourceVersion: '0', limit: 500 } })
+  assert.deepEqual(step(listMode(), { type: 'start' }).next, {
+    op: 'list',
+    request: { resourceVersion: '0', limit: 500 },
+  })
 })
 
 test('a listed page set becomes one replace, then a watch from the list RV with bookmarks', () => {
@@ -43,9 +60,17 @@ test('a listed page set becomes one replace, then a watch from the list RV with 
     { type: 'list-page', items: [obj('a', '1')], resourceVersion: '100', continue: 'c1' },
     { type: 'list-page', items: [obj('b', '2')], resourceVersion: '999' },
   )
-  assert.deepEqual(steps[1]!.next, { op: 'list', request: { continue: 'c1', limit: 500 } }, 'continued page drops RV (#85221), keeps limit')
+  assert.deepEqual(
+    steps[1]!.next,
+    { op: 'list', request: { continue: 'c1', limit: 500 } },
+    'continued page drops RV (#85221), keeps limit',
+  )
   const done = steps[2]!
-  assert.deepEqual(done.emit, [{ type: 'replace', objects: [obj('a', '1'), obj('b', '2')], resourceVersion: '100' }], 'RV of the first page')
+  assert.deepEqual(
+    done.emit,
+    [{ type: 'replace', objects: [obj('a', '1'), obj('b', '2')], resourceVersion: '100' }],
+    'RV of the first page',
+  )
   assert.deepEqual(done.next, { op: 'watch', request: { resourceVersion: '100', allowWatchBookmarks: true } })
   assert.equal(done.state.synced, true)
 })
@@ -58,7 +83,12 @@ test('issue 83520: a relist after sync asks "not older than" the last RV, unpagi
 
 test('issue 83520: 410 on the first list page relists from "" at once, without backoff', () => {
   const s = { ...watching(), lastSyncRV: '150' }
-  const r = run(s, { type: 'stream-ended', durationMs: 5000, events: 1, failure: fail() }, { type: 'resume' }, { type: 'list-failed', failure: fail({ expired: true }) })
+  const r = run(
+    s,
+    { type: 'stream-ended', durationMs: 5000, events: 1, failure: fail() },
+    { type: 'resume' },
+    { type: 'list-failed', failure: fail({ expired: true }) },
+  )
   assert.deepEqual(last(r).next, { op: 'list', request: { limit: 500 } })
   assert.equal(last(r).state.rvUnavailable, true)
 })
@@ -85,7 +115,11 @@ test('pager: an expired continue token on page 2 retries once as one unpaginated
     { type: 'list-page', items: [obj('a', '1'), obj('b', '3')], resourceVersion: '120' },
   )
   assert.deepEqual(r[2]!.next, { op: 'list', request: { resourceVersion: '0' } })
-  assert.deepEqual(r[3]!.emit, [{ type: 'replace', objects: [obj('a', '1'), obj('b', '3')], resourceVersion: '120' }], 'partial pages are discarded')
+  assert.deepEqual(
+    r[3]!.emit,
+    [{ type: 'replace', objects: [obj('a', '1'), obj('b', '3')], resourceVersion: '120' }],
+    'partial pages are discarded',
+  )
 })
 
 test('an RV "0" list that came back paginated keeps paginating later relists (watch cache off)', () => {
@@ -109,14 +143,27 @@ test('events are emitted and advance the resume RV; bookmarks advance it and emi
     { type: 'event', event: { type: 'DELETED', object: obj('a', '103') } },
     { type: 'event', event: { type: 'BOOKMARK', object: obj('', '150') } },
   )
-  assert.deepEqual(r.flatMap((x) => x.emit.map((e) => e.type)), ['added', 'modified', 'deleted'])
-  assert.deepEqual(r.map((x) => x.state.lastSyncRV), ['101', '102', '103', '150'])
+  assert.deepEqual(
+    r.flatMap((x) => x.emit.map((e) => e.type)),
+    ['added', 'modified', 'deleted'],
+  )
+  assert.deepEqual(
+    r.map((x) => x.state.lastSyncRV),
+    ['101', '102', '103', '150'],
+  )
   assert.ok(r.every((x) => x.next.op === 'read'))
 })
 
 test('a clean close re-watches at once from the last RV: no relist, no wait', () => {
-  const r = run(watching(), { type: 'event', event: { type: 'BOOKMARK', object: obj('', '140') } }, { type: 'stream-ended', durationMs: 300_000, events: 1 })
-  assert.deepEqual(last(r).next, { op: 'watch', request: { resourceVersion: '140', allowWatchBookmarks: true } })
+  const r = run(
+    watching(),
+    { type: 'event', event: { type: 'BOOKMARK', object: obj('', '140') } },
+    { type: 'stream-ended', durationMs: 300_000, events: 1 },
+  )
+  assert.deepEqual(last(r).next, {
+    op: 'watch',
+    request: { resourceVersion: '140', allowWatchBookmarks: true },
+  })
   assert.deepEqual(last(r).emit, [])
 })
 
@@ -127,20 +174,37 @@ test('a watch that ends within 1 s with no event backs off, then relists', () =>
 })
 
 test('ERROR 410 on the watch: back off, relist from the last RV (not "")', () => {
-  const r = run(watching(), { type: 'event', event: { type: 'ERROR', object: status(410, { reason: 'Expired' }) } }, { type: 'resume' })
+  const r = run(
+    watching(),
+    { type: 'event', event: { type: 'ERROR', object: status(410, { reason: 'Expired' }) } },
+    { type: 'resume' },
+  )
   assert.deepEqual(r[0]!.next, { op: 'wait', reason: 'watch-failed' })
   assert.deepEqual(r[1]!.next, { op: 'list', request: { resourceVersion: '100' } })
 })
 
 test('ERROR 429 with retryAfterSeconds: wait at least that long, then re-watch without relisting', () => {
-  const r = run(watching(), { type: 'event', event: { type: 'ERROR', object: status(429, { details: { retryAfterSeconds: 7 } }) } }, { type: 'resume' })
+  const r = run(
+    watching(),
+    { type: 'event', event: { type: 'ERROR', object: status(429, { details: { retryAfterSeconds: 7 } }) } },
+    { type: 'resume' },
+  )
   assert.deepEqual(r[0]!.next, { op: 'wait', reason: 'throttled', minMs: 7000 })
-  assert.deepEqual(r[1]!.next, { op: 'watch', request: { resourceVersion: '100', allowWatchBookmarks: true } })
+  assert.deepEqual(r[1]!.next, {
+    op: 'watch',
+    request: { resourceVersion: '100', allowWatchBookmarks: true },
+  })
 })
 
 test('watch start: 429 or connection refused → wait and re-watch; any other failure → wait and relist', () => {
-  const opening = last(run(listMode(), { type: 'start' }, { type: 'list-page', items: [], resourceVersion: '100' })).state
-  const busy = run(opening, { type: 'watch-start-failed', failure: fail({ throttledOrRefused: true, retryAfterSeconds: 2 }) }, { type: 'resume' })
+  const opening = last(
+    run(listMode(), { type: 'start' }, { type: 'list-page', items: [], resourceVersion: '100' }),
+  ).state
+  const busy = run(
+    opening,
+    { type: 'watch-start-failed', failure: fail({ throttledOrRefused: true, retryAfterSeconds: 2 }) },
+    { type: 'resume' },
+  )
   assert.deepEqual(busy[0]!.next, { op: 'wait', reason: 'watch-start-failed', minMs: 2000 })
   assert.equal(busy[1]!.next.op, 'watch')
   const broken = run(opening, { type: 'watch-start-failed', failure: fail() }, { type: 'resume' })
@@ -148,7 +212,11 @@ test('watch start: 429 or connection refused → wait and re-watch; any other fa
 })
 
 test('a decode failure mid-stream backs off and relists', () => {
-  const r = run(watching(), { type: 'stream-ended', durationMs: 9000, events: 4, failure: fail() }, { type: 'resume' })
+  const r = run(
+    watching(),
+    { type: 'stream-ended', durationMs: 9000, events: 4, failure: fail() },
+    { type: 'resume' },
+  )
   assert.equal(r[0]!.next.op, 'wait')
   assert.equal(r[1]!.next.op, 'list')
 })
@@ -162,9 +230,15 @@ test('issue 136583: synthetic ADDEDs of a watch from "" do not move the resume R
     { type: 'stream-ended', durationMs: 5000, events: 2 },
   )
   assert.equal(r[1]!.state.lastSyncRV, '', 'still the pre-watch value')
-  const afterBookmark = step({ ...r[1]!.state }, { type: 'event', event: { type: 'BOOKMARK', object: obj('', '12') } })
+  const afterBookmark = step(
+    { ...r[1]!.state },
+    { type: 'event', event: { type: 'BOOKMARK', object: obj('', '12') } },
+  )
   assert.equal(afterBookmark.state.lastSyncRV, '12')
-  const afterModified = step({ ...r[0]!.state }, { type: 'event', event: { type: 'MODIFIED', object: obj('x', '11') } })
+  const afterModified = step(
+    { ...r[0]!.state },
+    { type: 'event', event: { type: 'MODIFIED', object: obj('x', '11') } },
+  )
   assert.equal(afterModified.state.lastSyncRV, '11')
 })
 
@@ -178,7 +252,10 @@ test('failure count grows across failures and resets on success', () => {
     { type: 'resume' },
     { type: 'list-page', items: [], resourceVersion: '5' },
   )
-  assert.deepEqual(r.map((x) => x.state.failures), [0, 1, 1, 2, 2, 0])
+  assert.deepEqual(
+    r.map((x) => x.state.failures),
+    [0, 1, 1, 2, 2, 0],
+  )
 })
 
 test('streaming list: first request is a consistent sendInitialEvents watch; ADDEDs are buffered, not emitted', () => {
@@ -189,16 +266,29 @@ test('streaming list: first request is a consistent sendInitialEvents watch; ADD
     { type: 'watch-opened' },
     { type: 'event', event: { type: 'ADDED', object: obj('a', '50') } },
     { type: 'event', event: { type: 'ADDED', object: obj('b', '40') } },
-    { type: 'event', event: { type: 'BOOKMARK', object: obj('', '60', { annotations: { 'k8s.io/initial-events-end': 'true' } }) } },
+    {
+      type: 'event',
+      event: {
+        type: 'BOOKMARK',
+        object: obj('', '60', { annotations: { 'k8s.io/initial-events-end': 'true' } }),
+      },
+    },
     { type: 'event', event: { type: 'MODIFIED', object: obj('a', '61') } },
   )
   assert.deepEqual(r[0]!.next, {
     op: 'watch',
-    request: { resourceVersion: '', allowWatchBookmarks: true, sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan' },
+    request: {
+      resourceVersion: '',
+      allowWatchBookmarks: true,
+      sendInitialEvents: true,
+      resourceVersionMatch: 'NotOlderThan',
+    },
   })
   assert.deepEqual(r[2]!.emit, [])
   assert.equal(r[3]!.state.lastSyncRV, '', 'RV not taken from initial ADDEDs')
-  assert.deepEqual(r[4]!.emit, [{ type: 'replace', objects: [obj('a', '50'), obj('b', '40')], resourceVersion: '60' }])
+  assert.deepEqual(r[4]!.emit, [
+    { type: 'replace', objects: [obj('a', '50'), obj('b', '40')], resourceVersion: '60' },
+  ])
   assert.equal(r[4]!.next.op, 'read', 'the same stream goes on as the watch')
   assert.deepEqual(r[5]!.emit, [{ type: 'modified', object: obj('a', '61') }])
   assert.equal(r[5]!.state.lastSyncRV, '61')
@@ -213,7 +303,13 @@ test('streaming list closed before its end bookmark restarts with an empty buffe
     { type: 'stream-ended', durationMs: 3000, events: 1 },
     { type: 'watch-opened' },
     { type: 'event', event: { type: 'ADDED', object: obj('fresh', '70') } },
-    { type: 'event', event: { type: 'BOOKMARK', object: obj('', '80', { annotations: { 'k8s.io/initial-events-end': 'true' } }) } },
+    {
+      type: 'event',
+      event: {
+        type: 'BOOKMARK',
+        object: obj('', '80', { annotations: { 'k8s.io/initial-events-end': 'true' } }),
+      },
+    },
   )
   assert.equal(r[3]!.next.op, 'watch')
   assert.deepEqual(last(r).emit, [{ type: 'replace', objects: [obj('fresh', '70')], resourceVersion: '80' }])
@@ -232,7 +328,12 @@ test('streaming list refused by the server → paginated list this cycle, stream
   assert.deepEqual(r[1]!.next, { op: 'list', request: { resourceVersion: '0', limit: 500 } })
   assert.deepEqual(last(r).next, {
     op: 'watch',
-    request: { resourceVersion: '10', allowWatchBookmarks: true, sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan' },
+    request: {
+      resourceVersion: '10',
+      allowWatchBookmarks: true,
+      sendInitialEvents: true,
+      resourceVersionMatch: 'NotOlderThan',
+    },
   })
 })
 
@@ -241,8 +342,17 @@ test('streaming list: 410 marks the RV unavailable and restarts from "" at once;
   const expired = run(s, { type: 'start' }, { type: 'watch-start-failed', failure: fail({ expired: true }) })
   assert.deepEqual(last(expired).next, {
     op: 'watch',
-    request: { resourceVersion: '', allowWatchBookmarks: true, sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan' },
+    request: {
+      resourceVersion: '',
+      allowWatchBookmarks: true,
+      sendInitialEvents: true,
+      resourceVersionMatch: 'NotOlderThan',
+    },
   })
-  const busy = run(s, { type: 'start' }, { type: 'watch-start-failed', failure: fail({ throttledOrRefused: true }) })
+  const busy = run(
+    s,
+    { type: 'start' },
+    { type: 'watch-start-failed', failure: fail({ throttledOrRefused: true }) },
+  )
   assert.equal(last(busy).next.op, 'wait')
 })

@@ -5,79 +5,47 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { ApiError } from '../../src/client/api-error.ts'
-import type { WatchStream } from '../../src/client/resource-client.ts'
 import { Backoff } from '../../src/core/backoff.ts'
 import { ManualClock } from '../../src/core/clock.ts'
-import type { KubeList, KubeObject, WatchEvent } from '../../src/core/types.ts'
-import type { ListRequest, WatcherEvent } from '../../src/watch/events.ts'
-import type { ListerWatcher, WatchCall } from '../../src/watch/lister-watcher.ts'
+import type { KubeObject } from '../../src/core/types.ts'
+import type { WatcherEvent } from '../../src/watch/events.ts'
 import { Watcher } from '../../src/watch/watcher.ts'
+import { FakeStream, list, scripted } from '../support/fake-lister-watcher.ts'
 import { until } from '../support/http-stub.ts'
 
-const obj = (name: string, rv: string): KubeObject => ({ metadata: { name, resourceVersion: rv, managedFields: [{ manager: 'm' }] } })
+const obj = (name: string, rv: string): KubeObject => ({
+  metadata: { name, resourceVersion: rv, managedFields: [{ manager: 'm' }] },
+})
 
-/** A controllable stream: push events, end it, or fail it. */
-class FakeStream implements WatchStream<KubeObject> {
-  #queue: (IteratorResult<WatchEvent<KubeObject>> | Error)[] = []
-  #wake: (() => void) | undefined
-  closed = false
-  push(ev: WatchEvent<KubeObject> | Error | 'end'): void {
-    this.#queue.push(ev === 'end' ? { done: true, value: undefined } : ev instanceof Error ? ev : { done: false, value: ev })
-    this.#wake?.()
-  }
-  close(): void {
-    this.closed = true
-    this.push('end')
-  }
-  events: AsyncIterable<WatchEvent<KubeObject>> = {
-    [Symbol.asyncIterator]: () => ({
-      next: async () => {
-        while (this.#queue.length === 0) await new Promise<void>((r) => (this.#wake = r))
-        const item = this.#queue.shift()!
-        if (item instanceof Error) throw item
-        return item
-      },
-    }),
-  }
-}
-
-type Call = { kind: 'list'; request: ListRequest } | { kind: 'watch'; call: WatchCall }
-
-function scripted(lists: (KubeList | Error)[], watches: (FakeStream | Error)[]): ListerWatcher & { calls: Call[] } {
-  const calls: Call[] = []
-  return {
-    describe: 'fake',
-    calls,
-    async list(request) {
-      calls.push({ kind: 'list', request })
-      const r = lists.shift()
-      if (!r) return new Promise(() => {})
-      if (r instanceof Error) throw r
-      return r
-    },
-    async watch(call) {
-      calls.push({ kind: 'watch', call })
-      const r = watches.shift()
-      if (!r) return new Promise(() => {})
-      if (r instanceof Error) throw r
-      return r
-    },
-  }
-}
-const list = (rv: string, ...items: KubeObject[]): KubeList => ({ metadata: { resourceVersion: rv }, items })
 const apiErr = (status: number, extra: Partial<ConstructorParameters<typeof ApiError>[0]> = {}) =>
-  new ApiError({ status, reason: status === 429 ? 'TooManyRequests' : 'InternalError', message: 'x', method: 'GET', path: '/p', ...extra })
+  new ApiError({
+    status,
+    reason: status === 429 ? 'TooManyRequests' : 'InternalError',
+    message: 'x',
+    method: 'GET',
+    path: '/p',
+    ...extra,
+  })
 
 test('list failures back off 0.8 s, 1.6 s, 3.2 s (jitter 0) on the injected clock; the watch gets a random timeout + idle margin', async () => {
   const clock = new ManualClock()
   const stream = new FakeStream()
   const lw = scripted([apiErr(500), apiErr(500), apiErr(500), list('10', obj('a', '9'))], [stream])
-  const w = new Watcher(lw, { streaming: 'off', clock, random: () => 0.5, backoff: new Backoff({ clock, random: () => 0 }) })
+  const w = new Watcher(lw, {
+    streaming: 'off',
+    clock,
+    random: () => 0.5,
+    backoff: new Backoff({ clock, random: () => 0 }),
+  })
   const ac = new AbortController()
   const got: WatcherEvent[] = []
   const done = w.run((e) => void got.push(e), ac.signal)
   const listCalls = () => lw.calls.filter((c) => c.kind === 'list').length
-  for (const [delay, n] of [[800, 2], [1600, 3], [3200, 4]] as const) {
+  for (const [delay, n] of [
+    [800, 2],
+    [1600, 3],
+    [3200, 4],
+  ] as const) {
     await until(() => clock.pending === 1)
     await clock.advance(delay - 1)
     assert.equal(listCalls(), n - 1, `not before ${delay} ms`)
@@ -87,7 +55,12 @@ test('list failures back off 0.8 s, 1.6 s, 3.2 s (jitter 0) on the injected cloc
   await until(() => lw.calls.length === 5)
   const watch = lw.calls[4]
   assert.ok(watch?.kind === 'watch')
-  assert.deepEqual(watch.call, { resourceVersion: '10', allowWatchBookmarks: true, timeoutSeconds: 450, idleTimeoutMs: 455_000 })
+  assert.deepEqual(watch.call, {
+    resourceVersion: '10',
+    allowWatchBookmarks: true,
+    timeoutSeconds: 450,
+    idleTimeoutMs: 455_000,
+  })
   assert.equal(w.health().consecutiveFailures, 0)
   assert.equal(w.health().synced, true)
   ac.abort()
@@ -107,7 +80,10 @@ test('Retry-After on a 429 watch start is a floor under the backoff; the watch r
   assert.equal(lw.calls.length, 2)
   await clock.advance(1)
   await until(() => lw.calls.length === 3)
-  assert.deepEqual(lw.calls.map((c) => c.kind), ['list', 'watch', 'watch'])
+  assert.deepEqual(
+    lw.calls.map((c) => c.kind),
+    ['list', 'watch', 'watch'],
+  )
   ac.abort()
   await done
 })
@@ -117,7 +93,10 @@ test('a transport error mid-stream resumes from the last RV at once; the transfo
   const s1 = new FakeStream()
   const s2 = new FakeStream()
   const lw = scripted([list('10', obj('a', '9'))], [s1, s2])
-  const strip = (o: KubeObject): KubeObject => ({ ...o, metadata: { ...o.metadata, managedFields: undefined } })
+  const strip = (o: KubeObject): KubeObject => ({
+    ...o,
+    metadata: { ...o.metadata, managedFields: undefined },
+  })
   const w = new Watcher(lw, { streaming: 'off', clock, transform: strip })
   const ac = new AbortController()
   const got: WatcherEvent[] = []
@@ -125,14 +104,26 @@ test('a transport error mid-stream resumes from the last RV at once; the transfo
   await until(() => lw.calls.length === 2)
   s1.push({ type: 'ADDED', object: obj('b', '11') })
   s1.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '15' } } })
-  s1.push(new ApiError({ code: 'EDGEOP_ERR_NETWORK', status: 0, reason: 'NetworkError', message: 'reset', method: 'GET', path: '/p' }))
+  s1.push(
+    new ApiError({
+      code: 'EDGEOP_ERR_NETWORK',
+      status: 0,
+      reason: 'NetworkError',
+      message: 'reset',
+      method: 'GET',
+      path: '/p',
+    }),
+  )
   await until(() => lw.calls.length === 3)
   const resumed = lw.calls[2]
   assert.ok(resumed?.kind === 'watch')
   assert.equal(resumed.call.resourceVersion, '15')
   assert.equal(clock.pending, 0, 'no backoff wait')
   assert.ok(s1.closed)
-  assert.deepEqual(got.map((e) => e.type), ['replace', 'added'])
+  assert.deepEqual(
+    got.map((e) => e.type),
+    ['replace', 'added'],
+  )
   const added = got[1]
   assert.ok(added?.type === 'added')
   assert.equal(added.object.metadata.managedFields, undefined)

@@ -1,0 +1,7 @@
+/** @module cache — informers, indexed stores and the factory that shares them. */
+export * from './factory.ts'
+export * from './index-funcs.ts'
+export * from './informer.ts'
+export type { DeleteInfo, EventHandler, HandlerRegistration } from './listener.ts'
+export * from './store.ts'
+export * from './transforms.ts'

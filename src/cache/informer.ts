@@ -1,0 +1,229 @@
+/**
+ * @module informer — one list/watch feeding a cache and many event handlers.
+ */
+import { raceAbort } from '../core/abort.ts'
+import { type CancelTimer, type Clock, realClock } from '../core/clock.ts'
+import { EdgeopError } from '../core/errors.ts'
+import { type Logger, noopLogger } from '../core/log.ts'
+import { type KubeObject, objectKey } from '../core/types.ts'
+import type { WatcherEvent } from '../watch/events.ts'
+import type { ListerWatcher } from '../watch/lister-watcher.ts'
+import { Watcher, type WatcherHealth, type WatcherOptions } from '../watch/watcher.ts'
+import { type EventHandler, type HandlerRegistration, Listener } from './listener.ts'
+import { type Indexer, type IndexFunc, MemoryIndexer } from './store.ts'
+import { deepFreeze, stripManagedFields } from './transforms.ts'
+
+/** client-go `minimumResyncPeriod`: handler resync periods below 1 s are raised to 1 s. */
+export const MIN_RESYNC_PERIOD_MS = 1000
+
+/** Options of {@link SharedInformer}. */
+export interface InformerOptions<T extends KubeObject>
+  extends Omit<WatcherOptions<T>, 'transform' | 'logger' | 'clock'> {
+  indexers?: Record<string, IndexFunc<T>>
+  /** Drop `metadata.managedFields` before caching. Default true. */
+  stripManagedFields?: boolean
+  /** A transform after stripping (keep only the fields a controller reads). Set before `run`. */
+  transform?: (obj: T) => T
+  /**
+   * Deep-freeze cached objects so that accidental mutation throws instead of silently
+   * corrupting shared state. Default true; turn off only after measuring the cost.
+   */
+  freeze?: boolean
+  clock?: Clock
+  logger?: Logger
+}
+
+/** Informer health: the watcher's plus the handlers' backlog. */
+export interface InformerHealth extends WatcherHealth {
+  /** Notifications buffered across all handlers. */
+  pendingNotifications: number
+}
+
+/**
+ * A shared informer: keeps {@link store} equal to the server's state of one
+ * collection and tells handlers what changed.
+ *
+ * Guarantees: the store is updated before handlers are notified; a relist delivers
+ * deletions for objects that vanished meanwhile (`finalStateUnknown: true`, with the
+ * last known state) and does not report unchanged objects as updates (client-go
+ * #87957); a handler added after start first receives every cached object as an
+ * initial add; `hasSynced()` turns true only after the first full state is in the store.
+ * Does not guarantee: ordering across handlers or across objects.
+ */
+export class SharedInformer<T extends KubeObject = KubeObject> {
+  readonly store: Indexer<T>
+  readonly watcher: Watcher<T>
+  readonly #indexer: MemoryIndexer<T>
+  readonly #listeners = new Set<Listener<T>>()
+  readonly #options: InformerOptions<T>
+  readonly #clock: Clock
+  readonly #log: Logger
+  #transform: ((obj: T) => T) | undefined
+  #synced = false
+  #started = false
+  #stopped = false
+  #syncWaiters: (() => void)[] = []
+  #cancelResync: CancelTimer | undefined
+
+  constructor(source: ListerWatcher<T>, options: InformerOptions<T> = {}) {
+    this.#options = options
+    this.#clock = options.clock ?? realClock
+    this.#log = (options.logger ?? noopLogger).child({ informer: source.describe })
+    this.#indexer = new MemoryIndexer<T>(options.indexers)
+    this.store = this.#indexer
+    this.#transform = options.transform
+    const strip = options.stripManagedFields ?? true
+    const freeze = options.freeze ?? true
+    this.watcher = new Watcher<T>(source, {
+      ...options,
+      clock: this.#clock,
+      logger: options.logger ?? noopLogger,
+      transform: (obj) => {
+        let o = strip ? stripManagedFields(obj) : obj
+        if (this.#transform) o = this.#transform(o)
+        return freeze ? deepFreeze(o) : o
+      },
+    })
+  }
+
+  /** Names the collection. */
+  get describe(): string {
+    return this.watcher.source.describe
+  }
+
+  /** Replaces the user transform. Only before `run` (client-go #124344). */
+  setTransform(transform: (obj: T) => T): void {
+    if (this.#started)
+      throw new EdgeopError('EDGEOP_ERR_INVALID', `informer for ${this.describe} has already started`, {
+        step: 'set transform',
+      })
+    this.#transform = transform
+  }
+
+  /** The first full state is in the store. */
+  hasSynced(): boolean {
+    return this.#synced
+  }
+
+  /** Health for probes and metrics. */
+  health(): InformerHealth {
+    let pending = 0
+    for (const l of this.#listeners) pending += l.pending
+    return { ...this.watcher.health(), pendingNotifications: pending }
+  }
+
+  /**
+   * Registers a handler. Before start it sees the first list as initial adds; after
+   * start it first gets every cached object as an initial add. A resync period > 0
+   * re-delivers every cached object as `onUpdate(obj, obj)` that often (min 1 s).
+   */
+  addEventHandler(handler: EventHandler<T>, options: { resyncPeriodMs?: number } = {}): HandlerRegistration {
+    if (this.#stopped)
+      throw new EdgeopError('EDGEOP_ERR_INVALID', `informer for ${this.describe} has stopped`, {
+        step: 'add event handler',
+      })
+    const period = options.resyncPeriodMs ? Math.max(MIN_RESYNC_PERIOD_MS, options.resyncPeriodMs) : 0
+    const listener = new Listener<T>(
+      handler,
+      period,
+      () => this.#synced,
+      (l) => this.#listeners.delete(l),
+      this.#log,
+    )
+    listener.nextResyncAt = this.#clock.monotonic() + period
+    this.#listeners.add(listener)
+    if (this.#synced)
+      for (const obj of this.#indexer.list()) listener.notify({ kind: 'add', obj, initial: true })
+    if (this.#started) this.#scheduleResync()
+    return listener
+  }
+
+  /** Resolves true once synced, or false if `signal` aborts first. */
+  async waitForSync(signal?: AbortSignal): Promise<boolean> {
+    if (this.#synced) return true
+    const synced = new Promise<boolean>((resolve) => this.#syncWaiters.push(() => resolve(true)))
+    return raceAbort(synced, signal).catch(() => false)
+  }
+
+  /** Lists, watches and feeds the store and handlers until `signal` aborts. */
+  async run(signal: AbortSignal): Promise<void> {
+    if (this.#started)
+      throw new EdgeopError('EDGEOP_ERR_INVALID', `informer for ${this.describe} is already running`, {
+        step: 'run informer',
+      })
+    this.#started = true
+    this.#scheduleResync()
+    try {
+      await this.watcher.run((ev) => this.#apply(ev), signal)
+    } finally {
+      this.#stopped = true
+      this.#cancelResync?.()
+    }
+  }
+
+  #apply(ev: WatcherEvent<T>): void {
+    switch (ev.type) {
+      case 'replace':
+        return this.#replace(ev.objects)
+      case 'added':
+      case 'modified': {
+        const old = this.#indexer.upsert(ev.object)
+        this.#broadcast(
+          old ? { kind: 'update', old, obj: ev.object } : { kind: 'add', obj: ev.object, initial: false },
+        )
+        return
+      }
+      case 'deleted': {
+        const old = this.#indexer.remove(objectKey(ev.object))
+        if (old) this.#broadcast({ kind: 'delete', obj: ev.object, stale: false })
+        return
+      }
+    }
+  }
+
+  /** A relist: deletions first (with the last known state), then adds and real changes. */
+  #replace(objects: T[]): void {
+    const initial = !this.#synced
+    const listed = new Set<string>()
+    for (const o of objects) listed.add(objectKey(o))
+    for (const key of this.#indexer.keys()) {
+      if (listed.has(key)) continue
+      const old = this.#indexer.remove(key)!
+      this.#broadcast({ kind: 'delete', obj: old, stale: true })
+    }
+    for (const obj of objects) {
+      const old = this.#indexer.upsert(obj)
+      if (!old) this.#broadcast({ kind: 'add', obj, initial })
+      else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion)
+        this.#broadcast({ kind: 'update', old, obj })
+      // Same resourceVersion: unchanged; only resync re-delivers it (client-go #87957).
+    }
+    if (!this.#synced) {
+      this.#synced = true
+      for (const w of this.#syncWaiters.splice(0)) w()
+      this.#log.info('cache synced', { objects: this.#indexer.size })
+    }
+  }
+
+  #broadcast(n: Parameters<Listener<T>['notify']>[0]): void {
+    for (const l of this.#listeners) l.notify(n)
+  }
+
+  /** One timer for all handlers' resyncs, armed at the earliest due time. */
+  #scheduleResync(): void {
+    this.#cancelResync?.()
+    this.#cancelResync = undefined
+    let earliest = Number.POSITIVE_INFINITY
+    for (const l of this.#listeners) if (l.resyncPeriodMs > 0) earliest = Math.min(earliest, l.nextResyncAt)
+    if (earliest === Number.POSITIVE_INFINITY || this.#stopped) return
+    this.#cancelResync = this.#clock.setTimer(() => {
+      const now = this.#clock.monotonic()
+      for (const l of this.#listeners) {
+        if (l.resyncPeriodMs === 0 || now < l.nextResyncAt) continue
+        l.nextResyncAt = now + l.resyncPeriodMs
+        if (this.#synced) for (const obj of this.#indexer.list()) l.notify({ kind: 'update', old: obj, obj })
+      }
+      this.#scheduleResync()
+    }, earliest - this.#clock.monotonic())
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * @module listener — one event handler behind its own buffer.
+ *
+ * Each handler gets an unbounded FIFO of notifications that it drains at its own
+ * pace (client-go `processorListener`): a slow handler grows only its own buffer and
+ * never stalls the watch or other handlers. Per handler, notifications are delivered
+ * one at a time and in order.
+ */
+import { errorMessage } from '../core/errors.ts'
+import type { Logger } from '../core/log.ts'
+import type { KubeObject } from '../core/types.ts'
+
+/** What a delete notification knows. */
+export interface DeleteInfo {
+  /**
+   * The object vanished while the watch was down and was found missing at a relist:
+   * `obj` is the last state the cache saw, possibly stale (client-go `DeletedFinalStateUnknown`).
+   */
+  finalStateUnknown: boolean
+}
+
+/**
+ * Informer callbacks. They may be async; the next notification for this handler waits
+ * for the returned promise. They must not modify the objects they receive.
+ */
+export interface EventHandler<T extends KubeObject = KubeObject> {
+  /** `isInInitialList`: part of the state present when the handler was registered or at first sync. */
+  onAdd?(obj: T, isInInitialList: boolean): unknown
+  onUpdate?(oldObj: T, newObj: T): unknown
+  onDelete?(obj: T, info: DeleteInfo): unknown
+}
+
+/** A handler's registration. */
+export interface HandlerRegistration {
+  /** The informer synced and this handler has processed every initial object (client-go #113985). */
+  hasSynced(): boolean
+  /** Notifications buffered and not yet processed. */
+  readonly pending: number
+  /** Stops delivery; already-buffered notifications are dropped. Idempotent. */
+  remove(): void
+}
+
+/** A buffered notification. */
+export type Notification<T extends KubeObject> =
+  | { kind: 'add'; obj: T; initial: boolean }
+  | { kind: 'update'; old: T; obj: T }
+  | { kind: 'delete'; obj: T; stale: boolean }
+
+/** @internal The informer's side of a registration. */
+export class Listener<T extends KubeObject> implements HandlerRegistration {
+  readonly handler: EventHandler<T>
+  readonly resyncPeriodMs: number
+  nextResyncAt = 0
+  #buffer: (Notification<T> | undefined)[] = []
+  #head = 0
+  #draining = false
+  #initialPending = 0
+  #removed = false
+  readonly #informerSynced: () => boolean
+  readonly #onRemove: (l: Listener<T>) => void
+  readonly #log: Logger
+
+  constructor(
+    handler: EventHandler<T>,
+    resyncPeriodMs: number,
+    informerSynced: () => boolean,
+    onRemove: (l: Listener<T>) => void,
+    log: Logger,
+  ) {
+    this.handler = handler
+    this.resyncPeriodMs = resyncPeriodMs
+    this.#informerSynced = informerSynced
+    this.#onRemove = onRemove
+    this.#log = log
+  }
+
+  get pending(): number {
+    return this.#buffer.length - this.#head
+  }
+
+  hasSynced(): boolean {
+    return this.#informerSynced() && this.#initialPending === 0
+  }
+
+  remove(): void {
+    if (this.#removed) return
+    this.#removed = true
+    this.#buffer = []
+    this.#head = 0
+    this.#initialPending = 0
+    this.#onRemove(this)
+  }
+
+  /** Buffers a notification and schedules draining. */
+  notify(n: Notification<T>): void {
+    if (this.#removed) return
+    if (n.kind === 'add' && n.initial) this.#initialPending++
+    this.#buffer.push(n)
+    if (!this.#draining) {
+      this.#draining = true
+      queueMicrotask(() => void this.#drain())
+    }
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#head < this.#buffer.length && !this.#removed) {
+      const n = this.#buffer[this.#head]!
+      // Release the slot so processed objects can be collected (client-go #105031).
+      this.#buffer[this.#head++] = undefined
+      if (this.#head > 1024 && this.#head * 2 > this.#buffer.length) {
+        this.#buffer = this.#buffer.slice(this.#head)
+        this.#head = 0
+      }
+      try {
+        const r = this.#call(n)
+        if (r !== undefined && typeof (r as Promise<unknown>).then === 'function') await r
+      } catch (err) {
+        this.#log.error('event handler failed', { event: n.kind, error: errorMessage(err) })
+      } finally {
+        if (n.kind === 'add' && n.initial && this.#initialPending > 0) this.#initialPending--
+      }
+    }
+    if (this.#head === this.#buffer.length) {
+      this.#buffer = []
+      this.#head = 0
+    }
+    this.#draining = false
+  }
+
+  #call(n: Notification<T>): unknown {
+    switch (n.kind) {
+      case 'add':
+        return this.handler.onAdd?.(n.obj, n.initial)
+      case 'update':
+        return this.handler.onUpdate?.(n.old, n.obj)
+      case 'delete':
+        return this.handler.onDelete?.(n.obj, { finalStateUnknown: n.stale })
+    }
+  }
+}
