@@ -55,7 +55,6 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
   readonly watcher: Watcher<T>
   readonly #indexer: MemoryIndexer<T>
   readonly #listeners = new Set<Listener<T>>()
-  readonly #options: InformerOptions<T>
   readonly #clock: Clock
   readonly #log: Logger
   #transform: ((obj: T) => T) | undefined
@@ -66,7 +65,6 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
   #cancelResync: CancelTimer | undefined
 
   constructor(source: ListerWatcher<T>, options: InformerOptions<T> = {}) {
-    this.#options = options
     this.#clock = options.clock ?? realClock
     this.#log = (options.logger ?? noopLogger).child({ informer: source.describe })
     this.#indexer = new MemoryIndexer<T>(options.indexers)
@@ -164,7 +162,8 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
   #apply(ev: WatcherEvent<T>): void {
     switch (ev.type) {
       case 'replace':
-        return this.#replace(ev.objects)
+        this.#replace(ev.objects)
+        return
       case 'added':
       case 'modified': {
         const old = this.#indexer.upsert(ev.object)

@@ -206,7 +206,8 @@ export class Transport {
           headers: a.headers,
           body,
           signal,
-          headersTimeout: timeoutMs > 0 ? timeoutMs : streaming && spec.idleTimeoutMs ? spec.idleTimeoutMs : 60_000,
+          headersTimeout:
+            timeoutMs > 0 ? timeoutMs : streaming && spec.idleTimeoutMs ? spec.idleTimeoutMs : 60_000,
           bodyTimeout: streaming ? (spec.idleTimeoutMs ?? 0) : timeoutMs,
         })
       } catch (cause) {
