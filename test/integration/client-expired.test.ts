@@ -49,6 +49,7 @@ test('after compaction: exact list at an old RV → 410 Expired; old continue to
     events.push(ev)
     break
   }
-  assert.equal(events[0]?.type, 'ERROR', JSON.stringify(events[0]?.object?.metadata) + ' oldRv=' + oldRv)
-  assert.equal((events[0]?.object as { code?: number }).code, 410)
+  const first = events[0]
+  assert.equal(first?.type, 'ERROR', `first event ${JSON.stringify(first)}, old RV ${oldRv}`)
+  assert.equal((first.object as { code?: number }).code, 410)
 })

@@ -235,7 +235,7 @@ describe('custom resources, status subresource and discovery', () => {
       },
     })
     // The mapper missed before the CRD existed; a lookup now refreshes and finds it.
-    let found
+    let found: Awaited<ReturnType<typeof client.mapper.mapping>> | undefined
     for (let i = 0; i < 100 && !found; i++) {
       found = await client.mapper.mapping({ group, kind: 'Widget' }).catch(() => undefined)
       if (!found) await new Promise((r) => setTimeout(r, 100))
