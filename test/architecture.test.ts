@@ -1,0 +1,95 @@
+/**
+ * Dependencies point one way: core → config → client → watch → cache → controller,
+ * with queue (core only) and leader (core, client) beside them; reference operators
+ * import only the public entry points. This test reads every import in src/ and fails
+ * on any edge the table does not allow, and on any npm import outside its home.
+ */
+import assert from 'node:assert/strict'
+import { readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+import { test } from 'node:test'
+
+const SRC = resolve(import.meta.dirname, '../src')
+/** folder → folders it may import from (besides itself). */
+const ALLOWED: Record<string, string[]> = {
+  core: [],
+  config: ['core'],
+  client: ['core', 'config', '.'],
+  watch: ['core', 'client'],
+  cache: ['core', 'client', 'watch'],
+  queue: ['core'],
+  leader: ['core', 'client'],
+  controller: ['core', 'client', 'watch', 'cache', 'queue', 'leader', '.'],
+  '.': ['core', 'config', 'client', 'watch', 'cache', 'queue', 'leader', 'controller', '.'],
+}
+/** npm packages and the only files allowed to import them. */
+const NPM_HOMES: Record<string, RegExp> = {
+  undici: /^client\/undici\.ts$/,
+  zod: /^(config|operators|controller)\//,
+}
+const LIBRARY = new Set(Object.keys(ALLOWED))
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  )
+}
+function imports(file: string): string[] {
+  const text = readFileSync(file, 'utf8')
+  return [
+    ...text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/gm),
+    ...text.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g),
+  ].map((m) => m[1]!)
+}
+const folderOf = (rel: string) => (rel.includes('/') ? rel.slice(0, rel.indexOf('/')) : '.')
+
+test('src/ imports follow the dependency table', () => {
+  const violations: string[] = []
+  for (const file of files(SRC)) {
+    const rel = relative(SRC, file)
+    const from = folderOf(rel)
+    for (const spec of imports(file)) {
+      if (spec.startsWith('node:')) continue
+      if (!spec.startsWith('.')) {
+        const pkg = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!
+        const home = NPM_HOMES[pkg]
+        if (!home?.test(rel)) violations.push(`${rel} imports npm package ${spec}`)
+        continue
+      }
+      const target = relative(SRC, resolve(dirname(file), spec))
+      const to = folderOf(target)
+      if (to === from) continue
+      if (LIBRARY.has(from)) {
+        if (!ALLOWED[from]!.includes(to)) violations.push(`${rel} → ${target} (${from} may not import ${to})`)
+      } else if (!(LIBRARY.has(to) && (target.endsWith('/index.ts') || target === 'index.ts'))) {
+        // Reference operators: only public entry points of library folders.
+        if (folderOf(target) !== from)
+          violations.push(`${rel} → ${target} (operators import only public index.ts files)`)
+      }
+    }
+  }
+  assert.deepEqual(violations, [])
+})
+
+test('every library folder has an index.ts that only re-exports', () => {
+  for (const folder of Object.keys(ALLOWED).filter((f) => f !== '.')) {
+    let text = ''
+    try {
+      text = readFileSync(join(SRC, folder, 'index.ts'), 'utf8')
+    } catch {
+      continue // folders not written yet
+    }
+    const rest = text
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/^\s*\/\/.*$/gm, '')
+      .replace(/export\s+(\*|type\s*\{[^}]*\}|\{[^}]*\})\s+from\s+'\.\/[\w-]+\.ts'/g, '')
+      .trim()
+    assert.equal(rest, '', `${folder}/index.ts has more than re-exports`)
+  }
+})
+
+test('src/version.ts matches package.json', async () => {
+  const { VERSION } = await import('../src/version.ts')
+  const pkg = JSON.parse(readFileSync(resolve(SRC, '../package.json'), 'utf8')) as { version: string }
+  assert.equal(VERSION, pkg.version)
+})
