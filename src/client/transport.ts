@@ -130,6 +130,14 @@ export class Transport {
         },
       )
     }
+    if (config.tls.insecureSkipVerify && config.tls.ca !== undefined) {
+      // client-go refuses this too: a CA that is never checked is a configuration mistake.
+      throw new EdgeopError(
+        'EDGEOP_ERR_CONFIG',
+        `${config.source}: certificate-authority and insecure-skip-tls-verify are both set; remove one`,
+        { step: 'create transport' },
+      )
+    }
     let url: URL
     try {
       url = new URL(config.server)

@@ -227,6 +227,22 @@ test('a watch stream is not throttled on its first attempt and yields chunks unt
   await assert.rejects(it.next())
 })
 
+test('a CA together with insecure-skip-tls-verify is refused, as client-go does', () => {
+  assert.throws(
+    () =>
+      new Transport({
+        server: 'https://x',
+        tls: { ca: 'PEM', insecureSkipVerify: true },
+        namespace: 'd',
+        source: 'kubeconfig /k',
+      }),
+    {
+      code: 'EDGEOP_ERR_CONFIG',
+      message: 'kubeconfig /k: certificate-authority and insecure-skip-tls-verify are both set; remove one',
+    },
+  )
+})
+
 test('proxy-url is refused clearly rather than silently bypassed', () => {
   assert.throws(
     () =>

@@ -1,0 +1,68 @@
+/** @module config — cluster configuration: kubeconfig files, in-cluster settings and credential providers. */
+export type { ClusterConfig, CredentialProvider, Credentials, TlsConfig } from './cluster-config.ts'
+export {
+  DEFAULT_BETA_INTERACTIVE_MODE,
+  EXEC_API_VERSIONS,
+  EXEC_INTERACTIVE_MODES,
+  type ExecClusterInfo,
+  ExecCredentialProvider,
+  type ExecCredentialProviderOptions,
+  type ExecPluginConfig,
+  type ExecRunner,
+  type ExecRunRequest,
+  type ExecRunResult,
+  spawnExecPlugin,
+} from './exec-credentials.ts'
+export {
+  IN_CLUSTER_CA_FILE,
+  IN_CLUSTER_NAMESPACE_FILE,
+  IN_CLUSTER_TOKEN_FILE,
+  type InClusterOptions,
+  isInCluster,
+  loadInClusterConfig,
+  SERVICE_ACCOUNT_DIR,
+} from './in-cluster.ts'
+export {
+  buildClusterConfig,
+  type KubeconfigBuildOptions,
+  type KubeconfigOptions,
+  loadKubeconfig,
+} from './kubeconfig.ts'
+export {
+  EXEC_CLUSTER_EXTENSION,
+  type ExecSection,
+  type ResolvedAuth,
+  type ResolvedContext,
+  resolveContext,
+} from './kubeconfig-context.ts'
+export {
+  decodeBase64,
+  type KubeconfigFile,
+  type KubeconfigSet,
+  mergeKubeconfigs,
+  type Named,
+  parseKubeconfig,
+  readKubeconfigFiles,
+} from './kubeconfig-files.ts'
+export { type LoadClusterConfigOptions, loadClusterConfig, RECOMMENDED_HOME_KUBECONFIG } from './load.ts'
+export { DEFAULT_NAMESPACE } from './namespace.ts'
+export type { ReadTextFile } from './read-text-file.ts'
+export {
+  basicAuthProvider,
+  clientCertificateProvider,
+  StaticCredentialProvider,
+  staticTokenProvider,
+} from './static-credentials.ts'
+export {
+  TOKEN_FILE_LEEWAY_MS,
+  TOKEN_FILE_PERIOD_MS,
+  TokenFileProvider,
+  type TokenFileProviderOptions,
+} from './token-file.ts'
+export {
+  MAX_YAML_ALIASES,
+  MAX_YAML_DEPTH,
+  parseYaml,
+  YAML_DEFAULT_SOURCE_NAME,
+  type YamlParseOptions,
+} from './yaml.ts'
