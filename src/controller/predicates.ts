@@ -1,0 +1,83 @@
+/**
+ * @module predicates — drop events that cannot change a reconcile's outcome.
+ *
+ * Filtering is an optimisation, never a correctness tool: a reconciler must give the
+ * same result whether or not an event was dropped (controller-runtime `predicate`).
+ */
+import type { KubeObject } from '../core/types.ts'
+
+/** Decides per event whether to enqueue. Omitted methods pass everything. */
+export interface Predicate<T extends KubeObject = KubeObject> {
+  create?(obj: T): boolean
+  update?(oldObj: T, newObj: T): boolean
+  delete?(obj: T): boolean
+}
+
+/**
+ * Updates pass only when `metadata.generation` changed: spec edits, not status
+ * writes, so a controller writing its own status does not wake itself up. Objects
+ * without a generation (most built-ins' metadata-only changes) pass.
+ */
+export const generationChanged: Predicate = {
+  update: (a, b) => a.metadata.generation === undefined || a.metadata.generation !== b.metadata.generation,
+}
+
+/** Updates pass only when labels changed. */
+export const labelsChanged: Predicate = {
+  update: (a, b) => !shallowEqual(a.metadata.labels, b.metadata.labels),
+}
+
+/** Updates pass only when annotations changed. */
+export const annotationsChanged: Predicate = {
+  update: (a, b) => !shallowEqual(a.metadata.annotations, b.metadata.annotations),
+}
+
+/** Updates pass only when the resourceVersion changed (drops resync re-deliveries). */
+export const resourceVersionChanged: Predicate = {
+  update: (a, b) => a.metadata.resourceVersion !== b.metadata.resourceVersion,
+}
+
+/** Passes when any of `preds` passes (for each event kind). */
+export function anyOf<T extends KubeObject>(...preds: Predicate<T>[]): Predicate<T> {
+  return {
+    create: (o) => preds.some((p) => p.create?.(o) ?? true),
+    update: (a, b) => preds.some((p) => p.update?.(a, b) ?? true),
+    delete: (o) => preds.some((p) => p.delete?.(o) ?? true),
+  }
+}
+
+/** Passes when all predicates pass. */
+export function allOf<T extends KubeObject>(
+  preds: readonly Predicate<T>[],
+  kind: 'create' | 'delete',
+  obj: T,
+): boolean
+export function allOf<T extends KubeObject>(
+  preds: readonly Predicate<T>[],
+  kind: 'update',
+  obj: T,
+  newObj: T,
+): boolean
+export function allOf<T extends KubeObject>(
+  preds: readonly Predicate<T>[],
+  kind: 'create' | 'update' | 'delete',
+  obj: T,
+  newObj?: T,
+): boolean {
+  for (const p of preds) {
+    const ok =
+      kind === 'update'
+        ? (p.update?.(obj, newObj as T) ?? true)
+        : kind === 'create'
+          ? (p.create?.(obj) ?? true)
+          : (p.delete?.(obj) ?? true)
+    if (!ok) return false
+  }
+  return true
+}
+
+function shallowEqual(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
+  const ka = Object.keys(a ?? {})
+  const kb = Object.keys(b ?? {})
+  return ka.length === kb.length && ka.every((k) => a?.[k] === b?.[k])
+}

@@ -1,0 +1,276 @@
+/**
+ * The reconcile loop with a fake event source and a manual clock.
+ */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import type { EventHandler, HandlerRegistration } from '../../src/cache/listener.ts'
+import {
+  Controller,
+  type ControllerOptions,
+  type EventSource,
+  type ReconcileOutcome,
+} from '../../src/controller/controller.ts'
+import { generationChanged } from '../../src/controller/predicates.ts'
+import { type Request, TerminalError } from '../../src/controller/reconciler.ts'
+import { ManualClock } from '../../src/core/clock.ts'
+import type { KubeObject } from '../../src/core/types.ts'
+import { until } from '../support/http-stub.ts'
+
+class FakeSource implements EventSource {
+  readonly describe = 'fake'
+  handlers: EventHandler[] = []
+  synced = true
+  addEventHandler(h: EventHandler): HandlerRegistration {
+    this.handlers.push(h)
+    return { hasSynced: () => this.synced, pending: 0, remove() {} }
+  }
+  add(o: KubeObject) {
+    for (const h of this.handlers) h.onAdd?.(o, false)
+  }
+  update(a: KubeObject, b: KubeObject) {
+    for (const h of this.handlers) h.onUpdate?.(a, b)
+  }
+  delete(o: KubeObject) {
+    for (const h of this.handlers) h.onDelete?.(o, { finalStateUnknown: false })
+  }
+}
+const app = (name: string, generation = 1, rv = '1'): KubeObject => ({
+  metadata: { namespace: 'ns', name, generation, resourceVersion: rv, uid: `uid-${name}` },
+})
+
+function setup(reconcile: ControllerOptions['reconcile'], extra: Partial<ControllerOptions> = {}) {
+  const clock = new ManualClock()
+  const primary = new FakeSource()
+  const outcomes: ReconcileOutcome[] = []
+  const ctl = new Controller({
+    name: 'test',
+    for: { source: primary, kind: 'App', group: 'example.com', namespaced: true, ...(extra.for ?? {}) },
+    reconcile,
+    clock,
+    observer: { onReconcile: (o) => void outcomes.push(o) },
+    ...extra,
+  })
+  const ac = new AbortController()
+  const done = ctl.run(ac.signal)
+  return { clock, primary, ctl, outcomes, ac, done }
+}
+
+test('an error retries with per-item exponential backoff; success forgets the failures', async () => {
+  const calls: string[] = []
+  let failures = 3
+  const t = setup(async (r) => {
+    calls.push(r.name)
+    if (failures-- > 0) throw new Error('not yet')
+  })
+  t.primary.add(app('a'))
+  await until(() => calls.length === 1)
+  for (const [i, delay] of [5, 10, 20].entries()) {
+    await until(() => t.clock.pending > 0)
+    await t.clock.advance(delay - 1)
+    assert.equal(calls.length, i + 1, `not before ${delay} ms`)
+    await t.clock.advance(1)
+    await until(() => calls.length === i + 2)
+  }
+  assert.deepEqual(t.outcomes, ['error', 'error', 'error', 'success'])
+  assert.equal(t.ctl.queue.numRequeues('ns/a'), 0)
+  t.ac.abort()
+  await t.done
+})
+
+test('requeueAfterMs polls after that long and resets the failure count', async () => {
+  const calls: number[] = []
+  let n = 0
+  const t = setup(async () => {
+    calls.push(t.clock.now())
+    n++
+    if (n === 1) throw new Error('boom')
+    if (n === 2) return { requeueAfterMs: 30_000 }
+  })
+  t.primary.add(app('a'))
+  await until(() => calls.length === 1 && t.clock.pending > 0)
+  await t.clock.advance(5)
+  await until(() => calls.length === 2 && t.clock.pending > 0)
+  assert.equal(t.ctl.queue.numRequeues('ns/a'), 0, 'requeueAfter forgets the failure')
+  await t.clock.advance(29_999)
+  assert.equal(calls.length, 2)
+  await t.clock.advance(1)
+  await until(() => calls.length === 3)
+  assert.deepEqual(t.outcomes, ['error', 'requeue_after', 'success'])
+  t.ac.abort()
+  await t.done
+})
+
+test('a terminal error is not retried until the object changes', async () => {
+  const calls: string[] = []
+  const t = setup(async (r) => {
+    calls.push(r.name)
+    if (calls.length === 1) throw new TerminalError('spec.replicas must be >= 0')
+  })
+  t.primary.add(app('a'))
+  await until(() => calls.length === 1)
+  await t.clock.advance(3_600_000)
+  assert.equal(calls.length, 1, 'no retry storm')
+  t.primary.update(app('a', 1), app('a', 2, '2'))
+  await until(() => calls.length === 2)
+  assert.deepEqual(t.outcomes, ['error', 'success'])
+  t.ac.abort()
+  await t.done
+})
+
+test('a thrown non-Error is contained, counted as a panic, and the worker goes on', async () => {
+  const panics: boolean[] = []
+  const calls: string[] = []
+  const t = setup(
+    async (r) => {
+      calls.push(r.name)
+      if (r.name === 'bad') throw 'a string, not an Error'
+    },
+    { observer: { onReconcile: (_o, _s, d) => void panics.push(d.panic) } },
+  )
+  t.primary.add(app('bad'))
+  t.primary.add(app('good'))
+  await until(() => calls.includes('good'))
+  assert.deepEqual(panics.slice(0, 2), [true, false])
+  t.ac.abort()
+  await t.done
+})
+
+test('generationChanged drops status-only updates (no hot loop on our own status writes)', async () => {
+  const calls: string[] = []
+  const t = setup(async (r) => void calls.push(r.name), {
+    for: {
+      source: new FakeSource(),
+      kind: 'App',
+      group: 'example.com',
+      namespaced: true,
+      predicates: [generationChanged],
+    },
+  })
+  const src = (t.ctl as unknown as { _: never }) && (t as { primary: FakeSource }).primary
+  void src
+  t.ac.abort()
+  await t.done
+  const clock = new ManualClock()
+  const source = new FakeSource()
+  const ctl = new Controller({
+    name: 'g',
+    for: { source, kind: 'App', group: 'example.com', namespaced: true, predicates: [generationChanged] },
+    reconcile: async (r) => void calls.push(r.name),
+    clock,
+  })
+  const ac = new AbortController()
+  const done = ctl.run(ac.signal)
+  source.add(app('a', 1, '1'))
+  await until(() => calls.length === 1)
+  source.update(app('a', 1, '1'), app('a', 1, '2')) // status write: same generation
+  source.update(app('a', 1, '2'), app('a', 1, '3'))
+  await new Promise((r) => setTimeout(r, 20))
+  assert.equal(calls.length, 1)
+  source.update(app('a', 1, '3'), app('a', 2, '4')) // spec change
+  await until(() => calls.length === 2)
+  ac.abort()
+  await done
+})
+
+test('owned objects enqueue their controlling owner of the primary kind only; an owner change wakes both', async () => {
+  const calls: string[] = []
+  const clock = new ManualClock()
+  const primary = new FakeSource()
+  const owned = new FakeSource()
+  const ctl = new Controller({
+    name: 'o',
+    for: { source: primary, kind: 'App', group: 'example.com', namespaced: true },
+    owns: [{ source: owned }],
+    reconcile: async (r: Request) => void calls.push(r.name),
+    clock,
+  })
+  const ac = new AbortController()
+  const done = ctl.run(ac.signal)
+  const child = (
+    owner: string,
+    kind = 'App',
+    apiVersion = 'example.com/v1',
+    controller = true,
+  ): KubeObject => ({
+    metadata: {
+      namespace: 'ns',
+      name: `child-of-${owner}`,
+      ownerReferences: [{ apiVersion, kind, name: owner, uid: 'u', controller }],
+    },
+  })
+  owned.add(child('web'))
+  owned.add(child('other-kind', 'Deployment', 'apps/v1'))
+  owned.add(child('other-group', 'App', 'elsewhere.io/v1'))
+  owned.add(child('not-controller', 'App', 'example.com/v1', false))
+  owned.update(child('old-owner'), child('new-owner'))
+  await until(() => calls.length === 3)
+  await new Promise((r) => setTimeout(r, 20))
+  assert.deepEqual(calls.sort(), ['new-owner', 'old-owner', 'web'])
+  ac.abort()
+  await done
+})
+
+test('one key is never reconciled twice at once; an event during a reconcile runs it again afterwards', async () => {
+  let inside = 0
+  let maxInside = 0
+  const runs = new Map<string, number>()
+  const gates: (() => void)[] = []
+  const t = setup(
+    async (r) => {
+      inside++
+      maxInside = Math.max(maxInside, inside)
+      runs.set(r.name, (runs.get(r.name) ?? 0) + 1)
+      if (r.name === 'a') await new Promise<void>((res) => gates.push(res))
+      inside--
+    },
+    { maxConcurrentReconciles: 4 },
+  )
+  t.primary.add(app('a'))
+  await until(() => gates.length === 1)
+  t.primary.update(app('a'), app('a', 2, '2')) // while 'a' is being reconciled
+  t.primary.update(app('a', 2, '2'), app('a', 3, '3'))
+  for (const n of ['b', 'c', 'd']) t.primary.add(app(n))
+  await until(() => ['b', 'c', 'd'].every((n) => runs.get(n) === 1))
+  assert.equal(runs.get('a'), 1, 'not handed to a second worker')
+  gates.shift()!()
+  await until(() => runs.get('a') === 2 && gates.length === 1)
+  gates.shift()!()
+  await until(() => inside === 0)
+  assert.equal(runs.get('a'), 2, 'both events collapsed into one more reconcile')
+  assert.ok(maxInside >= 2, 'other keys ran in parallel')
+  t.ac.abort()
+  await t.done
+})
+
+test('workers start only after the handlers synced; shutdown drains in-flight reconciles and takes no new work', async () => {
+  const calls: string[] = []
+  let release!: () => void
+  const clock = new ManualClock()
+  const source = new FakeSource()
+  source.synced = false
+  const ctl = new Controller({
+    name: 's',
+    for: { source, kind: 'App', group: 'example.com', namespaced: true },
+    reconcile: async (r, ctx) => {
+      calls.push(r.name)
+      if (r.name === 'slow') await new Promise<void>((res) => (release = res))
+      assert.equal(typeof ctx.reconcileId, 'string')
+    },
+    clock,
+  })
+  const ac = new AbortController()
+  let finished = false
+  const done = ctl.run(ac.signal).then(() => void (finished = true))
+  source.add(app('slow'))
+  await new Promise((r) => setTimeout(r, 150))
+  assert.equal(calls.length, 0, 'not before sync')
+  source.synced = true
+  await until(() => calls.length === 1, 100_000)
+  ac.abort()
+  source.add(app('late'))
+  await new Promise((r) => setTimeout(r, 20))
+  assert.equal(finished, false, 'waits for the in-flight reconcile')
+  release()
+  await done
+  assert.deepEqual(calls, ['slow'], 'no new work after shutdown began')
+})
