@@ -24,7 +24,7 @@ const ALLOWED: Record<string, string[]> = {
 }
 /** npm packages and the only files allowed to import them. */
 const NPM_HOMES: Record<string, RegExp> = {
-  undici: /^client\/undici\.ts$/,
+  undici: /^client\/undici(-internals\.d)?\.ts$/,
   zod: /^(config|operators|controller)\//,
 }
 const LIBRARY = new Set(Object.keys(ALLOWED))

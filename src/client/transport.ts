@@ -17,7 +17,7 @@ import { EdgeopError, isEdgeopError } from '../core/errors.ts'
 import { VERSION } from '../version.ts'
 import { ApiError, apiErrorFromResponse, parseRetryAfter } from './api-error.ts'
 import { type RequestRateLimiter, tokenBucketLimiter } from './rate-limiter.ts'
-import { type Dispatcher, Pool } from './undici.ts'
+import { type Dispatcher, Pool, request } from './undici.ts'
 
 /** client-go `rest` default `maxRetries`: 10. */
 export const DEFAULT_MAX_RETRIES = 10
@@ -208,7 +208,7 @@ export class Transport {
       const started = this.#clock.monotonic()
       let res: Dispatcher.ResponseData
       try {
-        res = await a.dispatcher.request({
+        res = await request(a.dispatcher, {
           path,
           method: spec.method,
           headers: a.headers,
