@@ -66,3 +66,4 @@ export {
   YAML_DEFAULT_SOURCE_NAME,
   type YamlParseOptions,
 } from './yaml.ts'
+export { toYaml } from './yaml-emit.ts'

@@ -1,0 +1,217 @@
+/**
+ * @module crd — a CustomResourceDefinition generated from zod/mini schemas.
+ *
+ * Define a resource's spec and status once, as zod/mini schemas: the TypeScript types
+ * are inferred from them, runtime validation uses them, and the CRD's structural
+ * openAPIV3Schema is generated from them (defaults, bounds, required fields, enums,
+ * list-map markers). Attach Kubernetes-only markers with `z.meta({ kubernetes: … })`.
+ */
+import * as z from 'zod/mini'
+import { EdgeopError } from '../core/errors.ts'
+
+/** A structural OpenAPI v3 schema as CRDs accept it. */
+export interface OpenApiSchema {
+  type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean'
+  format?: string
+  description?: string
+  properties?: Record<string, OpenApiSchema>
+  required?: string[]
+  items?: OpenApiSchema
+  enum?: unknown[]
+  default?: unknown
+  minimum?: number
+  maximum?: number
+  minLength?: number
+  maxLength?: number
+  minItems?: number
+  maxItems?: number
+  pattern?: string
+  additionalProperties?: OpenApiSchema
+  nullable?: boolean
+  'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map'
+  'x-kubernetes-list-map-keys'?: string[]
+  'x-kubernetes-preserve-unknown-fields'?: boolean
+  'x-kubernetes-int-or-string'?: boolean
+}
+
+/** Kubernetes markers, attached with `z.meta({ kubernetes: { … } })`. */
+export interface KubernetesMeta {
+  listType?: 'atomic' | 'set' | 'map'
+  listMapKeys?: string[]
+  preserveUnknownFields?: boolean
+  description?: string
+}
+
+type Def = { type: string; [k: string]: unknown }
+type Schema = { _zod: { def: Def } }
+
+const INT32 = { minimum: -2147483648, maximum: 2147483647 }
+
+/** Converts a zod/mini schema to a structural openAPIV3Schema. Unsupported constructs throw. */
+export function openApiFromZod(schema: z.ZodMiniType): OpenApiSchema {
+  return convert(schema as unknown as Schema, '')
+}
+
+function convert(s: Schema, path: string): OpenApiSchema {
+  const def = s._zod.def
+  const meta =
+    (z.globalRegistry.get(s as never) as { kubernetes?: KubernetesMeta; description?: string } | undefined) ??
+    {}
+  const out = base(s, def, path)
+  const k = meta.kubernetes
+  const description = k?.description ?? meta.description
+  if (description) out.description = description
+  if (k?.listType) out['x-kubernetes-list-type'] = k.listType
+  if (k?.listMapKeys) out['x-kubernetes-list-map-keys'] = k.listMapKeys
+  if (k?.preserveUnknownFields) out['x-kubernetes-preserve-unknown-fields'] = true
+  return out
+}
+
+function base(s: Schema, def: Def, path: string): OpenApiSchema {
+  switch (def.type) {
+    case 'object': {
+      const shape = def.shape as Record<string, Schema>
+      const properties: Record<string, OpenApiSchema> = {}
+      const required: string[] = []
+      for (const [key, value] of Object.entries(shape)) {
+        properties[key] = convert(value, `${path}.${key}`)
+        if (!isOptional(value)) required.push(key)
+      }
+      return { type: 'object', properties, ...(required.length ? { required } : {}) }
+    }
+    case 'record':
+      return { type: 'object', additionalProperties: convert(def.valueType as Schema, `${path}.*`) }
+    case 'array':
+      return withChecks({ type: 'array', items: convert(def.element as Schema, `${path}[]`) }, def)
+    case 'string':
+      return withChecks({ type: 'string' }, def)
+    case 'number': {
+      const integer =
+        (typeof def.format === 'string' && def.format.startsWith('int')) || def.format === 'safeint'
+      const out: OpenApiSchema = integer
+        ? {
+            type: 'integer',
+            ...(def.format === 'int32' ? { format: 'int32', ...INT32 } : { format: 'int64' }),
+          }
+        : { type: 'number' }
+      return withChecks(out, def)
+    }
+    case 'int':
+      return withChecks({ type: 'integer', format: 'int64' }, def)
+    case 'boolean':
+      return { type: 'boolean' }
+    case 'enum':
+      return { type: 'string', enum: Object.values(def.entries as Record<string, string>) }
+    case 'literal':
+      return {
+        type: typeof (def.values as unknown[])[0] === 'number' ? 'number' : 'string',
+        enum: def.values as unknown[],
+      }
+    case 'optional':
+      return convert(def.innerType as Schema, path)
+    case 'default': {
+      const inner = convert(def.innerType as Schema, path)
+      const value =
+        typeof def.defaultValue === 'function' ? (def.defaultValue as () => unknown)() : def.defaultValue
+      return { ...inner, default: value }
+    }
+    case 'nullable':
+      return { ...convert(def.innerType as Schema, path), nullable: true }
+    case 'unknown':
+    case 'any':
+      return { 'x-kubernetes-preserve-unknown-fields': true }
+    default:
+      throw new EdgeopError(
+        'EDGEOP_ERR_INVALID',
+        `cannot express zod type "${def.type}" at ${path || '<root>'} in a CRD schema`,
+        { step: 'generate CRD schema' },
+      )
+  }
+}
+
+function isOptional(s: Schema): boolean {
+  const t = s._zod.def.type
+  return t === 'optional' || t === 'default'
+}
+
+function withChecks(out: OpenApiSchema, def: Def): OpenApiSchema {
+  for (const c of (def.checks as { _zod: { def: Record<string, unknown> } }[] | undefined) ?? []) {
+    const d = c._zod.def
+    switch (d.check) {
+      case 'greater_than':
+        if (d.inclusive) out.minimum = d.value as number
+        else throw unsupported('exclusive minimum')
+        break
+      case 'less_than':
+        if (d.inclusive) out.maximum = d.value as number
+        else throw unsupported('exclusive maximum')
+        break
+      case 'min_length':
+        if (out.type === 'array') out.minItems = d.minimum as number
+        else out.minLength = d.minimum as number
+        break
+      case 'max_length':
+        if (out.type === 'array') out.maxItems = d.maximum as number
+        else out.maxLength = d.maximum as number
+        break
+      case 'string_format':
+        if (d.format === 'regex' && d.pattern instanceof RegExp) out.pattern = d.pattern.source
+        break
+    }
+  }
+  return out
+}
+
+function unsupported(what: string): EdgeopError {
+  return new EdgeopError('EDGEOP_ERR_INVALID', `${what} cannot be expressed in a CRD schema`, {
+    step: 'generate CRD schema',
+  })
+}
+
+/** Inputs of {@link customResourceDefinition}. */
+export interface CrdDefinition {
+  group: string
+  version: string
+  kind: string
+  plural: string
+  singular: string
+  shortNames?: string[]
+  scope: 'Namespaced' | 'Cluster'
+  spec: z.ZodMiniType
+  status?: z.ZodMiniType
+  /** Scale subresource paths, e.g. `{ specReplicasPath: '.spec.replicas', … }`. */
+  scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string }
+  printerColumns?: { name: string; type: string; jsonPath: string; description?: string }[]
+}
+
+/** The CRD object (apiextensions.k8s.io/v1) for `d`, with a status subresource when `status` is given. */
+export function customResourceDefinition(d: CrdDefinition) {
+  const properties: Record<string, OpenApiSchema> = { spec: openApiFromZod(d.spec) }
+  if (d.status) properties.status = openApiFromZod(d.status)
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${d.plural}.${d.group}` },
+    spec: {
+      group: d.group,
+      names: {
+        kind: d.kind,
+        listKind: `${d.kind}List`,
+        plural: d.plural,
+        singular: d.singular,
+        ...(d.shortNames ? { shortNames: d.shortNames } : {}),
+      },
+      scope: d.scope,
+      versions: [
+        {
+          name: d.version,
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', required: ['spec'], properties } },
+          subresources: { ...(d.status ? { status: {} } : {}), ...(d.scale ? { scale: d.scale } : {}) },
+          ...(d.printerColumns ? { additionalPrinterColumns: d.printerColumns } : {}),
+        },
+      ],
+    },
+  }
+}
