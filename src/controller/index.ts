@@ -1,0 +1,11 @@
+/** @module controller — reconcile loop, operator helpers, CRD generation. */
+export * from './apply.ts'
+export * from './conditions.ts'
+export * from './controller.ts'
+export * from './crd.ts'
+export * from './events.ts'
+export * from './finalizer.ts'
+export * from './merged-source.ts'
+export * from './owner.ts'
+export * from './predicates.ts'
+export * from './reconciler.ts'

@@ -1,0 +1,87 @@
+/**
+ * @module desired — the children an AppService should have. Pure: no I/O.
+ */
+import { withControllerReference } from '../../controller/index.ts'
+import type { KubeObject } from '../../core/index.ts'
+import type { AppService, AppServiceSpec } from './api.ts'
+
+/** Label selecting an AppService's pods. */
+export const APP_LABEL = 'platform.example.com/appservice'
+/** Standard labels on every child. */
+export const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'edgeop' } as const
+/** Label selector matching every child this operator manages (its informers cache only these). */
+export const CHILD_SELECTOR = 'app.kubernetes.io/managed-by=edgeop'
+
+/** Container image references: lowercase repository path, optional registry port, tag and digest. */
+const IMAGE_REFERENCE =
+  /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::\d+)?(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/
+
+/**
+ * What the schema cannot check but the reconciler cannot honour. Returns a message
+ * naming the field, or undefined when the spec is usable.
+ */
+export function unusableSpec(spec: AppServiceSpec): string | undefined {
+  if (!IMAGE_REFERENCE.test(spec.image))
+    return `spec.image ${JSON.stringify(spec.image)} is not a valid image reference`
+  if (
+    spec.database?.enabled &&
+    spec.database.class !== undefined &&
+    !/^[a-z0-9-]{1,63}$/.test(spec.database.class)
+  ) {
+    return `spec.database.class ${JSON.stringify(spec.database.class)} must be 1-63 lowercase letters, digits or dashes`
+  }
+  return undefined
+}
+
+function labels(app: AppService): Record<string, string> {
+  return { 'app.kubernetes.io/name': app.metadata.name!, ...MANAGED_BY, [APP_LABEL]: app.metadata.name! }
+}
+
+/** The Deployment (same name as the AppService). */
+export function desiredDeployment(app: AppService, spec: AppServiceSpec): KubeObject {
+  return withControllerReference(app, {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: app.metadata.name, namespace: app.metadata.namespace, labels: labels(app) },
+    spec: {
+      replicas: spec.replicas,
+      selector: { matchLabels: { [APP_LABEL]: app.metadata.name! } },
+      template: {
+        metadata: { labels: labels(app) },
+        spec: {
+          containers: [
+            { name: 'app', image: spec.image, ports: [{ name: 'http', containerPort: spec.port }] },
+          ],
+        },
+      },
+    },
+  })
+}
+
+/** The Service (same name as the AppService). */
+export function desiredService(app: AppService, spec: AppServiceSpec): KubeObject {
+  return withControllerReference(app, {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: app.metadata.name, namespace: app.metadata.namespace, labels: labels(app) },
+    spec: {
+      selector: { [APP_LABEL]: app.metadata.name! },
+      ports: [{ name: 'http', port: spec.port, targetPort: spec.port }],
+    },
+  })
+}
+
+/** `status.selector` (for the scale subresource). */
+export function selectorOf(app: AppService): string {
+  return `${APP_LABEL}=${app.metadata.name}`
+}
+
+/** `status.endpoint`: the in-cluster URL. */
+export function endpointOf(app: AppService, spec: AppServiceSpec): string {
+  return `http://${app.metadata.name}.${app.metadata.namespace}.svc:${spec.port}`
+}
+
+/** The external database entry's idempotency key: derived from the object's UID, stable across retries. */
+export function databaseKey(app: AppService): string {
+  return `appsrv-${app.metadata.uid}`
+}
