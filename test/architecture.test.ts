@@ -25,7 +25,7 @@ const ALLOWED: Record<string, string[]> = {
 /** npm packages and the only files allowed to import them. */
 const NPM_HOMES: Record<string, RegExp> = {
   undici: /^client\/undici(-internals\.d)?\.ts$/,
-  zod: /^(config|operators|controller)\//,
+  zod: /^(config|operators|controller|cli)\//,
 }
 const LIBRARY = new Set(Object.keys(ALLOWED))
 

@@ -24,7 +24,11 @@ export const unlimited: RequestRateLimiter = { wait: async () => 0 }
  */
 export function tokenBucketLimiter(qps = 0, burst = 0, clock: Clock = realClock): RequestRateLimiter {
   if (qps < 0) return unlimited
-  const bucket = new TokenBucket(qps === 0 ? DEFAULT_QPS : qps, burst === 0 ? DEFAULT_BURST : burst, clock)
+  const bucket = new TokenBucket({
+    qps: qps === 0 ? DEFAULT_QPS : qps,
+    burst: burst === 0 ? DEFAULT_BURST : burst,
+    clock,
+  })
   return {
     async wait(signal) {
       const delay = bucket.reserve()

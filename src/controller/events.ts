@@ -180,7 +180,7 @@ export class EventRecorder {
   #bucket(uid: string): TokenBucket {
     let b = this.#buckets.get(uid)
     if (!b) {
-      b = new TokenBucket(1000 / this.#o.refillMs, this.#o.burst, this.#clock)
+      b = new TokenBucket({ qps: 1000 / this.#o.refillMs, burst: this.#o.burst, clock: this.#clock })
       this.#buckets.set(uid, b)
     }
     return b

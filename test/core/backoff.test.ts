@@ -31,13 +31,13 @@ test('backoff resets to the initial delay after 2 minutes without a failure', as
 
 test('token bucket starts full, refills at qps, and queues reservations', async () => {
   const clock = new ManualClock()
-  const bucket = new TokenBucket(5, 10, clock)
+  const bucket = new TokenBucket({ qps: 5, burst: 10, clock })
   for (let i = 0; i < 10; i++) assert.equal(bucket.reserve(), 0)
   assert.equal(bucket.reserve(), 200, 'the 11th token is 1/5 s away')
   assert.equal(bucket.reserve(), 400, 'the 12th queues behind it')
   await clock.advance(400)
   assert.equal(bucket.tryTake(), false)
   await clock.advance(10_000)
-  assert.equal(Math.round(bucket.available()), 10, 'never more than burst')
-  assert.throws(() => new TokenBucket(0, 1), /qps must be > 0/)
+  assert.equal(Math.round(bucket.tokens()), 10, 'never more than burst')
+  assert.throws(() => new TokenBucket({ qps: 0, burst: 1 }), /qps must be > 0/)
 })
