@@ -2,5 +2,6 @@
 export * from './api.ts'
 export * from './database-api.ts'
 export * from './desired.ts'
+export * from './manifests.ts'
 export * from './operator.ts'
 export * from './reconcile.ts'
