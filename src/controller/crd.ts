@@ -57,7 +57,7 @@ function convert(s: Schema, path: string): OpenApiSchema {
   const meta =
     (z.globalRegistry.get(s as never) as { kubernetes?: KubernetesMeta; description?: string } | undefined) ??
     {}
-  const out = base(s, def, path)
+  const out = base(def, path)
   const k = meta.kubernetes
   const description = k?.description ?? meta.description
   if (description) out.description = description
@@ -67,7 +67,7 @@ function convert(s: Schema, path: string): OpenApiSchema {
   return out
 }
 
-function base(s: Schema, def: Def, path: string): OpenApiSchema {
+function base(def: Def, path: string): OpenApiSchema {
   switch (def.type) {
     case 'object': {
       const shape = def.shape as Record<string, Schema>

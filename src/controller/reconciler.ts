@@ -33,10 +33,7 @@ export interface ReconcileContext {
  * cache), compare it with the desired state, act on the difference. Throw to retry
  * with backoff; throw {@link TerminalError} when retrying cannot help.
  */
-export type Reconciler = (
-  request: Request,
-  context: ReconcileContext,
-) => Promise<ReconcileResult | undefined | void>
+export type Reconciler = (request: Request, context: ReconcileContext) => Promise<ReconcileResult>
 
 /**
  * A failure that retrying cannot fix (an invalid spec). The controller records it and

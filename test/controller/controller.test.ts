@@ -260,7 +260,9 @@ test('workers start only after the handlers synced; shutdown drains in-flight re
   })
   const ac = new AbortController()
   let finished = false
-  const done = ctl.run(ac.signal).then(() => void (finished = true))
+  const done = ctl.run(ac.signal).then(() => {
+    finished = true
+  })
   source.add(app('slow'))
   await new Promise((r) => setTimeout(r, 150))
   assert.equal(calls.length, 0, 'not before sync')

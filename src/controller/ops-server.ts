@@ -1,0 +1,172 @@
+/**
+ * @module ops-server — the HTTP endpoints a platform scrapes and probes: `/metrics` on the metrics bind
+ * address, `/healthz` and `/readyz` on the health-probe bind address (controller-runtime's two
+ * addresses; `"0"` or `""` disables one; the same non-zero address serves both).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { EdgeopError } from '../core/errors.ts'
+import type { HealthChecks } from './health-checks.ts'
+import type { MetricsRegistry } from './metrics-registry.ts'
+
+/** controller-runtime `metricsserver.DefaultBindAddress`: `:8080` (all interfaces, plain HTTP). */
+export const DEFAULT_METRICS_BIND_ADDRESS = ':8080'
+/**
+ * `:8081`, the `--health-probe-bind-address` default of every kubebuilder-scaffolded `cmd/main.go`
+ * (controller-runtime's own default is `""`, disabled; operators almost always set this).
+ */
+export const DEFAULT_HEALTH_PROBE_BIND_ADDRESS = ':8081'
+/** Scrapes and probes are tiny: a client that takes 10 s to send its request is broken or hostile. */
+export const OPS_REQUEST_TIMEOUT_MS = 10_000
+
+/** The Prometheus text format's content type. */
+export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
+
+/** Options of {@link startOpsServer}. */
+export interface OpsServerOptions {
+  /** Default {@link DEFAULT_METRICS_BIND_ADDRESS}; `"0"` or `""` disables `/metrics`. */
+  metricsBindAddress?: string
+  /** Default {@link DEFAULT_HEALTH_PROBE_BIND_ADDRESS}; `"0"` or `""` disables the probes. */
+  healthProbeBindAddress?: string
+  registry: MetricsRegistry
+  /** Served at `/healthz`, `/healthz/<check>`. */
+  healthz: HealthChecks
+  /** Served at `/readyz`, `/readyz/<check>`. */
+  readyz: HealthChecks
+}
+
+/** The running endpoints. */
+export interface OpsServer {
+  /** Where `/metrics` listens (`host:port`, IPv6 in brackets), or undefined when disabled. */
+  readonly metricsAddress: string | undefined
+  /** Where the probes listen, or undefined when disabled. */
+  readonly healthProbeAddress: string | undefined
+  /** Stops accepting, ends every connection (keep-alive ones too) and resolves when the sockets are closed. */
+  close(): Promise<void>
+}
+
+/**
+ * Parses a Go-style bind address: `:8080` (all interfaces), `127.0.0.1:8080`, `[::1]:8080`. Returns
+ * undefined for `"0"` and `""` (disabled).
+ *
+ * @throws EdgeopError `EDGEOP_ERR_CONFIG` for anything else.
+ */
+export function parseBindAddress(address: string): { host: string | undefined; port: number } | undefined {
+  if (address === '' || address === '0') return undefined
+  const i = address.lastIndexOf(':')
+  const host = address.slice(0, Math.max(0, i)).replace(/^\[(.*)\]$/, '$1')
+  const port = Number(address.slice(i + 1))
+  if (i < 0 || !/^\d{1,5}$/.test(address.slice(i + 1)) || port > 65535 || /[[\]\s/]/.test(host)) {
+    throw new EdgeopError(
+      'EDGEOP_ERR_CONFIG',
+      `bind address ${JSON.stringify(address)} is not [host]:port or "0"`,
+      {
+        step: 'parse bind address',
+      },
+    )
+  }
+  return { host: host === '' ? undefined : host, port }
+}
+
+/**
+ * Starts the metrics and probe servers. Resolves once every enabled one listens.
+ *
+ * Guarantees: only `GET` and `HEAD` (405 otherwise); unknown paths 404; responses are never cached
+ * (`cache-control: no-store`); a port in use rejects with `EDGEOP_ERR_CONFIG` naming the address,
+ * after closing any server already started.
+ *
+ * @example
+ * const ops = await startOpsServer({ registry, healthz, readyz, metricsBindAddress: ':8080' })
+ * signal.addEventListener('abort', () => void ops.close())
+ */
+export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
+  const metricsAt = options.metricsBindAddress ?? DEFAULT_METRICS_BIND_ADDRESS
+  const probesAt = options.healthProbeBindAddress ?? DEFAULT_HEALTH_PROBE_BIND_ADDRESS
+  const metrics = parseBindAddress(metricsAt)
+  const probes = parseBindAddress(probesAt)
+  const shared = metrics && probes && metrics.port !== 0 && metricsAt === probesAt
+  const servers: Server[] = []
+  const start = async (
+    at: { host: string | undefined; port: number },
+    address: string,
+    routes: { metrics: boolean; probes: boolean },
+  ): Promise<string> => {
+    const server = createServer(
+      { requestTimeout: OPS_REQUEST_TIMEOUT_MS, headersTimeout: OPS_REQUEST_TIMEOUT_MS },
+      (req, res) => void handle(options, routes, req, res),
+    )
+    servers.push(server)
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (cause) =>
+        reject(
+          new EdgeopError('EDGEOP_ERR_CONFIG', `cannot listen on ${address}: ${(cause as Error).message}`, {
+            step: 'start ops server',
+            cause,
+          }),
+        ),
+      )
+      server.listen({ host: at.host, port: at.port }, resolve)
+    })
+    const a = server.address() as AddressInfo
+    return `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`
+  }
+  const close = async (): Promise<void> => {
+    await Promise.all(
+      servers.map(
+        (s) =>
+          new Promise<void>((resolve) => {
+            s.close(() => resolve())
+            s.closeAllConnections()
+          }),
+      ),
+    )
+  }
+  try {
+    const metricsAddress = metrics && (await start(metrics, metricsAt, { metrics: true, probes: !!shared }))
+    const healthProbeAddress = shared
+      ? metricsAddress
+      : probes && (await start(probes, probesAt, { metrics: false, probes: true }))
+    return { metricsAddress, healthProbeAddress, close }
+  } catch (err) {
+    await close()
+    throw err
+  }
+}
+
+async function handle(
+  options: OpsServerOptions,
+  routes: { metrics: boolean; probes: boolean },
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const reply = (status: number, body: string, type = 'text/plain; charset=utf-8'): void => {
+    res.writeHead(status, {
+      'content-type': type,
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    })
+    res.end(body)
+  }
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.setHeader('allow', 'GET, HEAD')
+    return reply(405, 'method not allowed\n')
+  }
+  const url = new URL(req.url ?? '/', 'http://ops')
+  const path = url.pathname
+  try {
+    if (routes.metrics && path === '/metrics')
+      return reply(200, options.registry.render(), METRICS_CONTENT_TYPE)
+    if (routes.probes) {
+      for (const checks of [options.healthz, options.readyz]) {
+        const base = `/${checks.endpoint}`
+        if (path === base || path.startsWith(`${base}/`)) {
+          const r = await checks.respond(path.slice(base.length), url.searchParams)
+          return reply(r.status, r.body)
+        }
+      }
+    }
+    reply(404, 'not found\n')
+  } catch {
+    if (!res.headersSent) reply(500, 'internal server error\n')
+  }
+}

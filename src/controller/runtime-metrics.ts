@@ -1,0 +1,313 @@
+/**
+ * @module runtime-metrics — the metrics an operator exports, under the names Prometheus users already
+ * query: controller-runtime's reconcile and workqueue families, client-go's `rest_client_*`, the
+ * leader-election gauge, and process gauges.
+ *
+ * Each function registers its families on a {@link MetricsRegistry} and returns a small typed handle
+ * (or a remover for scrape-time collectors). Calling one twice for the same registry reuses the
+ * families (the registry returns what is registered).
+ */
+import type { Method, RequestObserver } from '../client/transport.ts'
+import { type Clock, realClock } from '../core/clock.ts'
+import type { QueueMetrics } from '../queue/metrics.ts'
+import { WORKQUEUE_METRIC_NAMES } from '../queue/metrics.ts'
+import type { MetricsRegistry } from './metrics-registry.ts'
+
+/**
+ * controller-runtime `controller_runtime_reconcile_time_seconds` buckets
+ * (`pkg/internal/controller/metrics/metrics.go`): 5 ms … 60 s, dense below 1 s.
+ */
+export const RECONCILE_TIME_BUCKETS: readonly number[] = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.25, 1.5,
+  1.75, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+]
+
+/** controller-runtime workqueue buckets `ExponentialBuckets(10e-9, 10, 12)`: 10 ns … 1000 s. */
+export const WORKQUEUE_BUCKETS: readonly number[] = Array.from({ length: 12 }, (_, i) => Number(`1e${i - 8}`))
+
+/**
+ * client-go request and rate-limiter latency buckets (k8s.io/component-base
+ * `metrics/prometheus/restclient/metrics.go`): 5 ms … 60 s.
+ */
+export const REST_CLIENT_BUCKETS: readonly number[] = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60]
+
+/** The `result` label values of `controller_runtime_reconcile_total`. */
+export type ReconcileResultLabel = 'success' | 'error' | 'requeue' | 'requeue_after'
+
+/** Why an `error` result failed, beyond an ordinary error (each bumps its own counter). */
+export interface ReconcileErrorDetails {
+  /** A terminal error: `controller_runtime_terminal_reconcile_errors_total`. */
+  terminal?: boolean
+  /** A thrown non-error: `controller_runtime_reconcile_panics_total`. */
+  panic?: boolean
+  /** The per-reconcile deadline passed: `controller_runtime_reconcile_timeouts_total`. */
+  timeout?: boolean
+}
+
+/**
+ * The reconcile metrics of one controller. Its shape is the controller's observer hook
+ * (`ControllerObserver`), so it can be passed as `observer` directly.
+ */
+export interface ReconcileMetrics {
+  /** One reconcile ended after `seconds`: result counter, time histogram, error counters. */
+  onReconcile(result: ReconcileResultLabel, seconds: number, details?: ReconcileErrorDetails): void
+  /** Workers currently reconciling: `controller_runtime_active_workers`. */
+  onActiveWorkers(active: number): void
+}
+
+const RESULTS: readonly ReconcileResultLabel[] = ['success', 'error', 'requeue', 'requeue_after']
+
+/**
+ * Registers controller-runtime's reconcile metrics for `controller` (label `controller`) and
+ * pre-initialises every series to 0, as controller-runtime does at start, so that rates exist before
+ * the first error. `controller_runtime_max_concurrent_reconciles` is set to `maxConcurrentReconciles`.
+ * As in controller-runtime, a terminal error, a panic or a timeout is also a `result="error"` and
+ * counts in `controller_runtime_reconcile_errors_total`.
+ *
+ * @example
+ * const controller = new Controller({ name, ..., observer: reconcileMetrics(registry, name, 1) })
+ */
+export function reconcileMetrics(
+  registry: MetricsRegistry,
+  controller: string,
+  maxConcurrentReconciles: number,
+): ReconcileMetrics {
+  const c = { controller }
+  const labelNames = ['controller']
+  const counter = (what: string, help: string) =>
+    registry.counter({
+      name: `controller_runtime_${what}_total`,
+      help: `Total number of ${help} per controller`,
+      labelNames,
+    })
+  const total = registry.counter({
+    name: 'controller_runtime_reconcile_total',
+    help: 'Total number of reconciliations per controller',
+    labelNames: ['controller', 'result'],
+  })
+  const errors = counter('reconcile_errors', 'reconciliation errors')
+  const terminal = counter('terminal_reconcile_errors', 'terminal reconciliation errors')
+  const panics = counter('reconcile_panics', 'reconciliation panics')
+  const timeouts = counter('reconcile_timeouts', 'reconciliation timeouts')
+  const time = registry.histogram({
+    name: 'controller_runtime_reconcile_time_seconds',
+    help: 'Length of time per reconciliation per controller',
+    labelNames,
+    buckets: RECONCILE_TIME_BUCKETS,
+  })
+  const active = registry.gauge({
+    name: 'controller_runtime_active_workers',
+    help: 'Number of currently used workers per controller',
+    labelNames,
+  })
+  registry
+    .gauge({
+      name: 'controller_runtime_max_concurrent_reconciles',
+      help: 'Maximum number of concurrent reconciles per controller',
+      labelNames,
+    })
+    .set(c, maxConcurrentReconciles)
+  for (const result of RESULTS) total.inc({ controller, result }, 0)
+  for (const m of [errors, terminal, panics, timeouts]) m.inc(c, 0)
+  active.set(c, 0)
+  return {
+    onReconcile(result, seconds, details = {}) {
+      time.observe(c, seconds)
+      total.inc({ controller, result })
+      if (result !== 'error') return
+      errors.inc(c)
+      if (details.terminal) terminal.inc(c)
+      if (details.panic) panics.inc(c)
+      if (details.timeout) timeouts.inc(c)
+    },
+    onActiveWorkers: (n) => active.set(c, n),
+  }
+}
+
+/**
+ * A {@link QueueMetrics} sink for the queue of controller `name`, under controller-runtime's
+ * `workqueue_*` names with labels `name` and `controller` (both the controller name). The two
+ * in-flight gauges are read from the queue's probe at scrape time, by a collector that lives as long
+ * as the registry (one queue per controller name per process, as controller-runtime requires). Not
+ * exported: the `priority` label of controller-runtime's priority queue (edgeop's has no priorities).
+ *
+ * @example
+ * const controller = new Controller({ name, ..., queueMetrics: workqueueMetrics(registry, name) })
+ */
+export function workqueueMetrics(registry: MetricsRegistry, name: string): QueueMetrics {
+  const l = { name, controller: name }
+  const labelNames = ['name', 'controller']
+  const N = WORKQUEUE_METRIC_NAMES
+  const gauge = (n: string, help: string) => registry.gauge({ name: n, help, labelNames })
+  const counter = (n: string, help: string) => registry.counter({ name: n, help, labelNames })
+  const histogram = (n: string, help: string) =>
+    registry.histogram({ name: n, help, labelNames, buckets: WORKQUEUE_BUCKETS })
+  const depth = gauge(N.depth, 'Current depth of workqueue')
+  const adds = counter(N.adds, 'Total number of adds handled by workqueue')
+  const retries = counter(N.retries, 'Total number of retries handled by workqueue')
+  const queued = histogram(
+    N.queueDuration,
+    'How long in seconds an item stays in workqueue before being requested',
+  )
+  const work = histogram(N.workDuration, 'How long in seconds processing an item from workqueue takes')
+  const unfinished = gauge(
+    N.unfinishedWork,
+    "How many seconds of work has been done that is in progress and hasn't been observed by work_duration",
+  )
+  const longest = gauge(
+    N.longestRunningProcessor,
+    'How many seconds has the longest running processor for workqueue been running',
+  )
+  depth.set(l, 0)
+  adds.inc(l, 0)
+  retries.inc(l, 0)
+  return {
+    incDepth: () => depth.inc(l),
+    decDepth: () => depth.dec(l),
+    incAdds: () => adds.inc(l),
+    incRetries: () => retries.inc(l),
+    observeQueueDuration: (s) => queued.observe(l, s),
+    observeWorkDuration: (s) => work.observe(l, s),
+    setInFlightProbe(probe) {
+      registry.addCollector(() => {
+        const w = probe()
+        unfinished.set(l, w.unfinishedWorkSeconds)
+        longest.set(l, w.longestRunningProcessorSeconds)
+      })
+    },
+  }
+}
+
+/**
+ * A {@link RequestObserver} for the client's transport, with client-go's names:
+ * `rest_client_requests_total{code,method}` (code `<error>` when no response arrived, as client-go),
+ * `rest_client_request_duration_seconds{verb}` and `rest_client_rate_limiter_duration_seconds`.
+ * client-go's `host` label is left out: one process talks to one apiserver.
+ *
+ * @example
+ * const client = new KubeClient(config, { observer: restClientMetrics(registry) })
+ */
+export function restClientMetrics(registry: MetricsRegistry): RequestObserver {
+  const requests = registry.counter({
+    name: 'rest_client_requests_total',
+    help: 'Number of HTTP requests, partitioned by status code and method.',
+    labelNames: ['code', 'method'],
+  })
+  const duration = registry.histogram({
+    name: 'rest_client_request_duration_seconds',
+    help: 'Request latency in seconds. Broken down by verb.',
+    labelNames: ['verb'],
+    buckets: REST_CLIENT_BUCKETS,
+  })
+  const throttle = registry.histogram({
+    name: 'rest_client_rate_limiter_duration_seconds',
+    help: 'Client side rate limiter latency in seconds.',
+    buckets: REST_CLIENT_BUCKETS,
+  })
+  return {
+    onResponse(method: Method, status: number, durationMs: number) {
+      requests.inc({ code: status === 0 ? '<error>' : String(status), method })
+      duration.observe({ verb: method }, durationMs / 1000)
+    },
+    onThrottle: (waitedMs) => throttle.observe({}, waitedMs / 1000),
+  }
+}
+
+/** What {@link informerMetrics} reads from an informer (a `SharedInformer` fits). */
+export interface InformerHealthSource {
+  readonly describe: string
+  health(): { synced: boolean; lastSyncAt: number | undefined }
+}
+
+/**
+ * Scrape-time gauges per informer (label `informer`, its description): `edgeop_informer_synced` (0/1)
+ * and `edgeop_informer_last_sync_age_seconds` (since the last full list; absent before it). Reads
+ * `informers()` at every scrape, so informers created later appear and stopped ones vanish. Returns
+ * a function that removes the collector.
+ */
+export function informerMetrics(
+  registry: MetricsRegistry,
+  informers: () => Iterable<InformerHealthSource>,
+  clock: Clock = realClock,
+): () => void {
+  const labelNames = ['informer']
+  const synced = registry.gauge({
+    name: 'edgeop_informer_synced',
+    help: 'Whether the informer has synced its first full list (1) or not (0).',
+    labelNames,
+  })
+  const age = registry.gauge({
+    name: 'edgeop_informer_last_sync_age_seconds',
+    help: 'Seconds since the informer last received a full list.',
+    labelNames,
+  })
+  let shown: { informer: string }[] = []
+  return registry.addCollector(() => {
+    // Drop only this collector's old series: another factory may report on the same families.
+    for (const l of shown) {
+      synced.remove(l)
+      age.remove(l)
+    }
+    shown = []
+    for (const i of informers()) {
+      const h = i.health()
+      const l = { informer: i.describe }
+      shown.push(l)
+      synced.set(l, h.synced ? 1 : 0)
+      if (h.lastSyncAt !== undefined) age.set(l, (clock.now() - h.lastSyncAt) / 1000)
+    }
+  })
+}
+
+/**
+ * client-go's `leader_election_master_status{name}`: 1 while `isLeader()` says this process holds
+ * lease `name`, else 0; read at scrape time. Returns a function that removes the collector.
+ */
+export function leaderElectionMetrics(
+  registry: MetricsRegistry,
+  name: string,
+  isLeader: () => boolean,
+): () => void {
+  const g = registry.gauge({
+    name: 'leader_election_master_status',
+    help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master.',
+    labelNames: ['name'],
+  })
+  return registry.addCollector(() => g.set({ name }, isLeader() ? 1 : 0))
+}
+
+/**
+ * Process gauges, read at scrape time: `process_resident_memory_bytes`, `nodejs_heap_size_used_bytes`,
+ * `nodejs_heap_size_total_bytes`, `process_start_time_seconds`, and `nodejs_eventloop_lag_seconds`
+ * when `eventLoop` (the `monitorEventLoopLag` that also feeds the liveness check) is given. Returns
+ * a function that removes the collector.
+ *
+ * @example
+ * const lag = monitorEventLoopLag()
+ * processMetrics(registry, { eventLoop: lag })
+ * healthz.add('eventloop', eventLoopCheck(lag))
+ */
+export function processMetrics(
+  registry: MetricsRegistry,
+  options: { eventLoop?: { seconds(): number }; memoryUsage?: () => NodeJS.MemoryUsage } = {},
+): () => void {
+  const gauge = (name: string, help: string) => registry.gauge({ name, help })
+  const rss = gauge('process_resident_memory_bytes', 'Resident memory size in bytes.')
+  const used = gauge('nodejs_heap_size_used_bytes', 'Process heap size used from Node.js in bytes.')
+  const total = gauge('nodejs_heap_size_total_bytes', 'Process heap size from Node.js in bytes.')
+  gauge('process_start_time_seconds', 'Start time of the process since unix epoch in seconds.').set(
+    {},
+    Math.round(performance.timeOrigin) / 1000,
+  )
+  const lag =
+    options.eventLoop &&
+    gauge('nodejs_eventloop_lag_seconds', 'Worst event loop lag of the last 10-20 seconds.')
+  const memoryUsage = options.memoryUsage ?? process.memoryUsage
+  return registry.addCollector(() => {
+    const m = memoryUsage()
+    rss.set({}, m.rss)
+    used.set({}, m.heapUsed)
+    total.set({}, m.heapTotal)
+    if (lag) lag.set({}, options.eventLoop!.seconds())
+  })
+}

@@ -1,0 +1,204 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { formatFlagsHelp, parseFlags, stringFlag } from '../../src/cli/flags.ts'
+import {
+  OPERATOR_FLAGS,
+  type OperatorOptions,
+  validateOperatorOptions,
+} from '../../src/cli/operator-flags.ts'
+
+const DEFAULTS: OperatorOptions = {
+  kubeconfig: '',
+  context: '',
+  namespace: [],
+  leaderElect: false,
+  leaderElectionId: '',
+  leaderElectionNamespace: '',
+  leaderElectionLeaseDuration: 15_000,
+  leaderElectionRenewDeadline: 10_000,
+  leaderElectionRetryPeriod: 2_000,
+  metricsBindAddress: ':8080',
+  healthProbeBindAddress: ':8081',
+  maxConcurrentReconciles: 1,
+  qps: 5,
+  burst: 10,
+  logLevel: 'info',
+  logFormat: 'json',
+  shutdownGracePeriod: 30_000,
+}
+
+function parse(argv: string[], env: Record<string, string> = {}) {
+  const r = parseFlags(OPERATOR_FLAGS, argv, env)
+  if (!r.ok) return r.error
+  return validateOperatorOptions(r.values) ?? r.values
+}
+
+describe('operator flags', () => {
+  test('exactly the flags of issue 6, with controller-runtime defaults', () => {
+    assert.deepEqual(Object.keys(OPERATOR_FLAGS), [
+      'kubeconfig',
+      'context',
+      'namespace',
+      'leader-elect',
+      'leader-election-id',
+      'leader-election-namespace',
+      'leader-election-lease-duration',
+      'leader-election-renew-deadline',
+      'leader-election-retry-period',
+      'metrics-bind-address',
+      'health-probe-bind-address',
+      'max-concurrent-reconciles',
+      'qps',
+      'burst',
+      'log-level',
+      'log-format',
+      'shutdown-grace-period',
+    ])
+    assert.deepEqual(parse([]), DEFAULTS)
+  })
+
+  const accepted: [string, string[], Record<string, string>, Partial<OperatorOptions>][] = [
+    [
+      'kubeconfig and context',
+      ['--kubeconfig', '/k', '--context=edge'],
+      {},
+      { kubeconfig: '/k', context: 'edge' },
+    ],
+    ['namespaces repeat', ['--namespace=a', '--namespace', 'b-2'], {}, { namespace: ['a', 'b-2'] }],
+    ['namespaces from EDGEOP_NAMESPACE', [], { EDGEOP_NAMESPACE: 'a,b' }, { namespace: ['a', 'b'] }],
+    [
+      'leader election with Go durations',
+      [
+        '--leader-elect',
+        '--leader-election-id=op',
+        '--leader-election-namespace=ops',
+        '--leader-election-lease-duration=1m',
+        '--leader-election-renew-deadline=45s',
+        '--leader-election-retry-period=5s',
+      ],
+      {},
+      {
+        leaderElect: true,
+        leaderElectionId: 'op',
+        leaderElectionNamespace: 'ops',
+        leaderElectionLeaseDuration: 60_000,
+        leaderElectionRenewDeadline: 45_000,
+        leaderElectionRetryPeriod: 5_000,
+      },
+    ],
+    [
+      'leader election from the environment',
+      [],
+      { EDGEOP_LEADER_ELECT: 'true', EDGEOP_LEADER_ELECTION_ID: 'op' },
+      { leaderElect: true, leaderElectionId: 'op' },
+    ],
+    [
+      'bind addresses, including disabled',
+      ['--metrics-bind-address=0', '--health-probe-bind-address=127.0.0.1:9440'],
+      {},
+      { metricsBindAddress: '0', healthProbeBindAddress: '127.0.0.1:9440' },
+    ],
+    ['IPv6 bind address', ['--metrics-bind-address=[::1]:8080'], {}, { metricsBindAddress: '[::1]:8080' }],
+    [
+      'workers, qps and burst',
+      ['--max-concurrent-reconciles=4', '--qps=-1', '--burst', '50'],
+      {},
+      { maxConcurrentReconciles: 4, qps: -1, burst: 50 },
+    ],
+    ['fractional qps', ['--qps=0.5'], {}, { qps: 0.5 }],
+    ['logging', ['--log-level=debug', '--log-format=text'], {}, { logLevel: 'debug', logFormat: 'text' }],
+    [
+      'grace period: 0 and negative are meaningful',
+      ['--shutdown-grace-period=0'],
+      { EDGEOP_SHUTDOWN_GRACE_PERIOD: '-1s' },
+      { shutdownGracePeriod: 0 },
+    ],
+    [
+      'grace period from the environment',
+      [],
+      { EDGEOP_SHUTDOWN_GRACE_PERIOD: '-1s' },
+      { shutdownGracePeriod: -1_000 },
+    ],
+  ]
+  for (const [title, argv, env, expected] of accepted) {
+    test(`accepts ${title}`, () => assert.deepEqual(parse(argv, env), { ...DEFAULTS, ...expected }))
+  }
+
+  const refused: [string[], Record<string, string>, string][] = [
+    [['--qps=fast'], {}, '--qps: expected a number, got "fast"'],
+    [['--burst=0'], {}, '--burst: must be at least 1, got "0"'],
+    [['--max-concurrent-reconciles=0'], {}, '--max-concurrent-reconciles: must be at least 1, got "0"'],
+    [['--max-concurrent-reconciles=2.5'], {}, '--max-concurrent-reconciles: expected an integer, got "2.5"'],
+    [['--namespace=Bad_NS'], {}, '--namespace: expected a namespace name (DNS-1123 label), got "Bad_NS"'],
+    [
+      ['--metrics-bind-address=8080'],
+      {},
+      '--metrics-bind-address: expected [host]:port, or "0" to disable, got "8080"',
+    ],
+    [
+      ['--health-probe-bind-address=:99999'],
+      {},
+      '--health-probe-bind-address: expected [host]:port, or "0" to disable, got ":99999"',
+    ],
+    [['--log-level=trace'], {}, '--log-level: expected one of debug, info, warn, error, got "trace"'],
+    [['--log-format=yaml'], {}, '--log-format: expected one of json, text, got "yaml"'],
+    [
+      ['--leader-election-lease-duration=15'],
+      {},
+      '--leader-election-lease-duration: expected a duration like 15s, 1m30s or 500ms, got "15"',
+    ],
+    [
+      ['--leader-election-lease-duration=500ms'],
+      {},
+      '--leader-election-lease-duration: must be at least 1s, got "500ms"',
+    ],
+    [['--leader-elect'], {}, '--leader-election-id: required with --leader-elect'],
+    [
+      ['--leader-elect', '--leader-election-id=x', '--leader-election-renew-deadline=15s'],
+      {},
+      '--leader-election-renew-deadline: must be shorter than --leader-election-lease-duration (15s), got 15s',
+    ],
+    [
+      ['--leader-elect', '--leader-election-id=x', '--leader-election-retry-period=9s'],
+      {},
+      '--leader-election-retry-period: × 1.2 must be shorter than --leader-election-renew-deadline (10s), got 9s',
+    ],
+    [[], { EDGEOP_QPS: 'fast' }, '--qps (from EDGEOP_QPS): expected a number, got "fast"'],
+    [['--leader-elect=maybe'], {}, '--leader-elect: expected true or false, got "maybe"'],
+  ]
+  for (const [argv, env, error] of refused) {
+    test(`refuses ${JSON.stringify(argv)} ${JSON.stringify(env)}`, () =>
+      assert.equal(parse(argv, env), error))
+  }
+
+  test('timing checks apply only with --leader-elect', () => {
+    assert.equal(typeof parse(['--leader-election-renew-deadline=1m']), 'object')
+  })
+
+  test('the set extends by spreading, with typed values (the node agent adds --node-name, --root)', () => {
+    const AGENT_FLAGS = {
+      ...OPERATOR_FLAGS,
+      'node-name': stringFlag('The node this agent serves.'),
+      root: stringFlag('Host root mount.', { default: '/host' }),
+    }
+    const r = parseFlags(AGENT_FLAGS, ['--node-name=n1', '--qps=2'], { EDGEOP_ROOT: '/mnt' })
+    assert.ok(r.ok)
+    const nodeName: string = r.values.nodeName
+    assert.deepEqual([nodeName, r.values.root, r.values.qps], ['n1', '/mnt', 2])
+  })
+
+  test('--help text lists every flag with its default', () => {
+    const text = formatFlagsHelp(OPERATOR_FLAGS)
+    for (const name of Object.keys(OPERATOR_FLAGS)) assert.match(text, new RegExp(`^  --${name}\\b`, 'm'))
+    for (const line of [
+      '        Elect a leader through a Lease, so that only one replica reconciles. (default false; env EDGEOP_LEADER_ELECT)',
+      '  --leader-election-lease-duration duration',
+      '        How long in-flight reconciles may run after SIGTERM; 0 does not wait, negative waits forever. (default 30s; env EDGEOP_SHUTDOWN_GRACE_PERIOD)',
+      '        Address of the /metrics endpoint; "0" disables it. (default ":8080"; env EDGEOP_METRICS_BIND_ADDRESS)',
+      '  --namespace name (repeatable)',
+      '  --log-level debug|info|warn|error',
+    ]) {
+      assert.ok(text.split('\n').includes(line), line)
+    }
+  })
+})

@@ -1,0 +1,218 @@
+import assert from 'node:assert/strict'
+import { Agent, request } from 'node:http'
+import { createServer, type Socket } from 'node:net'
+import { after, describe, test } from 'node:test'
+import { HealthChecks, ping } from '../../src/controller/health-checks.ts'
+import { MetricsRegistry } from '../../src/controller/metrics-registry.ts'
+import { type OpsServer, parseBindAddress, startOpsServer } from '../../src/controller/ops-server.ts'
+
+interface Reply {
+  status: number
+  body: string
+  headers: Record<string, string | string[] | undefined>
+  socket: Socket
+}
+
+function get(
+  address: string,
+  path: string,
+  options: { method?: string; agent?: Agent } = {},
+): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `http://${address}${path}`,
+      { method: options.method ?? 'GET', agent: options.agent },
+      (res) => {
+        let body = ''
+        res.setEncoding('utf8')
+        res.on('data', (c: string) => {
+          body += c
+        })
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body, headers: res.headers, socket: req.socket! }),
+        )
+      },
+    )
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+function setup() {
+  const registry = new MetricsRegistry()
+  registry.counter({ name: 'up_total', help: 'Up.' }).inc()
+  const healthz = new HealthChecks('healthz')
+  healthz.add('ping', ping)
+  const readyz = new HealthChecks('readyz')
+  let ready = false
+  readyz.add('informers', () => {
+    if (!ready) throw new Error('configmaps: not synced')
+  })
+  return { registry, healthz, readyz, setReady: (v: boolean) => (ready = v) }
+}
+
+const servers: OpsServer[] = []
+after(async () => {
+  for (const s of servers) await s.close()
+})
+
+async function start(options: Parameters<typeof startOpsServer>[0]): Promise<OpsServer> {
+  const s = await startOpsServer(options)
+  servers.push(s)
+  return s
+}
+
+async function freePort(): Promise<number> {
+  const srv = createServer()
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))
+  const port = (srv.address() as { port: number }).port
+  await new Promise((r) => srv.close(r))
+  return port
+}
+
+describe('ops server over loopback HTTP', () => {
+  test('/metrics on the metrics address, probes on the probe address, and nothing crosses over', async () => {
+    const s = setup()
+    const ops = await start({
+      ...s,
+      metricsBindAddress: '127.0.0.1:0',
+      healthProbeBindAddress: '127.0.0.1:0',
+    })
+    assert.match(ops.metricsAddress!, /^127\.0\.0\.1:\d+$/)
+    assert.notEqual(ops.metricsAddress, ops.healthProbeAddress)
+    const m = await get(ops.metricsAddress!, '/metrics')
+    assert.equal(m.status, 200)
+    assert.equal(m.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8')
+    assert.equal(m.body, '# HELP up_total Up.\n# TYPE up_total counter\nup_total 1\n')
+    assert.equal((await get(ops.metricsAddress!, '/healthz')).status, 404)
+    assert.equal((await get(ops.healthProbeAddress!, '/metrics')).status, 404)
+    const h = await get(ops.healthProbeAddress!, '/healthz')
+    assert.deepEqual([h.status, h.body, h.headers['cache-control']], [200, 'ok', 'no-store'])
+  })
+
+  test('readiness answers 500 with the failing check, then 200 once it passes', async () => {
+    const s = setup()
+    const ops = await start({ ...s, metricsBindAddress: '0', healthProbeBindAddress: '127.0.0.1:0' })
+    const before = await get(ops.healthProbeAddress!, '/readyz?verbose')
+    assert.deepEqual(
+      [before.status, before.body],
+      [500, '[-]informers failed: configmaps: not synced\nreadyz check failed\n'],
+    )
+    s.setReady(true)
+    assert.deepEqual(
+      [
+        (await get(ops.healthProbeAddress!, '/readyz')).status,
+        (await get(ops.healthProbeAddress!, '/readyz/informers')).body,
+      ],
+      [200, 'ok'],
+    )
+    assert.equal((await get(ops.healthProbeAddress!, '/readyz/nope')).status, 404)
+    assert.equal(
+      (await get(ops.healthProbeAddress!, '/healthz?verbose')).body,
+      '[+]ping ok\nhealthz check passed\n',
+    )
+  })
+
+  test('"0" disables an address; one shared address serves all three paths', async () => {
+    const s = setup()
+    const off = await start({ ...s, metricsBindAddress: '0', healthProbeBindAddress: '' })
+    assert.deepEqual([off.metricsAddress, off.healthProbeAddress], [undefined, undefined])
+    const port = await freePort()
+    const both = await start({
+      ...s,
+      metricsBindAddress: `127.0.0.1:${port}`,
+      healthProbeBindAddress: `127.0.0.1:${port}`,
+    })
+    assert.equal(both.metricsAddress, `127.0.0.1:${port}`)
+    assert.equal(both.healthProbeAddress, both.metricsAddress)
+    assert.equal((await get(both.metricsAddress!, '/metrics')).status, 200)
+    assert.equal((await get(both.metricsAddress!, '/healthz')).status, 200)
+  })
+
+  test('only GET and HEAD are served', async () => {
+    const s = setup()
+    const ops = await start({ ...s, metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '0' })
+    const post = await get(ops.metricsAddress!, '/metrics', { method: 'POST' })
+    assert.deepEqual([post.status, post.headers.allow], [405, 'GET, HEAD'])
+    const head = await get(ops.metricsAddress!, '/metrics', { method: 'HEAD' })
+    assert.deepEqual([head.status, head.body], [200, ''])
+  })
+
+  test('close() ends keep-alive connections at once and stops accepting', async () => {
+    const s = setup()
+    const ops = await startOpsServer({
+      ...s,
+      metricsBindAddress: '127.0.0.1:0',
+      healthProbeBindAddress: '127.0.0.1:0',
+    })
+    const agent = new Agent({ keepAlive: true })
+    const first = await get(ops.metricsAddress!, '/metrics', { agent })
+    const second = await get(ops.metricsAddress!, '/metrics', { agent })
+    assert.equal(first.socket, second.socket, 'the connection was kept alive')
+    const closed = new Promise((r) => first.socket.once('close', r))
+    const t0 = performance.now()
+    await ops.close()
+    await closed
+    assert.ok(performance.now() - t0 < 1000, 'did not wait for the keep-alive timeout')
+    await assert.rejects(get(ops.metricsAddress!, '/metrics'), /ECONNREFUSED/)
+    await assert.rejects(get(ops.healthProbeAddress!, '/healthz'), /ECONNREFUSED/)
+    agent.destroy()
+  })
+
+  test('close() does not wait for a request still in progress', async () => {
+    const s = setup()
+    let release = () => {}
+    s.readyz.add('slow', () => new Promise<void>((r) => (release = r)))
+    const ops = await startOpsServer({ ...s, metricsBindAddress: '0', healthProbeBindAddress: '127.0.0.1:0' })
+    const pending = get(ops.healthProbeAddress!, '/readyz')
+    await new Promise((r) => setTimeout(r, 20)) // the request is now waiting on the check
+    const closed = await Promise.race([
+      ops.close().then(() => true),
+      new Promise<false>((r) => setTimeout(() => r(false), 2000).unref()),
+    ])
+    release()
+    assert.equal(closed, true, 'close() returned while the check was still pending')
+    await assert.rejects(pending, /socket hang up|ECONNRESET/)
+  })
+
+  test('a port in use fails with EDGEOP_ERR_CONFIG naming the address, and closes what had started', async () => {
+    const s = setup()
+    const taken = await start({ ...s, metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '0' })
+    const metricsBindAddress = `127.0.0.1:${await freePort()}`
+    const err = (await startOpsServer({
+      ...s,
+      metricsBindAddress,
+      healthProbeBindAddress: taken.metricsAddress!,
+    }).then(
+      () => assert.fail('expected EADDRINUSE'),
+      (e: unknown) => e,
+    )) as Error & { code: string }
+    assert.equal(err.code, 'EDGEOP_ERR_CONFIG')
+    assert.match(
+      err.message,
+      new RegExp(`cannot listen on ${taken.metricsAddress!.replace(/\./g, '\\.')}: .*EADDRINUSE`),
+    )
+    await assert.rejects(get(metricsBindAddress, '/metrics'), /ECONNREFUSED/, 'the metrics server was closed')
+  })
+})
+
+describe('bind addresses', () => {
+  const cases: [string, ReturnType<typeof parseBindAddress> | 'error'][] = [
+    ['0', undefined],
+    ['', undefined],
+    [':8080', { host: undefined, port: 8080 }],
+    ['127.0.0.1:9090', { host: '127.0.0.1', port: 9090 }],
+    ['[::1]:8081', { host: '::1', port: 8081 }],
+    ['localhost:0', { host: 'localhost', port: 0 }],
+    ['8080', 'error'],
+    [':http', 'error'],
+    [':70000', 'error'],
+    ['a b:80', 'error'],
+  ]
+  for (const [input, expected] of cases) {
+    test(`${JSON.stringify(input)} → ${JSON.stringify(expected) ?? 'disabled'}`, () => {
+      if (expected === 'error') assert.throws(() => parseBindAddress(input), /is not \[host\]:port or "0"/)
+      else assert.deepEqual(parseBindAddress(input), expected)
+    })
+  }
+})
