@@ -15,8 +15,8 @@ export interface Clock {
   /** Milliseconds from an arbitrary origin that never goes backwards. */
   monotonic(): number
   /**
-   * Calls `fn` once after `ms` milliseconds. The real clock's timers never keep the
-   * process alive on their own (they are `unref`ed): whoever waits holds a promise.
+   * Calls `fn` once after `ms` milliseconds. A pending timer keeps the process alive
+   * (a pending promise alone would not): components cancel their timers when they stop.
    */
   setTimer(fn: () => void, ms: number): CancelTimer
 }
@@ -27,7 +27,6 @@ export const realClock: Clock = {
   monotonic: () => performance.now(),
   setTimer(fn, ms) {
     const t = setTimeout(fn, Math.max(0, ms))
-    t.unref?.()
     return () => clearTimeout(t)
   },
 }

@@ -41,3 +41,17 @@ test('token bucket starts full, refills at qps, and queues reservations', async 
   assert.equal(Math.round(bucket.tokens()), 10, 'never more than burst')
   assert.throws(() => new TokenBucket({ qps: 0, burst: 1 }), /qps must be > 0/)
 })
+
+test('a pending sleep on the real clock keeps the process alive until it resolves', async () => {
+  const { execFile } = await import('node:child_process')
+  const code = "import { sleep } from './src/core/clock.ts'; await sleep(200); process.stdout.write('woke')"
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile(
+      process.execPath,
+      ['--input-type=module', '-e', code],
+      { cwd: new URL('../..', import.meta.url).pathname },
+      (err, stdout) => (err ? reject(err) : resolve(stdout)),
+    ),
+  )
+  assert.equal(out, 'woke')
+})
