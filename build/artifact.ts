@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import * as esbuild from 'esbuild'
@@ -27,6 +28,49 @@ const NO_SIMD_FALLBACK: esbuild.Plugin = {
         "throw new Error('edgeop: this build parses HTTP/1.1 with WebAssembly SIMD; this CPU has none (use HTTP/2 or a full undici build)')",
       loader: 'js',
     }))
+  },
+}
+
+/**
+ * undici's WHATWG layer (FormData, webidl, fetch body mixins: ~38 KB) is reached from the
+ * pool only through lazy requires for FormData request bodies. edgeop sends strings only,
+ * so those three entry points are replaced: nothing is FormData, and extracting a
+ * FormData body fails loudly instead of silently.
+ */
+const NO_FORMDATA: esbuild.Plugin = {
+  name: 'undici-no-formdata',
+  setup(b) {
+    b.onLoad({ filter: /undici[\\/]lib[\\/]web[\\/]fetch[\\/]formdata\.js$/ }, () => ({
+      contents: 'module.exports = {}',
+      loader: 'js',
+    }))
+    b.onLoad({ filter: /undici[\\/]lib[\\/]web[\\/]webidl[\\/]index\.js$/ }, () => ({
+      contents: 'module.exports = { webidl: { is: { FormData: () => false } } }',
+      loader: 'js',
+    }))
+    b.onLoad({ filter: /undici[\\/]lib[\\/]web[\\/]fetch[\\/]body\.js$/ }, () => ({
+      contents:
+        "module.exports = { extractBody () { throw new Error('edgeop: FormData request bodies are not supported') } }",
+      loader: 'js',
+    }))
+  },
+}
+
+/**
+ * undici's HTTP/1.1 client reads only `ERROR` and `TYPE` from llhttp's constants module;
+ * the rest (17 KB of parser-generator tables) is dead weight. The replacement is the two
+ * objects serialised from the real module at build time, so they cannot drift.
+ */
+const LLHTTP_CONSTANTS: esbuild.Plugin = {
+  name: 'llhttp-constants-used-only',
+  setup(b) {
+    b.onLoad({ filter: /undici[\\/]lib[\\/]llhttp[\\/]constants\.js$/ }, (args) => {
+      const real = createRequire(import.meta.url)(args.path) as { ERROR: object; TYPE: object }
+      return {
+        contents: `module.exports = ${JSON.stringify({ ERROR: real.ERROR, TYPE: real.TYPE })}`,
+        loader: 'js',
+      }
+    })
   },
 }
 
@@ -48,7 +92,7 @@ export async function buildArtifact(): Promise<esbuild.Metafile> {
     banner: {
       js: `/* edgeop ${pkg.version} — bundles undici and zod (MIT); notices: dist/THIRD-PARTY-NOTICES */`,
     },
-    plugins: [NO_SIMD_FALLBACK],
+    plugins: [NO_SIMD_FALLBACK, NO_FORMDATA, LLHTTP_CONSTANTS],
     logLevel: 'warning',
   })
   await writeFile(METAFILE, JSON.stringify(result.metafile))

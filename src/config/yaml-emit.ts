@@ -9,6 +9,7 @@
 /** Plain scalars that a YAML 1.1 or 1.2 parser would read as something other than a string. */
 const AMBIGUOUS =
   /^(?:[-+]?(?:\d[\d_]*(?:\.\d*)?(?:e[-+]?\d+)?|\.\d+|0x[\da-f]+|0o?[0-7]+|0b[01]+|\.inf|\.nan)|~|null|true|false|yes|no|on|off|y|n)$/i
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters must be quoted (YAML forbids them in plain scalars).
 const NEEDS_QUOTES = /^[\s\-?:,[\]{}#&*!|>'"%@`]|[\s]$|: |\s#|[\u0000-\u001f\u007f]|^$/
 
 /** Serialises a JSON value as YAML (2-space indent, sequences not indented under keys). */

@@ -83,7 +83,10 @@ async function appWhere(
 ): Promise<AppService> {
   let last: AppService | undefined
   await eventually(
-    async () => pred((last = await apps().get(name))),
+    async () => {
+      last = await apps().get(name)
+      return pred(last)
+    },
     timeoutMs,
     `${what} (last status: ${JSON.stringify(last?.status)})`,
   )

@@ -67,7 +67,7 @@ test('(2) etcd compacted while disconnected: the watch gets 410, the informer re
   )
   assert.ok(w.deletes.includes(`${ns}/remove`), 'the deletion during the gap was delivered')
   assert.ok(!w.informer.store.get(`${ns}/flash`), 'created and deleted during the gap: absent')
-  assert.equal((w.informer.store.get(`${ns}/change`)?.data as { v: string }).v, '2')
+  assert.deepEqual(w.informer.store.get(`${ns}/change`)?.data, { v: '2' })
 })
 
 test('(5) apiserver restart: the informer recovers and misses nothing', async () => {

@@ -1,0 +1,122 @@
+/**
+ * @module build/image — `npm run build:image`: OCI images without a Docker engine.
+ *
+ * Two single-layer images in the OCI layout dist/image/ (tags `node` and `sea`), each a
+ * distroless-style root filesystem: the dynamic-library closure of the Node 24 binary
+ * (`ldd`), /etc/passwd and /etc/group with the nonroot user 65532, a sticky /tmp, and
+ * - `node`: a stripped Node 24 at /nodejs/bin/node plus /app/edgeop.cjs;
+ * - `sea`:  the single executable at /app/edgeop.
+ * No shell, no package manager. Built with Debian's umoci and inspected with skopeo
+ * (edge-facts §3.2). deploy/Dockerfile and deploy/Dockerfile.sea are the same images for
+ * machines with Docker and registry access (distroless Node 24 and cc bases).
+ */
+import { execFileSync } from 'node:child_process'
+import { chmod, copyFile, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { ROOT } from './artifact.ts'
+
+export const LAYOUT = join(ROOT, 'dist/image')
+/** distroless's nonroot uid/gid. */
+export const NONROOT = 65532
+
+const run = (cmd: string, args: string[]): string => execFileSync(cmd, args, { encoding: 'utf8' })
+
+/** Shared libraries a binary loads, as ldd reports them (path as named, not resolved). */
+function libraryClosure(binary: string): string[] {
+  const out = run('ldd', [binary])
+  return [...out.matchAll(/(?:=>\s*)?(\/[^\s]+)\s+\(0x/g)].map((m) => m[1]!)
+}
+
+async function stageBase(stage: string, binary: string): Promise<void> {
+  for (const lib of libraryClosure(binary)) {
+    await mkdir(join(stage, dirname(lib)), { recursive: true })
+    await copyFile(await realpath(lib), join(stage, lib))
+  }
+  await mkdir(join(stage, 'etc'), { recursive: true })
+  await writeFile(
+    join(stage, 'etc/passwd'),
+    `root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:${NONROOT}:${NONROOT}:nonroot:/home/nonroot:/sbin/nologin\n`,
+  )
+  await writeFile(join(stage, 'etc/group'), `root:x:0:\nnonroot:x:${NONROOT}:\n`)
+  await mkdir(join(stage, 'tmp'), { recursive: true })
+  await chmod(join(stage, 'tmp'), 0o1777)
+  await mkdir(join(stage, 'home/nonroot'), { recursive: true })
+  await mkdir(join(stage, 'app'), { recursive: true })
+}
+
+/** Builds one variant into the layout; returns its tag. */
+async function buildVariant(tag: 'node' | 'sea'): Promise<string> {
+  const stage = await mkdtemp(join(tmpdir(), `edgeop-image-${tag}-`))
+  try {
+    if (tag === 'node') {
+      await stageBase(stage, process.execPath)
+      await mkdir(join(stage, 'nodejs/bin'), { recursive: true })
+      await copyFile(process.execPath, join(stage, 'nodejs/bin/node'))
+      run('strip', [join(stage, 'nodejs/bin/node')])
+      await copyFile(join(ROOT, 'dist/edgeop.cjs'), join(stage, 'app/edgeop.cjs'))
+    } else {
+      const sea = join(ROOT, 'dist/edgeop')
+      await stageBase(stage, sea)
+      await copyFile(sea, join(stage, 'app/edgeop'))
+      await chmod(join(stage, 'app/edgeop'), 0o755)
+    }
+    await copyFile(join(ROOT, 'dist/THIRD-PARTY-NOTICES'), join(stage, 'app/THIRD-PARTY-NOTICES'))
+    const ref = `${LAYOUT}:${tag}`
+    run('umoci', ['new', '--image', ref])
+    run('umoci', ['insert', '--image', ref, stage, '/'])
+    const entrypoint = tag === 'node' ? ['/nodejs/bin/node', '/app/edgeop.cjs'] : ['/app/edgeop']
+    run('umoci', [
+      'config',
+      '--image',
+      ref,
+      `--config.user=${NONROOT}:${NONROOT}`,
+      '--config.workingdir=/app',
+      ...entrypoint.map((e) => `--config.entrypoint=${e}`),
+      '--config.cmd=run',
+      '--config.env=NODE_ENV=production',
+      `--config.label=org.opencontainers.image.version=${JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')).version}`,
+      '--config.label=org.opencontainers.image.title=edgeop',
+    ])
+    return tag
+  } finally {
+    await rm(stage, { recursive: true, force: true })
+  }
+}
+
+/** Builds both images (the SEA variant only if dist/edgeop exists). */
+export async function buildImages(): Promise<string[]> {
+  await rm(LAYOUT, { recursive: true, force: true })
+  run('umoci', ['init', '--layout', LAYOUT])
+  const tags = [await buildVariant('node')]
+  const hasSea = await readFile(join(ROOT, 'dist/edgeop')).then(
+    () => true,
+    () => false,
+  )
+  if (hasSea) tags.push(await buildVariant('sea'))
+  run('umoci', ['gc', '--layout', LAYOUT])
+  return tags
+}
+
+/** The image config and compressed layer bytes of one tag (via skopeo). */
+export function inspectImage(tag: string): {
+  config: { User?: string; Entrypoint?: string[]; Cmd?: string[]; Env?: string[] }
+  layerBytes: number
+} {
+  const config = JSON.parse(run('skopeo', ['inspect', '--config', `oci:${LAYOUT}:${tag}`])) as {
+    config: Record<string, unknown>
+  }
+  const manifest = JSON.parse(run('skopeo', ['inspect', '--raw', `oci:${LAYOUT}:${tag}`])) as {
+    layers: { size: number }[]
+  }
+  return { config: config.config as never, layerBytes: manifest.layers.reduce((n, l) => n + l.size, 0) }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  for (const tag of await buildImages()) {
+    const { config, layerBytes } = inspectImage(tag)
+    process.stdout.write(
+      `dist/image:${tag}: ${layerBytes} bytes compressed, user ${config.User}, entrypoint ${JSON.stringify(config.Entrypoint)}\n`,
+    )
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * @module manager — runs informers, controllers, leader election, metrics and probes as one process.
+ *
+ * The lifecycle is controller-runtime's (`pkg/manager`):
+ * - caches start on every replica, so a standby takes over with warm caches;
+ * - controllers run only while this replica leads (or always, without leader election:
+ *   node agents are each their own shard);
+ * - on shutdown: controllers stop taking work and in-flight reconciles get the grace
+ *   period; then the Lease is released (when held), then informers and the probe/metrics
+ *   servers stop;
+ * - when leadership is *lost* (renewal failed for the renew deadline), `run` rejects with
+ *   `EDGEOP_ERR_LEADER`; the binary exits non-zero so the pod restarts clean.
+ */
+import { randomBytes } from 'node:crypto'
+import { hostname } from 'node:os'
+import { InformerFactory } from '../cache/factory.ts'
+import type { KubeClient } from '../client/kube-client.ts'
+import { CORE_TYPES } from '../client/resource.ts'
+import { errorMessage } from '../core/errors.ts'
+import { type Logger, noopLogger } from '../core/log.ts'
+import type { Lease } from '../core/types.ts'
+import { LeaderElector } from '../leader/elector.ts'
+import { LeaseLock } from '../leader/lease-lock.ts'
+import type { Controller } from './controller.ts'
+import {
+  eventLoopCheck,
+  HealthChecks,
+  informersCheck,
+  leaderCheck,
+  monitorEventLoopLag,
+  ping,
+} from './health-checks.ts'
+import { MetricsRegistry } from './metrics-registry.ts'
+import { startOpsServer } from './ops-server.ts'
+import {
+  informerMetrics,
+  leaderElectionMetrics,
+  processMetrics,
+  reconcileMetrics,
+  workqueueMetrics,
+} from './runtime-metrics.ts'
+import { DEFAULT_SHUTDOWN_GRACE_PERIOD_MS, withGracePeriod } from './shutdown.ts'
+
+/** How long to wait for caches before giving up at start: 2 min (controller-runtime `CacheSyncTimeout`). */
+export const DEFAULT_CACHE_SYNC_TIMEOUT_MS = 120_000
+
+/** Leader election settings. */
+export interface LeaderElectionOptions {
+  /** Lease name (`--leader-election-id`). */
+  name: string
+  namespace: string
+  /** Default `<hostname>_<random>` (client-go convention). */
+  identity?: string
+  leaseDurationMs?: number
+  renewDeadlineMs?: number
+  retryPeriodMs?: number
+}
+
+/** Options of {@link Manager}. */
+export interface ManagerOptions {
+  client: KubeClient
+  /** The registry metrics go to; pass the one the client's request observer writes to. */
+  registry?: MetricsRegistry
+  logger?: Logger
+  /** `"0"` disables; default `:8080`. */
+  metricsBindAddress?: string
+  /** `"0"` disables; default `:8081`. */
+  healthProbeBindAddress?: string
+  leaderElection?: LeaderElectionOptions
+  shutdownGracePeriodMs?: number
+  cacheSyncTimeoutMs?: number
+}
+
+/**
+ * The process-wide runtime. Build controllers with {@link controllerHooks} (metrics wired),
+ * register them with {@link add}, then {@link run}.
+ */
+export class Manager {
+  readonly client: KubeClient
+  readonly factory: InformerFactory
+  readonly registry: MetricsRegistry
+  readonly healthz = new HealthChecks('healthz')
+  readonly readyz = new HealthChecks('readyz')
+  readonly elector: LeaderElector | undefined
+  readonly #o: ManagerOptions
+  readonly #log: Logger
+  readonly #controllers: Controller[] = []
+  readonly #onStop: (() => Promise<void> | void)[] = []
+
+  constructor(options: ManagerOptions) {
+    this.#o = options
+    this.client = options.client
+    this.registry = options.registry ?? new MetricsRegistry()
+    this.#log = options.logger ?? noopLogger
+    this.factory = new InformerFactory(options.client, { logger: this.#log })
+    const le = options.leaderElection
+    if (le) {
+      const identity =
+        le.identity ?? `${process.env.HOSTNAME || hostname()}_${randomBytes(4).toString('hex')}`
+      const lock = new LeaseLock(
+        {
+          get: (name, o) => options.client.resource<Lease>(CORE_TYPES.leases, le.namespace).get(name, o),
+          create: (lease, o) =>
+            options.client.resource<Lease>(CORE_TYPES.leases, le.namespace).create(lease, o),
+          update: (lease, o) =>
+            options.client.resource<Lease>(CORE_TYPES.leases, le.namespace).update(lease, o),
+        },
+        { namespace: le.namespace, name: le.name, identity },
+      )
+      this.elector = new LeaderElector({
+        lock,
+        releaseOnCancel: true,
+        logger: this.#log,
+        onNewLeader: (id) => this.#log.info('leader observed', { leader: id || '(none)' }),
+        ...(le.leaseDurationMs === undefined ? {} : { leaseDurationMs: le.leaseDurationMs }),
+        ...(le.renewDeadlineMs === undefined ? {} : { renewDeadlineMs: le.renewDeadlineMs }),
+        ...(le.retryPeriodMs === undefined ? {} : { retryPeriodMs: le.retryPeriodMs }),
+      })
+      leaderElectionMetrics(this.registry, le.name, () => this.elector?.isLeader() ?? false)
+      this.readyz.add('leader-election', leaderCheck(this.elector))
+    }
+    const lag = monitorEventLoopLag()
+    this.#onStop.push(() => lag.stop())
+    this.healthz.add('ping', ping)
+    this.healthz.add('event-loop', eventLoopCheck(lag))
+    this.readyz.add(
+      'informers',
+      informersCheck(() => this.factory.informers),
+    )
+    processMetrics(this.registry, { eventLoop: lag })
+    informerMetrics(this.registry, () => this.factory.informers)
+  }
+
+  /** Metrics hooks for a controller named `name`: pass them to its options. */
+  controllerHooks(name: string, maxConcurrentReconciles = 1) {
+    return {
+      observer: reconcileMetrics(this.registry, name, maxConcurrentReconciles),
+      queueMetrics: workqueueMetrics(this.registry, name),
+    }
+  }
+
+  /** Registers a controller to run while leading (or always, without leader election). */
+  add(controller: Controller): void {
+    this.#controllers.push(controller)
+  }
+
+  /** Runs `fn` when the manager stops (after controllers and informers), e.g. flushing events. */
+  onStop(fn: () => Promise<void> | void): void {
+    this.#onStop.push(fn)
+  }
+
+  /**
+   * Runs until `signal` aborts (resolves) or leadership is lost (rejects with
+   * `EDGEOP_ERR_LEADER`). Start-up failures (a port in use, caches that never sync) reject.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    const informers = new AbortController()
+    const ops = await startOpsServer({
+      registry: this.registry,
+      healthz: this.healthz,
+      readyz: this.readyz,
+      ...(this.#o.metricsBindAddress === undefined ? {} : { metricsBindAddress: this.#o.metricsBindAddress }),
+      ...(this.#o.healthProbeBindAddress === undefined
+        ? {}
+        : { healthProbeBindAddress: this.#o.healthProbeBindAddress }),
+    })
+    this.#log.info('serving', {
+      metrics: ops.metricsAddress ?? 'off',
+      probes: ops.healthProbeAddress ?? 'off',
+    })
+    try {
+      this.factory.start(informers.signal)
+      for (const i of this.factory.informers) this.#log.info('watching', { informer: i.describe })
+      await this.factory.waitForSync(this.#o.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS, signal)
+      if (signal.aborted) return
+      this.#log.info('caches synced', { informers: this.factory.informers.length })
+      const runControllers = (s: AbortSignal): Promise<void> => {
+        const all = Promise.all(this.#controllers.map((c) => c.run(s))).then(() => undefined)
+        return new Promise<void>((resolve, reject) => {
+          // On abort, in-flight reconciles get the grace period (controller-runtime GracefulShutdownTimeout).
+          s.addEventListener(
+            'abort',
+            () =>
+              void withGracePeriod(
+                all,
+                this.#o.shutdownGracePeriodMs ?? DEFAULT_SHUTDOWN_GRACE_PERIOD_MS,
+              ).then(resolve, reject),
+            { once: true },
+          )
+          all.then(resolve, reject)
+        })
+      }
+      if (this.elector) {
+        this.#log.info('waiting for leadership', {
+          lease: `${this.#o.leaderElection!.namespace}/${this.#o.leaderElection!.name}`,
+          identity: this.elector.identity,
+        })
+        await this.elector.run(
+          {
+            onStartedLeading: (s) => {
+              this.#log.info('leading: starting controllers')
+              return runControllers(s)
+            },
+            onStoppedLeading: () => this.#log.info('stopped leading'),
+          },
+          signal,
+        )
+      } else {
+        await runControllers(signal)
+      }
+    } finally {
+      informers.abort()
+      await this.factory.stopped()
+      for (const fn of this.#onStop) {
+        try {
+          await fn()
+        } catch (err) {
+          this.#log.warn('stop hook failed', { error: errorMessage(err) })
+        }
+      }
+      await ops.close()
+      this.#log.info('stopped')
+    }
+  }
+}
