@@ -10,12 +10,14 @@ import {
 import { CORE_TYPES, type KubeClient } from '../../client/index.ts'
 import {
   Controller,
+  type ControllerObserver,
   type EventRecorder,
   generationChanged,
   mergeSources,
   type Predicate,
 } from '../../controller/index.ts'
 import type { Clock, KubeObject, Logger } from '../../core/index.ts'
+import type { QueueMetrics } from '../../queue/index.ts'
 import { APPSERVICES, type AppService, GROUP, KIND } from './api.ts'
 import type { DatabaseApi } from './database-api.ts'
 import { CHILD_SELECTOR } from './desired.ts'
@@ -32,6 +34,9 @@ export interface AppServiceOperatorOptions {
   maxConcurrentReconciles?: number
   logger?: Logger
   clock?: Clock
+  /** Metrics hooks (e.g. from `Manager.controllerHooks`). */
+  observer?: ControllerObserver
+  queueMetrics?: QueueMetrics
 }
 
 /** Spec changes and deletion wake the controller; our own status and finalizer writes do not. */
@@ -76,6 +81,8 @@ export function appServiceController(o: AppServiceOperatorOptions): Controller<A
     maxConcurrentReconciles: o.maxConcurrentReconciles ?? 1,
     ...(o.logger ? { logger: o.logger } : {}),
     ...(o.clock ? { clock: o.clock } : {}),
+    ...(o.observer ? { observer: o.observer } : {}),
+    ...(o.queueMetrics ? { queueMetrics: o.queueMetrics } : {}),
     reconcile: appServiceReconciler({
       getAppService: (key) => appIn(key.slice(0, key.indexOf('/')))?.store.get(key),
       getDeployment: (ns, name) => depIn(ns)?.store.get(`${ns}/${name}`),
