@@ -1,0 +1,54 @@
+/**
+ * @module options — what a `LeaderElector` is configured with, and what its `run` calls.
+ */
+import type { Clock } from '../core/clock.ts'
+import type { Logger } from '../core/log.ts'
+import type { ResourceLock } from './lock.ts'
+import type { ElectionTiming } from './timing.ts'
+
+/** Options of `LeaderElector`. Timing fields default as in `timing.ts` (15 s / 10 s / 2 s / 1.2). */
+export interface LeaderElectorOptions extends Partial<ElectionTiming> {
+  /** Where the record lives, and who we are. */
+  lock: ResourceLock
+  /**
+   * On a clean stop, hand the lease over at once by writing a released record (empty holder, 1 s)
+   * instead of letting it expire. Only done after the leader's work has settled. Default false, as
+   * controller-runtime's `LeaderElectionReleaseOnCancel`.
+   */
+  releaseOnCancel?: boolean
+  /**
+   * How long to wait, after the leader's signal aborted, for the promise returned by
+   * `onStartedLeading` to settle before giving up on releasing. Default
+   * `leaseDurationMs − renewDeadlineMs`: the margin the timing leaves before others could start.
+   */
+  stopGraceMs?: number
+  /**
+   * Called (synchronously, errors logged) whenever the observed holder differs from the last one
+   * reported, including the first holder seen, our own identity, and `''` after a release (client-go
+   * `OnNewLeader`).
+   */
+  onNewLeader?: (identity: string) => void
+  clock?: Clock
+  /** Randomness in [0, 1) for the acquire jitter. */
+  random?: () => number
+  logger?: Logger
+  /**
+   * Keep the Node process alive while `run` is in progress. The real clock's timers are unref'ed, so
+   * a follower sleeping between attempts would otherwise let the process exit. Default: true on the
+   * real clock, false on any injected clock.
+   */
+  keepAlive?: boolean
+}
+
+/** What `LeaderElector.run` calls. Both are required, as in client-go. */
+export interface LeaderCallbacks {
+  /**
+   * Called once leadership is acquired, after `onNewLeader(identity)`. `signal` aborts the moment
+   * leadership ends: with an `EDGEOP_ERR_LEADER` reason when it was lost, `EDGEOP_ERR_ABORTED` on a
+   * clean stop. If it returns a promise, that is "the leader's work": the elector waits for it
+   * (up to `stopGraceMs`) before releasing the lease.
+   */
+  onStartedLeading(signal: AbortSignal): unknown
+  /** Called once when `run` ends, whether or not this process ever led (client-go). */
+  onStoppedLeading(): void
+}
