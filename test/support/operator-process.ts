@@ -1,0 +1,113 @@
+/**
+ * @module operator-process — runs the built artifact (dist/edgeop.cjs) as a separate
+ * process and reads its JSON logs, metrics and probes.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { join } from 'node:path'
+
+export const ARTIFACT = join(import.meta.dirname, '../../dist/edgeop.cjs')
+
+/** One JSON log line. */
+export type LogLine = { ts?: string; level?: string; msg?: string; [k: string]: unknown }
+
+/** A running operator process. */
+export interface OperatorProcess {
+  readonly name: string
+  readonly child: ChildProcess
+  readonly logs: LogLine[]
+  metricsUrl: string
+  probesUrl: string
+  readonly exited: Promise<number | null>
+  /** Resolves with the first log line matching `pred` (already seen or future). */
+  waitForLog(pred: (l: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>
+  /** The value of one metric sample (first match), or undefined. */
+  metric(name: string, labels?: Record<string, string>): Promise<number | undefined>
+  ready(): Promise<number>
+  kill(signal: NodeJS.Signals): void
+}
+
+/** Starts `node dist/edgeop.cjs <args>` with JSON logs and ephemeral metrics/probe ports. */
+export async function startOperator(
+  name: string,
+  args: string[],
+  startTimeoutMs = 60_000,
+): Promise<OperatorProcess> {
+  const child = spawn(
+    process.execPath,
+    [
+      ARTIFACT,
+      ...args,
+      '--log-format=json',
+      '--metrics-bind-address=127.0.0.1:0',
+      '--health-probe-bind-address=127.0.0.1:0',
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
+  const logs: LogLine[] = []
+  const waiters: { pred: (l: LogLine) => boolean; resolve: (l: LogLine) => void }[] = []
+  let buf = ''
+  const onData = (d: Buffer): void => {
+    buf += d.toString()
+    let i = buf.indexOf('\n')
+    while (i >= 0) {
+      const line = buf.slice(0, i)
+      buf = buf.slice(i + 1)
+      i = buf.indexOf('\n')
+      let parsed: LogLine
+      try {
+        parsed = JSON.parse(line) as LogLine
+      } catch {
+        parsed = { msg: line, level: 'raw' }
+      }
+      logs.push(parsed)
+      for (const w of [...waiters])
+        if (w.pred(parsed)) {
+          waiters.splice(waiters.indexOf(w), 1)
+          w.resolve(parsed)
+        }
+    }
+  }
+  child.stdout!.on('data', onData)
+  child.stderr!.on('data', onData)
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const waitForLog = (pred: (l: LogLine) => boolean, timeoutMs = 60_000): Promise<LogLine> => {
+    const seen = logs.find(pred)
+    if (seen) return Promise.resolve(seen)
+    return new Promise((resolve, reject) => {
+      const t = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `${name}: no matching log line within ${timeoutMs} ms; last lines: ${JSON.stringify(logs.slice(-5))}`,
+            ),
+          ),
+        timeoutMs,
+      )
+      waiters.push({ pred, resolve: (l) => (clearTimeout(t), resolve(l)) })
+    })
+  }
+  const serving = await waitForLog((l) => l.msg === 'serving', startTimeoutMs)
+  const p: OperatorProcess = {
+    name,
+    child,
+    logs,
+    metricsUrl: `http://${serving.metrics}/metrics`,
+    probesUrl: `http://${serving.probes}`,
+    exited,
+    waitForLog,
+    async metric(metricName, labels = {}) {
+      const text = await fetch(p.metricsUrl).then((r) => r.text())
+      for (const line of text.split('\n')) {
+        if (!line.startsWith(`${metricName}{`) && !line.startsWith(`${metricName} `)) continue
+        if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`)))
+          return Number(line.slice(line.lastIndexOf(' ') + 1))
+      }
+      return undefined
+    },
+    ready: () => fetch(`${p.probesUrl}/readyz`).then((r) => r.status),
+    kill: (signal) => void child.kill(signal),
+  }
+  return p
+}
