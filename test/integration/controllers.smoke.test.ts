@@ -1,0 +1,129 @@
+/**
+ * Smoke test of the optional controllers (kube-controller-manager, kube-scheduler, kwok):
+ * a Deployment really gets a ReplicaSet and Ready Pods on the fake node, a Job
+ * completes, and garbage collection and namespace deletion work. Shared lease.
+ */
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import { setTimeout as delay } from 'node:timers/promises'
+import { Agent, type Dispatcher, request } from 'undici'
+import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
+
+/** Controllers react within a second or two; generous for a loaded 2-core machine. */
+const CONVERGE_TIMEOUT_MS = 60_000
+
+// biome-ignore lint/suspicious/noExplicitAny: raw JSON of the API, asserted field by field
+type Json = any
+
+let env: TestEnv
+let admin: Agent
+let ns: string
+
+async function api(
+  method: Dispatcher.HttpMethod,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: Json }> {
+  const res = await request(`${env.server}${path}`, {
+    method,
+    dispatcher: admin,
+    headers: {
+      accept: 'application/json',
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await res.body.text()
+  return { status: res.statusCode, json: text === '' ? undefined : JSON.parse(text) }
+}
+
+/** Polls `check` until it returns a value other than undefined. */
+async function eventually<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + CONVERGE_TIMEOUT_MS
+  for (;;) {
+    const value = await check()
+    if (value !== undefined) return value
+    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`)
+    await delay(250)
+  }
+}
+
+before(async () => {
+  env = await getTestEnv()
+  admin = new Agent({ connect: { ca: env.caPem, cert: env.admin.certPem, key: env.admin.keyPem } })
+  await env.startControllers()
+  ns = await env.createNamespace('controllers')
+})
+
+after(async () => {
+  await admin?.destroy()
+})
+
+const labels = { app: 'smoke' }
+const podSpec = { containers: [{ name: 'app', image: 'registry.invalid/app:1' }] }
+
+test('a Deployment gets a ReplicaSet and Ready Pods on the fake node; deleting it collects them', async () => {
+  const deployment = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web' },
+    spec: {
+      replicas: 2,
+      selector: { matchLabels: labels },
+      template: { metadata: { labels }, spec: podSpec },
+    },
+  }
+  assert.equal((await api('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, deployment)).status, 201)
+  await eventually('2 ready replicas', async () => {
+    const d = await api('GET', `/apis/apps/v1/namespaces/${ns}/deployments/web`)
+    return d.json.status?.readyReplicas === 2 ? true : undefined
+  })
+  const rs = await api('GET', `/apis/apps/v1/namespaces/${ns}/replicasets`)
+  assert.equal(rs.json.items.length, 1)
+  const pods = await api('GET', `/api/v1/namespaces/${ns}/pods`)
+  assert.equal(pods.json.items.length, 2)
+  for (const pod of pods.json.items) {
+    assert.equal(pod.spec.nodeName, 'kwok-node-0')
+    assert.equal(pod.status.phase, 'Running')
+    assert.ok(pod.status.podIP, 'has a pod IP')
+  }
+
+  assert.equal(
+    (
+      await api('DELETE', `/apis/apps/v1/namespaces/${ns}/deployments/web`, {
+        propagationPolicy: 'Background',
+      })
+    ).status,
+    200,
+  )
+  await eventually('pods garbage-collected', async () => {
+    const left = await api('GET', `/api/v1/namespaces/${ns}/pods`)
+    return left.json.items.length === 0 ? true : undefined
+  })
+})
+
+test('a Job completes', async () => {
+  const job = {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: 'once' },
+    spec: { template: { spec: { ...podSpec, restartPolicy: 'Never' } } },
+  }
+  assert.equal((await api('POST', `/apis/batch/v1/namespaces/${ns}/jobs`, job)).status, 201)
+  await eventually('Job succeeded', async () => {
+    const j = await api('GET', `/apis/batch/v1/namespaces/${ns}/jobs/once`)
+    return j.json.status?.succeeded === 1 ? true : undefined
+  })
+})
+
+test('a namespace can be deleted', async () => {
+  const doomed = await env.createNamespace('doomed')
+  assert.equal(
+    (await api('POST', `/api/v1/namespaces/${doomed}/configmaps`, { metadata: { name: 'x' } })).status,
+    201,
+  )
+  assert.equal((await api('DELETE', `/api/v1/namespaces/${doomed}`)).status, 200)
+  await eventually('namespace gone', async () =>
+    (await api('GET', `/api/v1/namespaces/${doomed}`)).status === 404 ? true : undefined,
+  )
+})
