@@ -1,0 +1,125 @@
+/**
+ * @module agent — the per-node NodeConfig agent: two informers, one key, one reconciler.
+ *
+ * `edgeop agent --node-name=$NODE_NAME --root=/var/lib/edgeop/files` runs one of these
+ * on every node, without leader election: each node is its own shard. It watches every
+ * NodeConfig (they are cluster-scoped and few) and only its own Node, through the field
+ * selector `metadata.name=<node>` — never all Nodes, never Pods.
+ */
+import type { InformerFactory } from '../../cache/index.ts'
+import { CORE_TYPES, type KubeClient } from '../../client/index.ts'
+import {
+  Controller,
+  type ControllerObserver,
+  labelsChanged,
+  type Predicate,
+  type Request,
+} from '../../controller/index.ts'
+import { type Clock, EdgeopError, type KubeObject, type Logger } from '../../core/index.ts'
+import type { QueueMetrics } from '../../queue/index.ts'
+import { NODECONFIGS, type NodeConfig } from './api.ts'
+import { FileStore } from './file-store.ts'
+import { type EventSink, nodeConfigReconciler } from './reconcile.ts'
+import { keepOwnEntry } from './status.ts'
+
+/** The root on a node unless `--root` says otherwise (FHS: variable state of a package). */
+export const DEFAULT_AGENT_ROOT = '/var/lib/edgeop/files'
+/** The controller's name (logs, metrics). */
+export const AGENT_CONTROLLER_NAME = 'nodeconfig-agent'
+
+/** Node names are DNS-1123 subdomains. */
+const NODE_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/
+
+/** Options of {@link nodeConfigAgent}. */
+export interface NodeConfigAgentOptions {
+  client: KubeClient
+  factory: InformerFactory
+  /** This node's name (`spec.nodeName` through the downward API in a DaemonSet). */
+  nodeName: string
+  /** Directory that holds the managed files; created if missing. */
+  root: string
+  /** Events about NodeConfigs (an `EventRecorder`); none when omitted. */
+  recorder?: EventSink
+  /** Drift check interval; default `DEFAULT_RECHECK_INTERVAL_MS` (30 s). */
+  recheckIntervalMs?: number
+  logger?: Logger
+  clock?: Clock
+  /** Metrics hooks (e.g. from `Manager.controllerHooks`). */
+  observer?: ControllerObserver
+  queueMetrics?: QueueMetrics
+}
+
+/**
+ * Spec edits and deletion wake the agent; status writes — every other agent's included —
+ * do not, or N agents would wake each other N² times per change.
+ */
+const specOrDeletion: Predicate<NodeConfig> = {
+  update: (a, b) =>
+    a.metadata.generation !== b.metadata.generation ||
+    a.metadata.uid !== b.metadata.uid ||
+    (!a.metadata.deletionTimestamp && !!b.metadata.deletionTimestamp),
+}
+
+/** Keeps only what the agent reads of its Node: name, uid, labels. */
+function nodeLabelsOnly(node: KubeObject): KubeObject {
+  const { name, uid, resourceVersion, labels } = node.metadata
+  return { apiVersion: 'v1', kind: 'Node', metadata: { name, uid, resourceVersion, labels } }
+}
+
+/**
+ * Builds the agent's controller and registers its two informers with `factory` (start
+ * the factory after, then `controller.run(signal)`; no leader election). The node's key
+ * is enqueued at once, so the first pass — including garbage collection of files whose
+ * NodeConfigs vanished while the agent was down — runs as soon as the caches have synced.
+ *
+ * @example
+ * const factory = new InformerFactory(client)
+ * const agent = nodeConfigAgent({ client, factory, nodeName: process.env.NODE_NAME!, root: DEFAULT_AGENT_ROOT })
+ * factory.start(signal)
+ * await agent.run(signal)
+ */
+export function nodeConfigAgent(o: NodeConfigAgentOptions): Controller<KubeObject> {
+  if (!NODE_NAME.test(o.nodeName))
+    throw new EdgeopError(
+      'EDGEOP_ERR_INVALID',
+      `--node-name: ${JSON.stringify(o.nodeName)} is not a node name`,
+      {
+        step: 'configure agent',
+      },
+    )
+  if (o.root === '')
+    throw new EdgeopError('EDGEOP_ERR_INVALID', '--root: a directory is required', {
+      step: 'configure agent',
+    })
+  const nodes = o.factory.informer(
+    { type: CORE_TYPES.nodes, fieldSelector: `metadata.name=${o.nodeName}`, metadataOnly: true },
+    { transform: nodeLabelsOnly },
+  )
+  const configs = o.factory.informer<NodeConfig>(
+    { type: NODECONFIGS },
+    { transform: keepOwnEntry(o.nodeName) },
+  )
+  const key: Request = { namespace: undefined, name: o.nodeName }
+  const controller = new Controller<KubeObject>({
+    name: AGENT_CONTROLLER_NAME,
+    for: { source: nodes, kind: 'Node', group: '', namespaced: false, predicates: [labelsChanged] },
+    watches: [{ source: configs, map: () => [key], predicates: [specOrDeletion as Predicate] }],
+    maxConcurrentReconciles: 1,
+    ...(o.logger ? { logger: o.logger } : {}),
+    ...(o.clock ? { clock: o.clock } : {}),
+    ...(o.observer ? { observer: o.observer } : {}),
+    ...(o.queueMetrics ? { queueMetrics: o.queueMetrics } : {}),
+    reconcile: nodeConfigReconciler({
+      nodeName: o.nodeName,
+      getNode: () => nodes.store.get(o.nodeName),
+      listNodeConfigs: () => configs.store.list(),
+      store: new FileStore(o.root),
+      nodeConfigs: o.client.resource<NodeConfig>(NODECONFIGS),
+      ...(o.recorder ? { recorder: o.recorder } : {}),
+      ...(o.clock ? { clock: o.clock } : {}),
+      ...(o.recheckIntervalMs === undefined ? {} : { recheckIntervalMs: o.recheckIntervalMs }),
+    }),
+  })
+  controller.enqueue(key)
+  return controller
+}

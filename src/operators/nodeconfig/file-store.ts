@@ -1,0 +1,261 @@
+/**
+ * @module file-store — the agent's files under its root: atomic writes, hash-checked no-ops, removals, and the ownership record.
+ *
+ * Every write is temp file in the same directory → write → chmod → fsync → rename →
+ * fsync of the directory, so a reader sees the old file or the new one, never a part,
+ * and a crash leaves at worst a stray `.edgeop-tmp-*` file. Every path goes through
+ * {@link containedTarget} first: nothing outside the root is ever touched.
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import { constants, type Stats } from 'node:fs'
+import { type FileHandle, lstat, mkdir, open, readFile, realpath, rename, rm, rmdir } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import * as z from 'zod/mini'
+import { EdgeopError, errorMessage } from '../../core/index.ts'
+import { containedTarget, isInside, RESERVED_PREFIX } from './paths.ts'
+
+/** Directories the agent creates: world-readable like /etc, writable by the agent only. */
+export const DIR_MODE = 0o755
+/** Prefix of temporary files; reserved by {@link RESERVED_PREFIX}, so no NodeConfig can claim one. */
+export const TEMP_PREFIX = `${RESERVED_PREFIX}-tmp-`
+/** The ownership record, relative to the root (inside the reserved directory). */
+export const RECORD_PATH = `${RESERVED_PREFIX}/owners.json`
+/** The record holds UIDs and hashes, no content, but nobody else needs to read it. */
+export const RECORD_MODE = 0o600
+
+/** What the agent remembers about one file it wrote. */
+export interface OwnedFile {
+  /** UID of the owning NodeConfig. */
+  uid: string
+  /** Its name when written (for events and logs). */
+  name: string
+  /** sha256 (hex) of the content written. */
+  sha256: string
+  /** Octal mode written, e.g. `0644`. */
+  mode: string
+}
+
+/** Path (relative to the root) → owner. Written atomically under the root. */
+export interface OwnershipRecord {
+  version: 1
+  files: Record<string, OwnedFile>
+}
+
+const RecordSchema = z.object({
+  version: z.literal(1),
+  files: z.record(
+    z.string(),
+    z.object({ uid: z.string(), name: z.string(), sha256: z.string(), mode: z.string() }),
+  ),
+})
+
+/** What {@link FileStore.ensure} did. */
+export type EnsureOutcome = 'unchanged' | 'created' | 'replaced'
+
+/** sha256 of `data`, hex. */
+export function sha256(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex')
+}
+
+/** An empty record. */
+export function emptyRecord(): OwnershipRecord {
+  return { version: 1, files: {} }
+}
+
+/**
+ * The files under one root directory.
+ *
+ * Guarantees: every write and removal stays inside the root's real path; a file whose
+ * content hash and mode already match is not rewritten (mtime and inode unchanged);
+ * errors are `EDGEOP_ERR_FILE` naming the relative path, never the content.
+ */
+export class FileStore {
+  readonly root: string
+  #real: string | undefined
+
+  constructor(root: string) {
+    this.root = root
+  }
+
+  /** Creates the root if needed and resolves its real path (again on every call: it may change). */
+  async open(): Promise<string> {
+    try {
+      await mkdir(this.root, { recursive: true, mode: DIR_MODE })
+      this.#real = await realpath(this.root)
+      return this.#real
+    } catch (err) {
+      throw fileError(`root ${this.root} is unusable: ${errorMessage(err)}`, 'open root', err)
+    }
+  }
+
+  /**
+   * Makes `path` hold exactly `content` with `mode`. Reads the existing file without
+   * following a symlink; when its size, mode and sha256 match (`hash` = sha256 of
+   * `content`), does nothing. Otherwise replaces it atomically (a symlink at `path` is
+   * replaced, not followed).
+   */
+  async ensure(path: string, content: string, mode: number, hash: string): Promise<EnsureOutcome> {
+    let target: string
+    try {
+      target = await containedTarget(await this.#root(), path)
+    } catch (err) {
+      throw wrap(path, 'resolve path', err)
+    }
+    const data = Buffer.from(content, 'utf8')
+    let existing: Stats | undefined
+    try {
+      existing = await lstat(target)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw wrap(path, 'inspect file', err)
+    }
+    if (existing?.isDirectory()) throw fileError(`${path}: a directory is in the way`, 'write file')
+    // Only a regular file of the right size and mode is opened and hashed; anything else
+    // (a symlink, a FIFO that would block a read, a device) is replaced without a look.
+    if (existing?.isFile() && (existing.mode & 0o777) === mode && existing.size === data.length) {
+      if (await sameRegularFile(target, existing.ino, hash)) return 'unchanged'
+    }
+    try {
+      await writeFileAtomic(target, data, mode)
+    } catch (err) {
+      throw wrap(path, 'write file', err)
+    }
+    return existing ? 'replaced' : 'created'
+  }
+
+  /**
+   * Removes `path` (a file or symlink; never a directory) and then any parent directory
+   * left empty, up to the root. Returns false when it was already gone.
+   */
+  async remove(path: string): Promise<boolean> {
+    const real = await this.#root()
+    let target: string
+    try {
+      target = await containedTarget(real, path)
+    } catch (err) {
+      throw wrap(path, 'resolve path', err)
+    }
+    try {
+      const st = await lstat(target)
+      if (st.isDirectory()) throw fileError(`${path}: is a directory, not removing it`, 'remove file')
+      await rm(target)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false
+      throw wrap(path, 'remove file', err)
+    }
+    await syncDir(dirname(target)).catch(() => {})
+    for (let dir = dirname(target); dir !== real && isInside(real, dir); dir = dirname(dir)) {
+      try {
+        await rmdir(dir)
+      } catch {
+        break // not empty (or not ours to judge): stop climbing
+      }
+    }
+    return true
+  }
+
+  /** The ownership record; empty when none was written yet. Throws when it is unreadable. */
+  async loadRecord(): Promise<OwnershipRecord> {
+    const file = join(await this.#root(), RECORD_PATH)
+    let text: string
+    try {
+      text = await readFile(file, 'utf8')
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyRecord()
+      throw fileError(`ownership record ${RECORD_PATH}: ${errorMessage(err)}`, 'read ownership record', err)
+    }
+    let parsed: ReturnType<typeof RecordSchema.safeParse>
+    try {
+      parsed = RecordSchema.safeParse(JSON.parse(text))
+    } catch (err) {
+      throw fileError(`ownership record ${RECORD_PATH} is not JSON`, 'read ownership record', err)
+    }
+    if (!parsed.success)
+      throw fileError(`ownership record ${RECORD_PATH} is malformed`, 'read ownership record')
+    return parsed.data as OwnershipRecord
+  }
+
+  /** Writes the record atomically (sorted by path). */
+  async saveRecord(record: OwnershipRecord): Promise<void> {
+    const real = await this.#root()
+    const dir = join(real, RECORD_PATH, '..')
+    try {
+      await mkdir(dir, { recursive: true, mode: 0o700 })
+      const st = await lstat(dir)
+      if (!st.isDirectory() || !isInside(real, await realpath(dir)))
+        throw new Error(`${RESERVED_PREFIX} is not a directory inside the root`)
+      const files = Object.fromEntries(Object.entries(record.files).sort(([a], [b]) => (a < b ? -1 : 1)))
+      const json = `${JSON.stringify({ version: 1, files }, null, 1)}\n`
+      await writeFileAtomic(join(real, RECORD_PATH), Buffer.from(json), RECORD_MODE)
+    } catch (err) {
+      throw fileError(
+        `cannot write the ownership record: ${errorMessage(err)}`,
+        'write ownership record',
+        err,
+      )
+    }
+  }
+
+  async #root(): Promise<string> {
+    return this.#real ?? (await this.open())
+  }
+}
+
+/**
+ * Writes `data` to `target` atomically with `mode` (umask does not apply): a temporary
+ * file in the same directory (created exclusively, 0600), written, chmodded, fsynced,
+ * renamed over `target`, then the directory fsynced so the rename survives a crash.
+ * Parent directories are created ({@link DIR_MODE}).
+ */
+export async function writeFileAtomic(target: string, data: Uint8Array, mode: number): Promise<void> {
+  const dir = dirname(target)
+  await mkdir(dir, { recursive: true, mode: DIR_MODE })
+  const tmp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}`)
+  const fh = await open(tmp, 'wx', 0o600)
+  try {
+    try {
+      await fh.writeFile(data)
+      await fh.chmod(mode)
+      await fh.sync()
+    } finally {
+      await fh.close()
+    }
+    await rename(tmp, target)
+  } catch (err) {
+    await rm(tmp, { force: true })
+    throw err
+  }
+  await syncDir(dir)
+}
+
+/** True when `target` is still the regular file `ino` (never following a symlink) and hashes to `hash`. */
+async function sameRegularFile(target: string, ino: number, hash: string): Promise<boolean> {
+  let fh: FileHandle | undefined
+  try {
+    fh = await open(target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+    const st = await fh.stat()
+    return st.isFile() && st.ino === ino && sha256(await fh.readFile()) === hash
+  } catch {
+    return false // changed under us: rewrite it
+  } finally {
+    await fh?.close()
+  }
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const fh = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY)
+  try {
+    await fh.sync()
+  } finally {
+    await fh.close()
+  }
+}
+
+function wrap(path: string, step: string, err: unknown): EdgeopError {
+  if (err instanceof EdgeopError) return err
+  const code = (err as NodeJS.ErrnoException).code
+  return fileError(`${path}: cannot ${step} (${code ?? errorMessage(err)})`, step, err)
+}
+
+function fileError(message: string, step: string, cause?: unknown): EdgeopError {
+  return new EdgeopError('EDGEOP_ERR_FILE', message, { step, cause })
+}
