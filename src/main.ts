@@ -9,6 +9,8 @@
 import {
   checkCommand,
   defineCommand,
+  durationFlag,
+  type FlagValues,
   OPERATOR_FLAGS,
   type OperatorOptions,
   runCli,
@@ -36,6 +38,12 @@ import {
   operatorManifests,
   operatorRules,
 } from './operators/appservice/index.ts'
+import {
+  DEFAULT_AGENT_ROOT,
+  DEFAULT_RECHECK_INTERVAL_MS,
+  nodeConfigAgent,
+  nodeConfigCrd,
+} from './operators/nodeconfig/index.ts'
 import { VERSION } from './version.ts'
 
 const RUN_FLAGS = {
@@ -49,8 +57,35 @@ const RUN_FLAGS = {
 }
 type RunOptions = OperatorOptions & { databaseApi: string | undefined }
 
+/** The node agent's flags: the operator's, without leader election (each node is its own shard). */
+const {
+  'leader-elect': _le,
+  'leader-election-id': _id,
+  'leader-election-namespace': _ns,
+  'leader-election-lease-duration': _ld,
+  'leader-election-renew-deadline': _rd,
+  'leader-election-retry-period': _rp,
+  namespace: _n,
+  ...AGENT_BASE
+} = OPERATOR_FLAGS
+const AGENT_FLAGS = {
+  ...AGENT_BASE,
+  'node-name': stringFlag(
+    'Name of the node this agent runs on (the downward API gives spec.nodeName). Required.',
+    { placeholder: 'name' },
+  ),
+  root: stringFlag('Directory under which NodeConfig files are written; nothing outside it is touched.', {
+    default: DEFAULT_AGENT_ROOT,
+    placeholder: 'dir',
+  }),
+  'recheck-interval': durationFlag('How often files are re-checked for drift (hand edits, deletions).', {
+    default: DEFAULT_RECHECK_INTERVAL_MS,
+    min: 1000,
+  }),
+}
+
 async function connect(
-  o: OperatorOptions,
+  o: Pick<OperatorOptions, 'kubeconfig' | 'context' | 'qps' | 'burst'>,
   registry?: MetricsRegistry,
 ): Promise<{ client: KubeClient; config: ClusterConfig }> {
   const config = await loadClusterConfig({
@@ -143,6 +178,52 @@ async function run(o: RunOptions): Promise<number> {
   }
 }
 
+async function agent(o: FlagValues<typeof AGENT_FLAGS>): Promise<number> {
+  const log = createLogger({ level: o.logLevel, format: o.logFormat }).child({ node: o.nodeName })
+  const shutdown = onShutdownSignals()
+  const registry = new MetricsRegistry()
+  const { client, config } = await connect(o, registry)
+  log.info('starting edgeop agent', { version: VERSION, cluster: config.source, root: o.root })
+  const manager = new Manager({
+    client,
+    registry,
+    logger: log,
+    metricsBindAddress: o.metricsBindAddress,
+    healthProbeBindAddress: o.healthProbeBindAddress,
+    shutdownGracePeriodMs: o.shutdownGracePeriod,
+  })
+  const recorder = new EventRecorder(client, {
+    controller: 'platform.example.com/nodeconfig-agent',
+    instance: o.nodeName,
+    logger: log,
+  })
+  manager.add(
+    nodeConfigAgent({
+      client,
+      factory: manager.factory,
+      nodeName: o.nodeName,
+      root: o.root,
+      recorder,
+      recheckIntervalMs: o.recheckInterval,
+      logger: log,
+      ...manager.controllerHooks('nodeconfig-agent'),
+    }),
+  )
+  manager.onStop(() => recorder.flush())
+  try {
+    await manager.run(shutdown)
+    return 0
+  } catch (err) {
+    log.error('edgeop agent stopped with an error', {
+      error: errorMessage(err),
+      code: (err as { code?: string }).code,
+    })
+    return 1
+  } finally {
+    await client.close()
+  }
+}
+
 void runCli({
   name: 'edgeop',
   description: `edgeop ${VERSION}: the AppService operator on the edgeop runtime`,
@@ -160,10 +241,20 @@ void runCli({
         permissions: requiredPermissions(o),
       }),
     }),
+    agent: defineCommand({
+      description:
+        'Run the NodeConfig node agent for one node (no leader election: each node is its own shard)',
+      flags: AGENT_FLAGS,
+      validate: (o) =>
+        o.nodeName ? undefined : '--node-name: required (set it from spec.nodeName with the downward API)',
+      run: (values) => agent(values),
+    }),
     crd: defineCommand({
-      description: 'Print the AppService CustomResourceDefinition (generated from its schema)',
+      description:
+        'Print the CustomResourceDefinitions (AppService, NodeConfig), generated from their schemas',
       flags: {},
-      run: () => void process.stdout.write(toYaml(appServiceCrd())),
+      run: () =>
+        void process.stdout.write([appServiceCrd(), nodeConfigCrd()].map((c) => toYaml(c)).join('---\n')),
     }),
     manifests: defineCommand({
       description:

@@ -9,6 +9,7 @@
  * never blocks or fails a reconcile: writes are asynchronous and failures are logged.
  */
 
+import { randomBytes } from 'node:crypto'
 import type { KubeClient } from '../client/kube-client.ts'
 import { CORE_TYPES } from '../client/resource.ts'
 import { type CancelTimer, type Clock, realClock } from '../core/clock.ts'
@@ -68,7 +69,6 @@ export class EventRecorder {
   readonly #series = new Map<string, Series>()
   readonly #buckets = new Map<string, TokenBucket>()
   readonly #writes = new Set<Promise<void>>()
-  #seq = 0
 
   constructor(client: KubeClient, options: EventRecorderOptions) {
     this.#client = client
@@ -125,7 +125,8 @@ export class EventRecorder {
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',
       metadata: {
-        name: `${regarding.metadata.name}.${now.toString(16)}${(this.#seq++).toString(16).padStart(4, '0')}`,
+        // Time + random: unique across processes (several node agents report on one object at once).
+        name: `${regarding.metadata.name}.${now.toString(16)}${randomBytes(4).toString('hex')}`,
         namespace,
       },
       eventTime: microTime(now),

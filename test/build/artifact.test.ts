@@ -19,10 +19,11 @@ const run = promisify(execFile)
 
 /**
  * Ceilings that only go down (raise one only in the commit that needs it, with the reason).
- * Issue budget: <= 384 KB minified and <= 120 KB gzip (stretch 100 KB).
+ * Issue budget: <= 384 KB minified and <= 120 KB gzip (stretch 100 KB). Measured
+ * 2026-11-29 with both operators: 323,635 bytes, 114,438 gzip -9.
  */
-const MAX_BYTES = 384 * 1024
-const MAX_GZIP_BYTES = 120 * 1024
+const MAX_BYTES = 330 * 1024
+const MAX_GZIP_BYTES = 116 * 1024
 
 async function artifact(): Promise<Buffer> {
   try {

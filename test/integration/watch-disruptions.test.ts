@@ -33,12 +33,13 @@ test('(2) etcd compacted while disconnected: the watch gets 410, the informer re
   const w = watchInformer(client, CORE_TYPES.configMaps, ns, { streaming: 'off' })
   cleanups.push(() => w.stop())
   await w.informer.waitForSync()
-  const rvBefore = w.informer.watcher.health().resourceVersion
 
   // Disconnect: every watch attempt is throttled (no relist), while the gap's writes and compaction happen.
   const block = proxy.addFault({ watch: true, action: { type: 'status', status: 429, retryAfterSeconds: 0 } })
   proxy.dropAll()
   await eventually(() => block.hits > 0, 10_000, 'the informer is disconnected')
+  // Read the resume point only now: bookmarks keep moving it while the watch is open.
+  const rvBefore = w.informer.watcher.health().resourceVersion
   await api.patch('change', { data: { v: '2' } })
   await api.delete('remove')
   await api.create({ metadata: { name: 'added' } })
