@@ -29,6 +29,8 @@ function libraryClosure(binary: string): string[] {
 }
 
 async function stageBase(stage: string, binary: string): Promise<void> {
+  // mkdtemp made it 0700: as the image's `/`, that would lock out the nonroot user.
+  await chmod(stage, 0o755)
   for (const lib of libraryClosure(binary)) {
     await mkdir(join(stage, dirname(lib)), { recursive: true })
     await copyFile(await realpath(lib), join(stage, lib))
