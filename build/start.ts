@@ -55,17 +55,15 @@ if (hasCluster) {
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'demo' } },
       { fieldManager: 'npm-start', force: true },
     )
-  await client
-    .resource(APPSERVICES, 'demo')
-    .apply(
-      {
-        apiVersion: 'platform.example.com/v1alpha1',
-        kind: 'AppService',
-        metadata: { name: 'hello', namespace: 'demo' },
-        spec: { image: 'nginx:1.27', replicas: 2, database: { enabled: true } },
-      },
-      { fieldManager: 'npm-start', force: true },
-    )
+  await client.resource(APPSERVICES, 'demo').apply(
+    {
+      apiVersion: 'platform.example.com/v1alpha1',
+      kind: 'AppService',
+      metadata: { name: 'hello', namespace: 'demo' },
+      spec: { image: 'nginx:1.27', replicas: 2, database: { enabled: true } },
+    },
+    { fieldManager: 'npm-start', force: true },
+  )
   await client.close()
   const db = await startDatabaseStandin()
   process.stderr.write(

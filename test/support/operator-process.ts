@@ -85,7 +85,13 @@ export async function startOperator(
           ),
         timeoutMs,
       )
-      waiters.push({ pred, resolve: (l) => (clearTimeout(t), resolve(l)) })
+      waiters.push({
+        pred,
+        resolve: (l) => {
+          clearTimeout(t)
+          resolve(l)
+        },
+      })
     })
   }
   const serving = await waitForLog((l) => l.msg === 'serving', startTimeoutMs)
