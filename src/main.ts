@@ -137,7 +137,7 @@ async function run(o: RunOptions): Promise<number> {
     ...(o.leaderElect
       ? {
           leaderElection: {
-            name: o.leaderElectionId || OPERATOR_NAME,
+            name: o.leaderElectionId,
             namespace: o.leaderElectionNamespace || config.namespace,
             leaseDurationMs: o.leaderElectionLeaseDuration,
             renewDeadlineMs: o.leaderElectionRenewDeadline,

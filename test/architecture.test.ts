@@ -20,6 +20,7 @@ const ALLOWED: Record<string, string[]> = {
   queue: ['core'],
   leader: ['core', 'client'],
   controller: ['core', 'client', 'watch', 'cache', 'queue', 'leader', '.'],
+  // src/index.ts (the library barrel) and src/version.ts; src/main.ts (the binary) is checked below.
   '.': ['core', 'config', 'client', 'watch', 'cache', 'queue', 'leader', 'controller', '.'],
 }
 /** npm packages and the only files allowed to import them. */
@@ -59,6 +60,12 @@ test('src/ imports follow the dependency table', () => {
       const target = relative(SRC, resolve(dirname(file), spec))
       const to = folderOf(target)
       if (to === from) continue
+      if (rel === 'main.ts') {
+        // The binary is a consumer: public entry points only, operators and the CLI included.
+        if (!target.endsWith('index.ts') && target !== 'version.ts')
+          violations.push(`main.ts → ${target} (public index.ts files only)`)
+        continue
+      }
       if (LIBRARY.has(from)) {
         if (!ALLOWED[from]!.includes(to)) violations.push(`${rel} → ${target} (${from} may not import ${to})`)
       } else if (!(LIBRARY.has(to) && (target.endsWith('/index.ts') || target === 'index.ts'))) {

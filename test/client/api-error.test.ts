@@ -140,3 +140,25 @@ test('Retry-After: integer seconds only, header wins over the body; retryability
   assert.equal(apiErrorFromResponse(404, '', 'GET', '/x').retryable, false)
   assert.equal(apiErrorFromResponse(503, '', 'GET', '/x').retryable, true)
 })
+
+test('retryOnConflict re-runs the read-modify-write on 409 only, up to its attempts', async () => {
+  const { retryOnConflict } = await import('../../src/client/retry-on-conflict.ts')
+  let n = 0
+  const conflict = apiErrorFromResponse(409, '', 'PUT', '/x')
+  assert.equal(await retryOnConflict(async () => (++n < 3 ? Promise.reject(conflict) : 'ok')), 'ok')
+  assert.equal(n, 3)
+  n = 0
+  const alwaysConflict = async () => {
+    n++
+    throw conflict
+  }
+  await assert.rejects(retryOnConflict(alwaysConflict, { attempts: 4, delayMs: 0 }), (e) => e === conflict)
+  assert.equal(n, 4)
+  n = 0
+  const broken = async () => {
+    n++
+    throw new Error('boom')
+  }
+  await assert.rejects(retryOnConflict(broken), /boom/)
+  assert.equal(n, 1, 'other errors are not retried')
+})

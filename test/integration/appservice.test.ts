@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test'
 import { InformerFactory } from '../../src/cache/factory.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
+import { retryOnConflict } from '../../src/client/retry-on-conflict.ts'
 import { EventRecorder } from '../../src/controller/events.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
@@ -114,8 +115,11 @@ test('create → Deployment and Service with owner refs; status Ready with the r
 })
 
 test('scale through the scale subresource; edit the image → rollout reflected', async () => {
-  const scale = await apps().getScale('web')
-  await apps().updateScale({ ...scale, spec: { replicas: 3 } })
+  // The operator writes status between our read and write: retry on 409, as kubectl scale would.
+  await retryOnConflict(async () => {
+    const scale = await apps().getScale('web')
+    return apps().updateScale({ ...scale, spec: { replicas: 3 } })
+  })
   await appWhere(
     'web',
     (a) => a.status?.readyReplicas === 3 && condition(a, 'Ready')?.status === 'True',

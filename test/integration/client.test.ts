@@ -13,6 +13,7 @@ import {
 } from '../../src/client/api-error.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES, type ResourceType } from '../../src/client/resource.ts'
+import { retryOnConflict } from '../../src/client/retry-on-conflict.ts'
 import type { KubeObject, WatchEvent } from '../../src/core/types.ts'
 import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
 import { adminClient } from '../support/kube.ts'
@@ -181,9 +182,12 @@ describe('subresources', () => {
         },
       },
     })
-    const scale = await deps.getScale('web')
-    assert.equal(scale.spec?.replicas, 1)
-    await deps.updateScale({ ...scale, spec: { replicas: 3 } })
+    assert.equal((await deps.getScale('web')).spec?.replicas, 1)
+    // controller-manager may update the Deployment between our read and write: retry on 409.
+    await retryOnConflict(async () => {
+      const scale = await deps.getScale('web')
+      return deps.updateScale({ ...scale, spec: { replicas: 3 } })
+    })
     const d = await deps.get('web')
     assert.equal((d.spec as { replicas: number }).replicas, 3)
   })

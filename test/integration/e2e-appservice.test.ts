@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto'
 import { after, before, test } from 'node:test'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
+import { retryOnConflict } from '../../src/client/retry-on-conflict.ts'
 import type { Lease } from '../../src/core/types.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
 import { leaseRules, operatorRules } from '../../src/operators/appservice/manifests.ts'
@@ -170,8 +171,10 @@ test('create → Deployment and Service; Ready with the current observedGenerati
 })
 
 test('scale through the scale subresource; an image edit rolls out; a deleted child is recreated; drift is corrected', async () => {
-  const scale = await apps().getScale('web')
-  await apps().updateScale({ ...scale, spec: { replicas: 3 } })
+  await retryOnConflict(async () => {
+    const scale = await apps().getScale('web')
+    return apps().updateScale({ ...scale, spec: { replicas: 3 } })
+  })
   await appWhere(
     'web',
     (a) => a.status?.readyReplicas === 3 && cond(a, 'Ready')?.status === 'True',

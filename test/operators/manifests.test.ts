@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
@@ -37,4 +38,18 @@ test('the operator Deployment is hardened: non-root, read-only root filesystem, 
   assert.ok(c.resources.limits.memory && c.resources.requests.cpu)
   assert.equal(dep.spec.replicas, 2)
   assert.ok(c.args.includes('--leader-elect'))
+})
+
+test("the binary accepts the Deployment's arguments (flag validation passes; only the missing cluster stops it)", async () => {
+  const [dep] = (await readFile(join(ROOT, 'deploy/deployment.yaml'), 'utf8'))
+    .split(/^---$/m)
+    .map((d) => parse(d))
+  const args: string[] = dep.spec.template.spec.containers[0].args
+  const r = spawnSync(
+    process.execPath,
+    [join(ROOT, 'src/main.ts'), ...args, '--kubeconfig=/nonexistent/kubeconfig'],
+    { encoding: 'utf8' },
+  )
+  assert.notEqual(r.status, 2, `usage error: ${r.stderr}`)
+  assert.match(r.stderr, /nonexistent\/kubeconfig/)
 })

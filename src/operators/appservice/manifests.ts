@@ -110,6 +110,7 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
                   args: [
                     'run',
                     '--leader-elect',
+                    `--leader-election-id=${OPERATOR_NAME}`,
                     `--leader-election-namespace=${OPERATOR_NAMESPACE}`,
                     `--metrics-bind-address=:${METRICS_PORT}`,
                     `--health-probe-bind-address=:${PROBE_PORT}`,
