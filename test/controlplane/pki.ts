@@ -37,7 +37,7 @@ export const MASTERS_GROUP = 'system:masters'
 /**
  * Names the kube-apiserver serving cert is valid for: loopback plus the in-cluster
  * names of the `kubernetes` Service and the first address of the service CIDR
- * (`10.0.0.0/24` → 10.0.0.1), as a real cluster's cert would be.
+ * (`10.0.0.0/16` → 10.0.0.1), as a real cluster's cert would be.
  */
 export const APISERVER_SANS: readonly string[] = [
   'IP:127.0.0.1',
