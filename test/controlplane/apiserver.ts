@@ -35,8 +35,11 @@ export const APISERVER_READY_TIMEOUT_MS = 120_000
  */
 export const APISERVER_STOP_GRACE_MS = 2_000
 
-/** Service CIDR; its first address (10.0.0.1) is in the serving cert, like a real cluster's. */
-/** /16: a /24 (envtest's) runs out of ClusterIPs after 254 Services, which the 1,000-AppService benchmark exceeds. */
+/**
+ * Service CIDR; its first address (10.0.0.1) is in the serving cert, like a real cluster's.
+ * A /16: envtest's /24 runs out of ClusterIPs after 254 Services, which the 1,000-AppService
+ * benchmark exceeds.
+ */
 export const SERVICE_CLUSTER_IP_RANGE = '10.0.0.0/16'
 
 /** Service-account token issuer (what a kubeadm cluster uses). */
