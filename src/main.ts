@@ -22,13 +22,14 @@ import { type ClusterConfig, loadClusterConfig, toYaml } from './config/index.ts
 import {
   createLogger,
   EventRecorder,
+  type LeaderElectionOptions,
   Manager,
   MetricsRegistry,
   onShutdownSignals,
   type PermissionRequirement,
   restClientMetrics,
 } from './controller/index.ts'
-import { errorMessage } from './core/index.ts'
+import { errorMessage, type Logger } from './core/index.ts'
 import {
   APPSERVICES,
   appServiceController,
@@ -117,16 +118,43 @@ function requiredPermissions(o: OperatorOptions): PermissionRequirement[] {
   )
 }
 
-async function run(o: RunOptions): Promise<number> {
+/** What both commands share: the options that shape the process. */
+type ProcessOptions = Pick<
+  OperatorOptions,
+  | 'kubeconfig'
+  | 'context'
+  | 'qps'
+  | 'burst'
+  | 'logLevel'
+  | 'logFormat'
+  | 'metricsBindAddress'
+  | 'healthProbeBindAddress'
+  | 'shutdownGracePeriod'
+>
+
+/**
+ * Connects, builds the Manager and an event recorder, lets `setup` add controllers,
+ * runs until shutdown, and maps the outcome to an exit code (1 when leadership was
+ * lost or start-up failed).
+ */
+async function serve(
+  o: ProcessOptions,
+  what: { name: string; reporter: string; instance: string; logFields: Record<string, unknown> },
+  setup: (ctx: {
+    client: KubeClient
+    config: ClusterConfig
+    manager: Manager
+    recorder: EventRecorder
+    log: Logger
+  }) => void,
+  leaderElection?: (config: ClusterConfig) => LeaderElectionOptions | undefined,
+): Promise<number> {
   const log = createLogger({ level: o.logLevel, format: o.logFormat })
   const shutdown = onShutdownSignals()
   const registry = new MetricsRegistry()
   const { client, config } = await connect(o, registry)
-  log.info('starting edgeop', {
-    version: VERSION,
-    cluster: config.source,
-    namespaces: o.namespace.length ? o.namespace : 'all',
-  })
+  log.info(`starting ${what.name}`, { version: VERSION, cluster: config.source, ...what.logFields })
+  const elect = leaderElection?.(config)
   const manager = new Manager({
     client,
     registry,
@@ -134,41 +162,20 @@ async function run(o: RunOptions): Promise<number> {
     metricsBindAddress: o.metricsBindAddress,
     healthProbeBindAddress: o.healthProbeBindAddress,
     shutdownGracePeriodMs: o.shutdownGracePeriod,
-    ...(o.leaderElect
-      ? {
-          leaderElection: {
-            name: o.leaderElectionId,
-            namespace: o.leaderElectionNamespace || config.namespace,
-            leaseDurationMs: o.leaderElectionLeaseDuration,
-            renewDeadlineMs: o.leaderElectionRenewDeadline,
-            retryPeriodMs: o.leaderElectionRetryPeriod,
-          },
-        }
-      : {}),
+    ...(elect ? { leaderElection: elect } : {}),
   })
   const recorder = new EventRecorder(client, {
-    controller: `${APPSERVICES.group}/${OPERATOR_NAME}`,
-    instance: process.env.HOSTNAME || 'edgeop',
+    controller: what.reporter,
+    instance: what.instance,
     logger: log,
   })
-  manager.add(
-    appServiceController({
-      client,
-      factory: manager.factory,
-      namespaces: o.namespace,
-      database: o.databaseApi ? databaseApi(o.databaseApi) : undefined,
-      recorder,
-      maxConcurrentReconciles: o.maxConcurrentReconciles,
-      logger: log,
-      ...manager.controllerHooks('appservice', o.maxConcurrentReconciles),
-    }),
-  )
+  setup({ client, config, manager, recorder, log })
   manager.onStop(() => recorder.flush())
   try {
     await manager.run(shutdown)
     return 0
   } catch (err) {
-    log.error('edgeop stopped with an error', {
+    log.error(`${what.name} stopped with an error`, {
       error: errorMessage(err),
       code: (err as { code?: string }).code,
     })
@@ -178,50 +185,64 @@ async function run(o: RunOptions): Promise<number> {
   }
 }
 
-async function agent(o: FlagValues<typeof AGENT_FLAGS>): Promise<number> {
-  const log = createLogger({ level: o.logLevel, format: o.logFormat }).child({ node: o.nodeName })
-  const shutdown = onShutdownSignals()
-  const registry = new MetricsRegistry()
-  const { client, config } = await connect(o, registry)
-  log.info('starting edgeop agent', { version: VERSION, cluster: config.source, root: o.root })
-  const manager = new Manager({
-    client,
-    registry,
-    logger: log,
-    metricsBindAddress: o.metricsBindAddress,
-    healthProbeBindAddress: o.healthProbeBindAddress,
-    shutdownGracePeriodMs: o.shutdownGracePeriod,
-  })
-  const recorder = new EventRecorder(client, {
-    controller: 'platform.example.com/nodeconfig-agent',
-    instance: o.nodeName,
-    logger: log,
-  })
-  manager.add(
-    nodeConfigAgent({
-      client,
-      factory: manager.factory,
-      nodeName: o.nodeName,
-      root: o.root,
-      recorder,
-      recheckIntervalMs: o.recheckInterval,
-      logger: log,
-      ...manager.controllerHooks('nodeconfig-agent'),
-    }),
+function run(o: RunOptions): Promise<number> {
+  return serve(
+    o,
+    {
+      name: 'edgeop',
+      reporter: `${APPSERVICES.group}/${OPERATOR_NAME}`,
+      instance: process.env.HOSTNAME || 'edgeop',
+      logFields: { namespaces: o.namespace.length ? o.namespace : 'all' },
+    },
+    ({ client, manager, recorder, log }) =>
+      manager.add(
+        appServiceController({
+          client,
+          factory: manager.factory,
+          namespaces: o.namespace,
+          database: o.databaseApi ? databaseApi(o.databaseApi) : undefined,
+          recorder,
+          maxConcurrentReconciles: o.maxConcurrentReconciles,
+          logger: log,
+          ...manager.controllerHooks('appservice', o.maxConcurrentReconciles),
+        }),
+      ),
+    (config) =>
+      o.leaderElect
+        ? {
+            name: o.leaderElectionId,
+            namespace: o.leaderElectionNamespace || config.namespace,
+            leaseDurationMs: o.leaderElectionLeaseDuration,
+            renewDeadlineMs: o.leaderElectionRenewDeadline,
+            retryPeriodMs: o.leaderElectionRetryPeriod,
+          }
+        : undefined,
   )
-  manager.onStop(() => recorder.flush())
-  try {
-    await manager.run(shutdown)
-    return 0
-  } catch (err) {
-    log.error('edgeop agent stopped with an error', {
-      error: errorMessage(err),
-      code: (err as { code?: string }).code,
-    })
-    return 1
-  } finally {
-    await client.close()
-  }
+}
+
+function agent(o: FlagValues<typeof AGENT_FLAGS>): Promise<number> {
+  return serve(
+    o,
+    {
+      name: 'edgeop agent',
+      reporter: 'platform.example.com/nodeconfig-agent',
+      instance: o.nodeName,
+      logFields: { node: o.nodeName, root: o.root },
+    },
+    ({ client, manager, recorder, log }) =>
+      manager.add(
+        nodeConfigAgent({
+          client,
+          factory: manager.factory,
+          nodeName: o.nodeName,
+          root: o.root,
+          recorder,
+          recheckIntervalMs: o.recheckInterval,
+          logger: log.child({ node: o.nodeName }),
+          ...manager.controllerHooks('nodeconfig-agent'),
+        }),
+      ),
+  )
 }
 
 void runCli({

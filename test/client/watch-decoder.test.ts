@@ -1,18 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { decodeWatchStream } from '../../src/client/watch-decoder.ts'
-
-/** Seeded PRNG (mulberry32) so failures reproduce. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+import { seededRandom } from '../support/random.ts'
 
 async function* chunked(bytes: Uint8Array, cuts: number[]): AsyncGenerator<Uint8Array> {
   let prev = 0
@@ -45,7 +34,7 @@ function realisticEvents(n: number, r: () => number) {
 }
 
 test('property: any split of a real event stream decodes to the same events', async () => {
-  const r = rng(42)
+  const r = seededRandom(42)
   for (let round = 0; round < 300; round++) {
     const events = realisticEvents(1 + Math.floor(r() * 20), r)
     const wire = new TextEncoder().encode(
@@ -61,7 +50,7 @@ test('property: any split of a real event stream decodes to the same events', as
 })
 
 test('single-byte chunks split every multi-byte character and still decode', async () => {
-  const events = realisticEvents(3, rng(7))
+  const events = realisticEvents(3, seededRandom(7))
   const wire = new TextEncoder().encode(`${events.map((e) => JSON.stringify(e)).join('\n')}\n`)
   const cuts = Array.from({ length: wire.length - 1 }, (_, i) => i + 1)
   const got = []

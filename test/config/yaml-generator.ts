@@ -6,18 +6,7 @@
  * forms where the two deliberately differ (timestamps, sexagesimal and `_` numbers, a
  * block scalar at the very end of a file without a line break) and never repeats a key.
  */
-
-/** mulberry32: a tiny, good-enough seeded PRNG. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+import { seededRandom } from '../support/random.ts'
 
 const NUMBERS = ['0', '7', '-12', '+3', '017', '0x1f', '1.5', '.5', '3.0', '1e3', '6443']
 const BOOLS = ['true', 'false', 'True', 'FALSE', 'yes', 'No', 'on', 'off', 'y', 'N']
@@ -50,7 +39,7 @@ export class YamlGenerator {
   #anchors = 0
 
   constructor(seed: number) {
-    this.#rand = mulberry32(seed)
+    this.#rand = seededRandom(seed)
   }
 
   #int(n: number): number {

@@ -12,22 +12,12 @@ import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
 import type { FaultAction } from '../controlplane/fault-proxy.ts'
 import { eventually, serverState, watchInformer } from '../support/informers.ts'
 import { adminClient } from '../support/kube.ts'
+import { seededRandom } from '../support/random.ts'
 
 const SEED = Number(process.env.EDGEOP_CONVERGENCE_SEED ?? 20261129)
 const OPERATIONS = Number(process.env.EDGEOP_CONVERGENCE_OPS ?? 2000)
 const NAMES = 60
 const WRITERS = 8
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 let env: TestEnv
 const cleanups: (() => Promise<unknown>)[] = []
@@ -39,7 +29,7 @@ after(async () => {
 })
 
 test(`the cache converges after ${OPERATIONS} random writes under random faults (seed ${SEED})`, async () => {
-  const random = rng(SEED)
+  const random = seededRandom(SEED)
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!
   const proxy = await env.startFaultProxy()
   const client = adminClient(env, proxy.url)
