@@ -1,0 +1,96 @@
+/**
+ * @module edgeop peer — edgeop's informer and client doing the benchmark jobs (see protocol.ts).
+ */
+import { Agent, request } from 'undici'
+import { SharedInformer } from '../../../src/cache/informer.ts'
+import { KubeClient } from '../../../src/client/kube-client.ts'
+import { CORE_TYPES } from '../../../src/client/resource.ts'
+import { loadClusterConfig } from '../../../src/config/load.ts'
+import type { KubeObject } from '../../../src/core/types.ts'
+import { listerWatcher } from '../../../src/watch/lister-watcher.ts'
+import { emit, exit, type Job, LatencyRecorder, readJob, settledHeap, sleep, waitFor } from './protocol.ts'
+
+const job: Job = readJob()
+// As a user would: the kubeconfig file, client-side throttling off (like the other peers).
+const config = await loadClusterConfig({ kubeconfig: job.kubeconfig })
+const client = new KubeClient(config, { qps: -1 })
+const pods = client.resource(CORE_TYPES.pods, job.namespace)
+
+/** The informer for the job's mode; defaults everywhere else (streaming list, freeze on). */
+function informer(): SharedInformer<KubeObject> {
+  const mode = job.mode ?? 'strip'
+  return new SharedInformer(listerWatcher(pods, mode === 'metadata' ? { metadataOnly: true } : {}), {
+    stripManagedFields: mode !== 'full',
+  })
+}
+
+async function sync(inf: SharedInformer<KubeObject>, ac: AbortController): Promise<number> {
+  const t0 = performance.now()
+  void inf.run(ac.signal)
+  await inf.waitForSync(ac.signal)
+  return performance.now() - t0
+}
+
+const ac = new AbortController()
+switch (job.workload) {
+  case 'coldstart': {
+    const inf = informer()
+    emit('ready')
+    const syncMs = await sync(inf, ac)
+    emit('synced', { syncMs, count: inf.store.list().length })
+    await waitFor('stop')
+    break
+  }
+  case 'memory': {
+    const inf = informer()
+    emit('ready', { heap: await settledHeap() })
+    if (!(await waitFor('go'))) break
+    const syncMs = await sync(inf, ac)
+    await settledHeap()
+    await sleep(1000)
+    emit('settled', { syncMs, count: inf.store.list().length, heap: await settledHeap() })
+    await waitFor('stop')
+    break
+  }
+  case 'watch': {
+    const inf = informer()
+    const rec = new LatencyRecorder()
+    let synced = false
+    inf.addEventHandler({ onUpdate: (_old, obj) => synced && rec.record(obj) })
+    const syncMs = await sync(inf, ac)
+    synced = true
+    emit('synced', { syncMs, count: inf.store.list().length })
+    await waitFor('stop')
+    emit('result', { latenciesMs: rec.samples })
+    break
+  }
+  case 'list': {
+    emit('ready')
+    const timesMs: number[] = []
+    let count = 0
+    // `raw`: the floor under any Node client, a bare undici request, body.text() and JSON.parse.
+    const agent = job.raw
+      ? new Agent({ connect: { ca: config.tls.ca, cert: config.tls.cert, key: config.tls.key } })
+      : undefined
+    const url = `${config.server}/api/v1/namespaces/${job.namespace}/pods`
+    const listOnce = async (): Promise<{ items: unknown[] }> => {
+      if (agent === undefined) return pods.list()
+      const res = await request(url, { dispatcher: agent, headers: { accept: 'application/json' } })
+      return JSON.parse(await res.body.text()) as { items: unknown[] }
+    }
+    for (let i = 0; i <= (job.iterations ?? 3); i++) {
+      const t0 = performance.now()
+      const result = await listOnce()
+      if (i > 0) timesMs.push(performance.now() - t0)
+      count = result.items.length
+    }
+    emit('result', { timesMs, count })
+    await agent?.close()
+    await waitFor('stop')
+    break
+  }
+  default:
+    throw new Error(`unknown workload ${job.workload}`)
+}
+ac.abort()
+exit()

@@ -1,0 +1,110 @@
+/**
+ * @module protocol — the worker side of the benchmark protocol, shared by the TypeScript peers.
+ *
+ * A peer is started as `node --expose-gc peers/<peer>.ts '<job json>'`. It writes one JSON
+ * object per line on stdout (`{"event": "ready" | "synced" | "settled" | "result", ...}`)
+ * and reads commands on stdin (`go`, `stop`); it exits on `stop` or at end of input. The
+ * Go and Rust peers (test/bench/go, test/bench/rust) speak the same protocol. The driver
+ * reads CPU time and RSS from /proc/<pid> between messages, the same way for every peer.
+ */
+import { createInterface } from 'node:readline'
+
+/** A job as the driver sends it. */
+export interface Job {
+  workload: 'coldstart' | 'memory' | 'watch' | 'list' | 'version'
+  kubeconfig: string
+  namespace: string
+  /** Objects the namespace holds (informational). */
+  expect?: number
+  /** `full` (everything cached), `strip` (managedFields dropped), `metadata` (metadata-only, stripped). */
+  mode?: 'full' | 'strip' | 'metadata'
+  /** Timed list calls after one warm-up. */
+  iterations?: number
+  /** list, edgeop peer only: a bare undici request + JSON.parse (the floor under any Node client). */
+  raw?: boolean
+}
+
+/** Annotation the writer stamps with its wall clock (Unix microseconds) at write time. */
+export const STAMP_ANNOTATION = 'bench.edgeop.dev/written-at'
+
+/** The job in argv[2]. */
+export function readJob(): Job {
+  const raw = process.argv[2]
+  if (raw === undefined) throw new Error('usage: node <peer>.ts <job json>')
+  return JSON.parse(raw) as Job
+}
+
+/** Writes one protocol message. */
+export function emit(event: string, fields: Record<string, unknown> = {}): void {
+  process.stdout.write(`${JSON.stringify({ ...fields, event })}\n`)
+}
+
+const lines: string[] = []
+const waiters: (() => void)[] = []
+let ended = false
+const rl = createInterface({ input: process.stdin })
+rl.on('line', (line) => {
+  lines.push(line.trim())
+  waiters.shift()?.()
+})
+rl.on('close', () => {
+  ended = true
+  for (const w of waiters.splice(0)) w()
+})
+
+/** Waits for the command `want`; false when `stop` or end of input comes first. */
+export async function waitFor(want: string): Promise<boolean> {
+  for (;;) {
+    const line = lines.shift()
+    if (line === want) return true
+    if (line === 'stop') return false
+    if (line === undefined) {
+      if (ended) return false
+      await new Promise<void>((r) => waiters.push(r))
+    }
+  }
+}
+
+/** Ends the process: stdin is released so nothing keeps the event loop alive. */
+export function exit(): never {
+  rl.close()
+  process.exit(0)
+}
+
+const gc = (globalThis as { gc?: () => void }).gc
+
+/** heapUsed after full collections (needs `--expose-gc`). */
+export async function settledHeap(): Promise<number> {
+  if (gc === undefined) throw new Error('run with --expose-gc')
+  for (let i = 0; i < 4; i++) {
+    gc()
+    await new Promise((r) => setImmediate(r))
+  }
+  return process.memoryUsage().heapUsed
+}
+
+/** Wall clock in Unix microseconds (sub-millisecond, comparable across processes). */
+export function nowMicros(): number {
+  return Math.round((performance.timeOrigin + performance.now()) * 1000)
+}
+
+/** Latency recorder for the watch workload: one sample per new stamp seen on an object. */
+export class LatencyRecorder {
+  readonly samples: number[] = []
+  readonly #last = new Map<string, string>()
+
+  record(obj: {
+    metadata?: { namespace?: string; name?: string; annotations?: Record<string, string> }
+  }): void {
+    const now = nowMicros()
+    const stamp = obj.metadata?.annotations?.[STAMP_ANNOTATION]
+    if (stamp === undefined) return
+    const key = `${obj.metadata?.namespace}/${obj.metadata?.name}`
+    if (this.#last.get(key) === stamp) return
+    this.#last.set(key, stamp)
+    this.samples.push((now - Number(stamp)) / 1000)
+  }
+}
+
+/** Sleeps `ms`. */
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
