@@ -84,24 +84,38 @@ for (let i = 0; i < COUNT; i += 50) {
     ),
   )
 }
-const ready = async () => {
-  let n = 0
-  for await (const page of apps.listPages({ limit: 500 }))
-    n += page.items.filter((a) =>
-      a.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
-    ).length
-  return n
+/** How many AppServices the operator has reconciled (observedGeneration current) and how many are Ready. */
+const progress = async () => {
+  let reconciled = 0
+  let ready = 0
+  for await (const page of apps.listPages({ limit: 500 })) {
+    for (const a of page.items) {
+      if (a.status?.observedGeneration === a.metadata.generation) reconciled++
+      if (a.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) ready++
+    }
+  }
+  return { reconciled, ready }
 }
 // Poll gently: listing every AppService is itself load on a 2-core apiserver.
-for (let n = 0; n < COUNT; ) {
+let reconciledSecs: number | undefined
+for (let p = { reconciled: 0, ready: 0 }; p.ready < COUNT; ) {
   await new Promise((r) => setTimeout(r, 2000))
-  n = await ready()
-  process.stderr.write(`ready: ${n}/${COUNT} after ${((performance.now() - created) / 1000).toFixed(0)} s\n`)
+  p = await progress()
+  const secs = (performance.now() - created) / 1000
+  if (reconciledSecs === undefined && p.reconciled === COUNT) reconciledSecs = secs
+  process.stderr.write(
+    `reconciled ${p.reconciled}, ready ${p.ready} of ${COUNT} after ${secs.toFixed(0)} s\n`,
+  )
 }
-const secs = (performance.now() - created) / 1000
+const readySecs = (performance.now() - created) / 1000
+const rate = (s: number) => `${s.toFixed(1)} s (${(COUNT / s).toFixed(0)}/s, creation included)`
 rows.push([
-  `reconcile throughput: ${COUNT} AppServices from creation to Ready`,
-  `${secs.toFixed(1)} s (${(COUNT / secs).toFixed(0)} AppServices/s; creation itself included)`,
+  `reconcile throughput: ${COUNT} AppServices created → all reconciled (children applied, status written)`,
+  rate(reconciledSecs ?? readySecs),
+])
+rows.push([
+  `${COUNT} AppServices created → all Ready (gated by controller-manager rolling out ${COUNT} Deployments)`,
+  rate(readySecs),
 ])
 await settle()
 rows.push([

@@ -126,7 +126,9 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
                     failureThreshold: 3,
                   },
                   readinessProbe: { httpGet: { path: '/readyz', port: 'probes' }, periodSeconds: 5 },
-                  resources: { requests: { cpu: '20m', memory: '64Mi' }, limits: { memory: '160Mi' } },
+                  // Measured (README, Numbers): 72 MiB idle with nothing cached, 235 MiB with 1,000
+                  // AppServices and their Deployments and Services cached; the limit leaves headroom.
+                  resources: { requests: { cpu: '20m', memory: '96Mi' }, limits: { memory: '384Mi' } },
                   securityContext: {
                     allowPrivilegeEscalation: false,
                     readOnlyRootFilesystem: true,
