@@ -16,7 +16,7 @@ import { databaseApi } from '../../src/operators/appservice/database-api.ts'
 import { appServiceController } from '../../src/operators/appservice/operator.ts'
 import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
 import { type DatabaseStandin, startDatabaseStandin } from '../standin/database-api.ts'
-import { installAppServiceCrd } from '../support/appservice.ts'
+import { appServiceWhere, condition, installAppServiceCrd } from '../support/appservice.ts'
 import { eventually } from '../support/informers.ts'
 import { adminClient } from '../support/kube.ts'
 
@@ -74,25 +74,8 @@ after(async () => {
 })
 
 const apps = () => client.resource<AppService>(APPSERVICES, ns)
-const condition = (a: AppService | undefined, type: string) =>
-  a?.status?.conditions?.find((c) => c.type === type)
-async function appWhere(
-  name: string,
-  pred: (a: AppService) => boolean,
-  what: string,
-  timeoutMs = 60_000,
-): Promise<AppService> {
-  let last: AppService | undefined
-  await eventually(
-    async () => {
-      last = await apps().get(name)
-      return pred(last)
-    },
-    timeoutMs,
-    `${what} (last status: ${JSON.stringify(last?.status)})`,
-  )
-  return last!
-}
+const appWhere = (name: string, pred: (a: AppService) => boolean, what: string, timeoutMs?: number) =>
+  appServiceWhere(apps(), name, pred, what, timeoutMs)
 
 test('create → Deployment and Service with owner refs; status Ready with the right observedGeneration', async () => {
   const created = await apps().create({

@@ -16,7 +16,7 @@ import { leaseRules, operatorRules } from '../../src/operators/appservice/manife
 import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
 import type { FaultProxy } from '../controlplane/fault-proxy.ts'
 import { type DatabaseStandin, startDatabaseStandin } from '../standin/database-api.ts'
-import { installAppServiceCrd } from '../support/appservice.ts'
+import { appServiceWhere, condition, installAppServiceCrd } from '../support/appservice.ts'
 import { eventually } from '../support/informers.ts'
 import { adminClient } from '../support/kube.ts'
 import { type OperatorProcess, startOperator } from '../support/operator-process.ts'
@@ -110,26 +110,8 @@ after(async () => {
 })
 
 const apps = () => admin.resource<AppService>(APPSERVICES, ns)
-const cond = (a: AppService | undefined, type: string) => a?.status?.conditions?.find((c) => c.type === type)
-async function appWhere(
-  name: string,
-  pred: (a: AppService) => boolean,
-  what: string,
-  ms = 60_000,
-): Promise<AppService> {
-  let last: AppService | undefined
-  await eventually(
-    async () => {
-      last = await apps()
-        .get(name)
-        .catch(() => undefined)
-      return last !== undefined && pred(last)
-    },
-    ms,
-    `${what} (last status: ${JSON.stringify(last?.status)})`,
-  )
-  return last!
-}
+const appWhere = (name: string, pred: (a: AppService) => boolean, what: string, timeoutMs?: number) =>
+  appServiceWhere(apps(), name, pred, what, timeoutMs)
 async function leader(): Promise<OperatorProcess> {
   let found: OperatorProcess | undefined
   await eventually(
@@ -155,7 +137,7 @@ test('create → Deployment and Service; Ready with the current observedGenerati
     metadata: { name: 'web' },
     spec: { image: 'nginx:1.27', replicas: 2 },
   } as AppService)
-  const ready = await appWhere('web', (a) => cond(a, 'Ready')?.status === 'True', 'Ready')
+  const ready = await appWhere('web', (a) => condition(a, 'Ready')?.status === 'True', 'Ready')
   assert.equal(ready.status?.observedGeneration, created.metadata.generation)
   assert.equal(ready.status?.readyReplicas, 2)
   for (const t of [CORE_TYPES.deployments, CORE_TYPES.services]) {
@@ -177,7 +159,7 @@ test('scale through the scale subresource; an image edit rolls out; a deleted ch
   })
   await appWhere(
     'web',
-    (a) => a.status?.readyReplicas === 3 && cond(a, 'Ready')?.status === 'True',
+    (a) => a.status?.readyReplicas === 3 && condition(a, 'Ready')?.status === 'True',
     'scaled to 3',
   )
   await apps().patch('web', { spec: { image: 'nginx:1.28' } }, 'merge')
@@ -205,7 +187,11 @@ test('scale through the scale subresource; an image edit rolls out; a deleted ch
 
 test('an invalid spec: InvalidConfiguration, and no hot loop (API writes counted at the proxy)', async () => {
   await apps().create({ metadata: { name: 'bad' }, spec: { image: 'UPPER CASE' } } as AppService)
-  await appWhere('bad', (a) => cond(a, 'Ready')?.reason === 'InvalidConfiguration', 'InvalidConfiguration')
+  await appWhere(
+    'bad',
+    (a) => condition(a, 'Ready')?.reason === 'InvalidConfiguration',
+    'InvalidConfiguration',
+  )
   const writes = () =>
     proxy.requests(
       (r) =>
@@ -227,7 +213,7 @@ test('database entries: exactly once despite apiserver 429/503s and database fai
   } as AppService)
   const key = `appsrv-${created.metadata.uid}`
   await eventually(() => db.entries.has(key), 60_000, 'entry provisioned')
-  await appWhere('withdb', (a) => cond(a, 'Degraded')?.status === 'False', 'healthy')
+  await appWhere('withdb', (a) => condition(a, 'Degraded')?.status === 'False', 'healthy')
   assert.deepEqual(
     db.created.filter((k) => k === key),
     [key],
@@ -261,7 +247,7 @@ test('delete: cleanup first, the finalizer stays while the database API is down,
   await apps().delete('withdb')
   const stuck = await appWhere(
     'withdb',
-    (a) => cond(a, 'Degraded')?.reason === 'FinalizationFailed',
+    (a) => condition(a, 'Degraded')?.reason === 'FinalizationFailed',
     'FinalizationFailed',
   )
   assert.ok(stuck.metadata.finalizers?.length)
@@ -290,7 +276,11 @@ test('SIGKILL the leader: the standby takes over within leaseDuration + retryPer
     metadata: { name: 'after-failover' },
     spec: { image: 'nginx:1.27', database: { enabled: true } },
   } as AppService)
-  await appWhere('after-failover', (a) => cond(a, 'Ready')?.status === 'True', 'handled by the new leader')
+  await appWhere(
+    'after-failover',
+    (a) => condition(a, 'Ready')?.status === 'True',
+    'handled by the new leader',
+  )
   assert.ok(db.entries.has(`appsrv-${c2.metadata.uid}`))
   assert.equal(new Set(db.created).size, db.created.length, 'no database entry was ever created twice')
   process.stderr.write(`e2e: failover after SIGKILL took ${takeover} ms\n`)

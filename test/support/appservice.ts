@@ -3,8 +3,9 @@
  */
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
-import type { KubeObject } from '../../src/core/types.ts'
-import { appServiceCrd } from '../../src/operators/appservice/api.ts'
+import type { ResourceClient } from '../../src/client/resource-client.ts'
+import type { Condition, KubeObject } from '../../src/core/types.ts'
+import { type AppService, appServiceCrd } from '../../src/operators/appservice/api.ts'
 import { eventually } from './informers.ts'
 
 /** Installs (or updates) the AppService CRD with server-side apply and waits until it is Established. */
@@ -30,4 +31,29 @@ export async function installAppServiceCrd(client: KubeClient): Promise<void> {
     30_000,
     'AppService discoverable',
   )
+}
+
+/** The condition of `type` on an AppService, if any. */
+export function condition(a: AppService | undefined, type: string): Condition | undefined {
+  return a?.status?.conditions?.find((c) => c.type === type)
+}
+
+/** Polls an AppService until `pred` holds; the failure message shows its last status. */
+export async function appServiceWhere(
+  apps: ResourceClient<AppService>,
+  name: string,
+  pred: (a: AppService) => boolean,
+  what: string,
+  timeoutMs = 60_000,
+): Promise<AppService> {
+  let last: AppService | undefined
+  await eventually(
+    async () => {
+      last = await apps.get(name).catch(() => undefined)
+      return last !== undefined && pred(last)
+    },
+    timeoutMs,
+    `${what} (last status: ${JSON.stringify(last?.status)})`,
+  )
+  return last!
 }
