@@ -1,0 +1,171 @@
+/**
+ * @module report — writes a soak report: `soak-report.json` (everything measured),
+ * `soak-report.md` (for people and for committing) and `rss.svg` (the RSS curve).
+ */
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { FAULT_DESCRIPTIONS, FAULT_KINDS } from './schedule.ts'
+import type { SoakReport } from './soak.ts'
+import { rssChart, type Series } from './svg.ts'
+
+export const REPORT_FILES = { json: 'soak-report.json', markdown: 'soak-report.md', svg: 'rss.svg' } as const
+
+const n1 = (v: number | undefined): string => (v === undefined || Number.isNaN(v) ? '—' : v.toFixed(1))
+const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ')
+
+/** The RSS chart of a report. */
+export function reportSvg(r: SoakReport): string {
+  const series: Series[] = r.rssSeries.map((s) => ({
+    label: s.slot,
+    points: s.samples.map(([t, kb]) => ({ t, value: kb / 1024 })),
+  }))
+  return rssChart(series, {
+    title: `edgeop chaos soak ${r.startedAt.slice(0, 10)}: RSS per process (${r.minutes} min chaos, seed ${r.seed})`,
+    unit: 'RSS (MiB)',
+    shade: { from: r.chaosS.from, to: r.chaosS.to, label: 'chaos' },
+    markers: r.faults.records
+      .filter((f) => f.kind !== 'drop-all' && f.kind !== 'drop-next' && f.error === undefined)
+      .map((f) => ({ t: f.atMs / 1000, kind: f.kind })),
+  })
+}
+
+/** The Markdown report. */
+export function reportMarkdown(r: SoakReport): string {
+  const out: string[] = []
+  const verdict = r.passed ? 'PASSED' : 'FAILED'
+  out.push(
+    `# edgeop chaos soak — ${r.startedAt.slice(0, 10)} — ${verdict}`,
+    '',
+    `${r.minutes} min of chaos, seed ${r.seed}${r.sabotage ? `, **sabotage: ${r.sabotage}**` : ''}. ` +
+      `Machine: ${r.machine.cpus} × ${r.machine.model}, ${r.machine.memoryGiB} GiB, Node ${r.machine.node}. ` +
+      `Control plane: ${r.machine.kubernetes}.`,
+    '',
+    `Phases (s): setup ${r.phasesS.setup}, chaos ${r.phasesS.chaos}, settle ${r.phasesS.settle}, quiet ${r.phasesS.quiet}, teardown ${r.phasesS.teardown}; total ${r.phasesS.total}.`,
+    '',
+    'Two leader-elected operator replicas (`edgeop run --leader-elect`) and three node agents (`edgeop agent`), ' +
+      'all `dist/edgeop.cjs` in their own processes under the RBAC of `deploy/`, talk to kube-apiserver through ' +
+      'the fault proxy; kube-controller-manager, kube-scheduler and KWOK make Deployments available. ' +
+      `Settings: ${Object.entries(r.settings)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}.`,
+    '',
+    '![RSS per process](rss.svg)',
+    '',
+    '## Invariants',
+    '',
+    '| Invariant | Bound | Checks | Failures | Result |',
+    '|---|---|--:|--:|---|',
+  )
+  for (const i of r.invariants)
+    out.push(
+      `| **${i.id}**: ${cell(i.title)} | ${cell(i.bound)} | ${i.checks} | ${i.failures} | ${i.passed ? 'pass' : '**FAIL**'} |`,
+    )
+  for (const i of r.invariants) {
+    if (i.messages.length === 0 && i.notes.length === 0) continue
+    out.push('', `### ${i.id}`, '')
+    for (const note of i.notes) out.push(`- ${note}`)
+    for (const m of i.messages) out.push(`- FAIL ${m}`)
+  }
+
+  out.push('', '## Faults injected', '', '| Kind | Planned | Injected | What |', '|---|--:|--:|---|')
+  for (const k of FAULT_KINDS)
+    out.push(`| ${k} | ${r.faults.planned[k]} | ${r.faults.injected[k]} | ${FAULT_DESCRIPTIONS[k]} |`)
+  out.push(
+    '',
+    `${r.faults.injectedResponses} requests were answered by a fault (status, drop, stall) at the proxy.`,
+    '',
+    '<details><summary>Every fault except connection drops</summary>',
+    '',
+    '| At (s) | Kind | Detail | Hits | Took (ms) | Error |',
+    '|--:|---|---|--:|--:|---|',
+  )
+  for (const f of r.faults.records.filter((x) => x.kind !== 'drop-all' && x.kind !== 'drop-next'))
+    out.push(
+      `| ${(f.atMs / 1000).toFixed(1)} | ${f.kind} | ${cell(f.detail)} | ${f.hits ?? ''} | ${f.durationMs ?? ''} | ${cell(f.error ?? '')} |`,
+    )
+  out.push('', '</details>')
+
+  const w = r.requests.window10s
+  out.push(
+    '',
+    '## API requests (counted at the proxy)',
+    '',
+    `${r.requests.total} requests in ${r.phasesS.total} s (${Object.entries(r.requests.byIdentity)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}). ` +
+      `Per 10 s window: mean ${n1(w.mean)}, p50 ${n1(w.p50)}, p99 ${n1(w.p99)}, max ${n1(w.max)} req/s (bound ${r.requests.boundPerS}). ` +
+      `Quiet window: ${r.requests.quietPerS === undefined ? '—' : r.requests.quietPerS.toFixed(2)} req/s (bound ${r.requests.quietBoundPerS}).`,
+  )
+  if (r.requests.busySeconds.length > 0) {
+    out.push('', 'Busiest seconds (≥ 40 requests):', '')
+    for (const b of r.requests.busySeconds.slice(0, 10))
+      out.push(`- +${b.second} s: ${b.requests} requests — ${b.top.join('; ')}`)
+  }
+  const l = r.convergence.latencyS
+  out.push(
+    '',
+    '## Convergence',
+    '',
+    `Time from the driver's last change to an AppService until the checker first saw it converged (checker polls every 3 s): ` +
+      `n ${l.n}, p50 ${n1(l.p50)} s, p90 ${n1(l.p90)} s, p99 ${n1(l.p99)} s, max ${n1(l.max)} s (bound ${r.convergence.boundS} s). ` +
+      `After the chaos everything converged in ${r.convergence.settleS === undefined ? '— (did not)' : `${n1(r.convergence.settleS)} s`}.`,
+    '',
+    '## Driver',
+    '',
+    `${r.driver.appServicesCreated} AppServices and ${r.driver.nodeConfigsCreated} NodeConfigs created over the run. ` +
+      `Operations (ok/failed): ${Object.entries(r.driver.ops)
+        .map(([k, v]) => `${k} ${v.ok}/${v.failed}`)
+        .join(', ')}.`,
+  )
+  if (r.driver.errors.length > 0) {
+    out.push('', 'Driver errors (writes fail while the apiserver restarts):', '')
+    for (const e of r.driver.errors.slice(0, 10)) out.push(`- ${cell(e)}`)
+  }
+
+  out.push(
+    '',
+    '## Leadership',
+    '',
+    r.leadership.intervals
+      .map((i) => `${i.process} ${i.fromS.toFixed(1)}–${i.toS.toFixed(1)} s`)
+      .join('; ') || 'none',
+    '',
+    `Failovers after SIGKILL: ${
+      r.leadership.failovers
+        .map(
+          (f) =>
+            `${f.victim} → ${f.successor ?? '?'} in ${f.ms === undefined ? '—' : `${(f.ms / 1000).toFixed(1)} s`}`,
+        )
+        .join('; ') || 'none'
+    }.`,
+    '',
+    '## Processes and RSS',
+    '',
+    '| Process | Lived (s) | End | RSS first / max / last (MiB) | Heap used first / last (MiB) | RSS growth after warm-up |',
+    '|---|---|---|---|---|---|',
+  )
+  for (const p of r.processes)
+    out.push(
+      `| ${p.id} | ${p.startedAtS.toFixed(0)}–${p.endedAtS === undefined ? 'end' : p.endedAtS.toFixed(0)} | ${p.exit ?? ''} | ${
+        p.rssMiB ? `${n1(p.rssMiB.first)} / ${n1(p.rssMiB.max)} / ${n1(p.rssMiB.last)}` : '—'
+      } | ${p.heapMiB ? `${n1(p.heapMiB.first)} / ${n1(p.heapMiB.last)}` : '—'} | ${p.rss.assessed ? `${n1(p.rss.baselineKb / 1024)} → ${n1(p.rss.finalKb / 1024)} MiB (${(p.rss.growth * 100).toFixed(1)} %)` : cell(`not assessed: ${p.rss.reason}`)} |`,
+    )
+  out.push(
+    '',
+    `Reproduce: \`npm run soak -- --minutes ${r.minutes} --seed ${r.seed}\` (or \`node test/soak/run.ts\`).`,
+    '',
+  )
+  return out.join('\n')
+}
+
+/** Writes the three files into `dir`; returns their paths. */
+export async function writeReport(r: SoakReport, dir: string): Promise<string[]> {
+  await mkdir(dir, { recursive: true })
+  const files = [
+    [join(dir, REPORT_FILES.json), `${JSON.stringify(r, null, 2)}\n`],
+    [join(dir, REPORT_FILES.markdown), reportMarkdown(r)],
+    [join(dir, REPORT_FILES.svg), reportSvg(r)],
+  ] as const
+  for (const [path, text] of files) await writeFile(path, text)
+  return files.map(([path]) => path)
+}
