@@ -1,10 +1,11 @@
 /**
  * @module reconcile — makes one AppService's world match its spec.
  *
- * Order matters for correctness: finalizer before any external write; children by
- * server-side apply, only on drift; external entry keyed by the object's UID; status
- * written last and only when it changed; deletion cleans up the external entry and
- * only then lets the object go.
+ * Order matters for correctness: finalizer before any external write; the cached object
+ * confirmed live before acting on it (a new leader's cache may be older than what its
+ * predecessor acted on); children by server-side apply, only on drift; external entry
+ * keyed by the object's UID; status written last and only when it changed; deletion
+ * cleans up the external entry and only then lets the object go.
  */
 import * as z from 'zod/mini'
 import type { ResourceClient } from '../../client/index.ts'
@@ -12,6 +13,7 @@ import {
   applyIfDrifted,
   type EventRecorder,
   finalize,
+  LiveCheck,
   type ReconcileContext,
   type ReconcileResult,
   type Reconciler,
@@ -63,9 +65,15 @@ interface DeploymentStatus {
 /** The AppService reconciler. */
 export function appServiceReconciler(deps: AppServiceDeps): Reconciler {
   const clock = deps.clock ?? realClock
+  // One per reconciler, so per process: the operator exits when it loses its Lease.
+  const live = new LiveCheck<AppService>()
   return async (req, ctx): Promise<ReconcileResult> => {
-    const app = deps.getAppService(`${req.namespace}/${req.name}`)
-    if (!app) return undefined // gone: children are garbage-collected through owner references
+    const key = `${req.namespace}/${req.name}`
+    const app = deps.getAppService(key)
+    if (!app) {
+      live.forget(key)
+      return undefined // gone: children are garbage-collected through owner references
+    }
     const api = deps.appServices(app.metadata.namespace!)
 
     const parsed = z.safeParse(AppServiceSpec, app.spec ?? {})
@@ -111,6 +119,18 @@ export function appServiceReconciler(deps: AppServiceDeps): Reconciler {
     )
     if (outcome.deleting) return undefined
     const current = outcome.object
+    // Deletion needs no check (a deletionTimestamp is never taken back, and cleanup is
+    // idempotent); everything below acts on the spec, so it must be the live one.
+    if (current !== app) live.remember(current) // the finalizer patch answered with it
+    const check = await live.confirm(api, current, ctx.signal)
+    if (!check.live) {
+      ctx.log.debug('cache is behind the API: waiting for it', {
+        cached: current.metadata.resourceVersion,
+        live: check.current?.metadata.resourceVersion ?? '(gone)',
+      })
+      // Rate-limited: the informer's event usually wins; predicates may filter it, so requeue.
+      return check.current === undefined ? undefined : { requeue: true }
+    }
     const spec = (parsed as { data: AppServiceSpec }).data
     const ns = current.metadata.namespace!
 

@@ -1,0 +1,161 @@
+/**
+ * The AppService reconciler after a fail-over, on the real apiserver: the new leader's
+ * cache (warm from its time as a standby, its watch possibly reconnecting) can be older than
+ * what its predecessor acted on. Acting on it wrote to the external database what the
+ * predecessor had undone — found by the chaos soak (test/soak), the class of defect of
+ * kuberay#715 and scylla-operator#2492. Each test plays both replicas with two reconciler
+ * instances (two processes' worth of state) and hands the second one a snapshot taken
+ * before the predecessor's last change, which is exactly what a lagging cache holds.
+ */
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import type { KubeClient } from '../../src/client/kube-client.ts'
+import { CORE_TYPES } from '../../src/client/resource.ts'
+import { EventRecorder } from '../../src/controller/events.ts'
+import type { ReconcileContext, ReconcileResult } from '../../src/controller/reconciler.ts'
+import { noopLogger } from '../../src/core/log.ts'
+import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
+import { databaseApi } from '../../src/operators/appservice/database-api.ts'
+import { appServiceReconciler } from '../../src/operators/appservice/reconcile.ts'
+import { getTestEnv } from '../controlplane/env.ts'
+import { type DatabaseStandin, startDatabaseStandin } from '../standin/database-api.ts'
+import { installAppServiceCrd } from '../support/appservice.ts'
+import { adminClient } from '../support/kube.ts'
+
+let client: KubeClient
+let db: DatabaseStandin
+let recorder: EventRecorder
+let ns: string
+const ac = new AbortController()
+const ctx: ReconcileContext = { signal: ac.signal, log: noopLogger, reconcileId: 'test' }
+
+before(async () => {
+  const env = await getTestEnv()
+  client = adminClient(env, env.server)
+  await installAppServiceCrd(client)
+  db = await startDatabaseStandin()
+  ns = await env.createNamespace('stale')
+  recorder = new EventRecorder(client, { controller: 'platform.example.com/appservice', instance: 'test' })
+})
+after(async () => {
+  ac.abort()
+  await recorder?.flush()
+  await db?.close()
+  await client?.close()
+})
+
+const apps = () => client.resource<AppService>(APPSERVICES, ns)
+
+/** One replica's reconciler, reading the AppService from `cache` and counting its GETs of it. */
+function replica(cache: { app: AppService | undefined }) {
+  const counted = { gets: 0, childWrites: 0 }
+  const appClient = apps()
+  const get = appClient.get.bind(appClient)
+  appClient.get = (...args) => {
+    counted.gets++
+    return get(...args)
+  }
+  const reconcile = appServiceReconciler({
+    getAppService: () => cache.app,
+    getDeployment: () => undefined,
+    getService: () => undefined,
+    appServices: () => appClient,
+    deployments: (n) => countingApply(client.resource(CORE_TYPES.deployments, n), counted),
+    services: (n) => countingApply(client.resource(CORE_TYPES.services, n), counted),
+    database: databaseApi(db.url),
+    recorder,
+  })
+  return {
+    counted,
+    reconcile: (name: string): Promise<ReconcileResult> => reconcile({ namespace: ns, name }, ctx),
+  }
+}
+
+/** `c`, counting its server-side applies in `counted.childWrites`. */
+function countingApply<C extends { apply: (...a: never[]) => unknown }>(
+  c: C,
+  counted: { childWrites: number },
+): C {
+  const apply = c.apply.bind(c) as (...a: never[]) => unknown
+  c.apply = ((...args: never[]) => {
+    counted.childWrites++
+    return apply(...args)
+  }) as C['apply']
+  return c
+}
+
+/** Reconciles with an up-to-date cache until nothing is left to do (the predecessor's work). */
+async function reconcileFresh(name: string): Promise<void> {
+  const cache = { app: undefined as AppService | undefined }
+  const fresh = replica(cache)
+  for (let i = 0; i < 5; i++) {
+    cache.app = await apps()
+      .get(name)
+      .catch(() => undefined)
+    if ((await fresh.reconcile(name)) === undefined) return
+  }
+  assert.fail(`${name}: still requeueing after 5 reconciles with a fresh cache`)
+}
+
+const createdTimes = (uid: string | undefined) => db.created.filter((k) => k === `appsrv-${uid}`).length
+
+test('regression (kuberay#715 class): a new leader whose cache predates "database off" does not re-create the entry', async () => {
+  const app = await apps().create({
+    metadata: { name: 'off' },
+    spec: { image: 'nginx:1.27', replicas: 1, database: { enabled: true } },
+  } as AppService)
+  await reconcileFresh('off') // the old leader: finalizer, children, entry
+  assert.ok(db.entries.has(`appsrv-${app.metadata.uid}`))
+  const lagging = await apps().get('off') // what the standby's cache holds when the old leader dies
+
+  await apps().patch('off', { spec: { database: { enabled: false } } }, 'merge')
+  await reconcileFresh('off') // the old leader removes the entry, then is killed
+  assert.ok(!db.entries.has(`appsrv-${app.metadata.uid}`))
+
+  const cache = { app: lagging as AppService | undefined }
+  const next = replica(cache)
+  const requestsBefore = db.requests.length
+  assert.deepEqual(await next.reconcile('off'), { requeue: true }, 'waits for its cache')
+  assert.deepEqual(db.requests.slice(requestsBefore), [], 'no request to the database on a stale spec')
+  assert.equal(next.counted.childWrites, 0, 'no child rolled back to the stale spec either')
+
+  cache.app = await apps().get('off') // the watch delivers the change
+  assert.equal(await next.reconcile('off'), undefined)
+  assert.ok(!db.entries.has(`appsrv-${app.metadata.uid}`))
+  assert.equal(createdTimes(app.metadata.uid), 1, 'created once, by the old leader')
+})
+
+test('regression (scylla-operator#2492 class): a new leader whose cache predates the deletion does not leak an entry', async () => {
+  const app = await apps().create({
+    metadata: { name: 'gone' },
+    spec: { image: 'nginx:1.27', replicas: 1, database: { enabled: true } },
+  } as AppService)
+  await reconcileFresh('gone')
+  const lagging = await apps().get('gone')
+  await apps().delete('gone')
+  await reconcileFresh('gone') // cleanup, finalizer removed: the object is gone
+  await assert.rejects(apps().get('gone'), /404/)
+
+  const next = replica({ app: lagging })
+  const requestsBefore = db.requests.length
+  assert.equal(await next.reconcile('gone'), undefined, 'nothing to do for an object that is gone')
+  assert.deepEqual(db.requests.slice(requestsBefore), [])
+  assert.equal(db.entries.has(`appsrv-${app.metadata.uid}`), false, 'no entry leaked')
+  assert.equal(createdTimes(app.metadata.uid), 1)
+  assert.equal(next.counted.childWrites, 0, 'no child applied for an owner that is gone')
+})
+
+test('a cache that is current costs one GET per resourceVersion, not one per reconcile', async () => {
+  await apps().create({
+    metadata: { name: 'steady' },
+    spec: { image: 'nginx:1.27', replicas: 1, database: { enabled: true } },
+  } as AppService)
+  await reconcileFresh('steady')
+  const cache = { app: await apps().get('steady') }
+  const r = replica(cache)
+  assert.equal(await r.reconcile('steady'), undefined)
+  assert.equal(r.counted.gets, 1, 'the first reconcile of this version confirms it')
+  assert.equal(await r.reconcile('steady'), undefined)
+  assert.equal(await r.reconcile('steady'), undefined)
+  assert.equal(r.counted.gets, 1, 'later reconciles of the same version do not')
+})
