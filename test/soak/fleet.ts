@@ -5,6 +5,7 @@
  * (leadership, active workers, reconciles), RSS from /proc every two seconds.
  */
 import { readFile } from 'node:fs/promises'
+import { trackPid, untrackPid } from '../controlplane/cleanup.ts'
 import { type OperatorProcess, startOperator } from '../support/operator-process.ts'
 import type { Invariants } from './invariants.ts'
 import type { LeadershipInterval, RssSample } from './stats.ts'
@@ -172,12 +173,14 @@ export class Fleet {
       stopping: false,
     }
     this.all.push(p)
+    trackPid(p.pid) // SIGKILLed if this process exits first
     this.#o.log(`${id} started (pid ${p.pid})`)
     void proc.exited.then((code) => this.#exited(p, code))
   }
 
   #exited(p: FleetProcess, code: number | null): void {
     p.endedAt = this.#now
+    untrackPid(p.pid)
     const signal = p.proc.child.signalCode
     let reason: ExitReason
     let detail = ''

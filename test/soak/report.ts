@@ -96,6 +96,16 @@ export function reportMarkdown(r: SoakReport): string {
       `Per 10 s window: mean ${n1(w.mean)}, p50 ${n1(w.p50)}, p99 ${n1(w.p99)}, max ${n1(w.max)} req/s (bound ${r.requests.boundPerS}). ` +
       `Quiet window: ${r.requests.quietPerS === undefined ? '—' : r.requests.quietPerS.toFixed(2)} req/s (bound ${r.requests.quietBoundPerS}).`,
   )
+  out.push(
+    '',
+    '<details><summary>Requests by identity, verb and resource</summary>',
+    '',
+    '| Requests | Count |',
+    '|---|--:|',
+    ...r.requests.byShape.slice(0, 30).map((x) => `| ${cell(x.request)} | ${x.count} |`),
+    '',
+    '</details>',
+  )
   if (r.requests.busySeconds.length > 0) {
     out.push('', 'Busiest seconds (≥ 40 requests):', '')
     for (const b of r.requests.busySeconds.slice(0, 10))

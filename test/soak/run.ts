@@ -11,6 +11,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { onTerminationSignal } from '../controlplane/cleanup.ts'
 import { ARTIFACT } from '../support/operator-process.ts'
 import { writeReport } from './report.ts'
 import { DEFAULT_RATE, runSoak, type Sabotage } from './soak.ts'
@@ -65,6 +66,10 @@ const sabotage = values.sabotage as Sabotage | undefined
 if (sabotage !== undefined && sabotage !== 'duplicate-db' && sabotage !== 'fault-left-on')
   usage(`--sabotage: unknown kind ${JSON.stringify(sabotage)}`)
 if (!existsSync(ARTIFACT)) usage(`${ARTIFACT} is missing: run \`npm run build\` first`)
+
+// Ctrl-C: exit, and the exit hook SIGKILLs every operator and agent process still running
+// (the control plane stops by itself when this process goes).
+onTerminationSignal(async () => {})
 
 const out = values.out ?? join(import.meta.dirname, 'reports', new Date().toISOString().slice(0, 10))
 const report = await runSoak({

@@ -23,6 +23,7 @@ import { CORE_TYPES, type ResourceType } from '../../src/client/resource.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
 import { leaseRules, operatorRules } from '../../src/operators/appservice/manifests.ts'
 import { NODECONFIGS } from '../../src/operators/nodeconfig/api.ts'
+import { trackTempDir, untrackTempDir } from '../controlplane/cleanup.ts'
 import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
 import type { FaultHandle, FaultRule, RequestRecord } from '../controlplane/fault-proxy.ts'
 import { grantAgentRbac, installNodeConfigCrd } from '../integration/fixtures/nodeconfig-harness.ts'
@@ -91,8 +92,12 @@ export const RATE_BOUND = 40
 export const QUIET_RATE_BOUND = 4
 /** RSS growth allowed after warm-up. */
 export const RSS_GROWTH_BOUND = 0.1
-/** Warm-up: from the later of chaos start, process start and leadership start. */
+/**
+ * Warm-up: 30 s or a tenth of the chaos phase, whichever is longer (V8 sizes its heap over
+ * minutes), from the later of chaos start, process start and leadership start.
+ */
 export const RSS_WARMUP_MS = 30_000
+export const RSS_WARMUP_FRACTION = 0.1
 export const RSS_WINDOW_MS = 20_000
 export const RSS_MIN_SPAN_MS = 45_000
 /** Leader election timings of the operator replicas. */
@@ -192,6 +197,8 @@ export interface SoakReport {
     boundPerS: number
     quietPerS: number | undefined
     quietBoundPerS: number
+    /** Requests by identity, verb and resource over the whole run, most first. */
+    byShape: { request: string; count: number }[]
     /** Seconds with at least {@link HOT_SECOND} requests: what they were. */
     busySeconds: { second: number; requests: number; top: string[] }[]
   }
@@ -277,10 +284,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const nodeConfigTarget = options.nodeConfigTarget ?? DEFAULT_NODECONFIG_TARGET
   const boundMs = options.boundMs ?? DEFAULT_BOUND_MS
   const chaosMs = Math.round(options.minutes * 60_000)
+  const warmupMs = Math.max(RSS_WARMUP_MS, chaosMs * RSS_WARMUP_FRACTION)
   const start = Date.now()
   const rel = (): number => Date.now() - start
   const rng = createRng(options.seed)
   const run = randomBytes(3).toString('hex')
+  const artifact = artifactDigest()
+  const commit = sourceCommit()
 
   const inv = new Invariants(start, (id, message) => log(`INVARIANT ${id}: ${message}`))
   inv.define(
@@ -311,7 +321,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   inv.define(
     'rss-flat',
     'RSS of each operator and agent process stays flat after warm-up',
-    `growth < ${RSS_GROWTH_BOUND * 100} % (median of the first ${RSS_WINDOW_MS / 1000} s after warm-up vs the last ${RSS_WINDOW_MS / 1000} s; processes observed ≥ ${RSS_MIN_SPAN_MS / 1000} s after warm-up)`,
+    `growth < ${RSS_GROWTH_BOUND * 100} % (median of the first ${RSS_WINDOW_MS / 1000} s after a ${Math.round(warmupMs / 1000)} s warm-up vs the last ${RSS_WINDOW_MS / 1000} s; processes observed ≥ ${RSS_MIN_SPAN_MS / 1000} s after warm-up)`,
   )
   inv.define(
     'no-crash',
@@ -332,6 +342,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const byIdentity: Record<string, number> = {}
   const faulted: RequestRecord[] = []
   const busySeconds: SoakReport['requests']['busySeconds'] = []
+  const byShape = new Map<string, number>()
   const latencies: number[] = []
   let quietPerS: number | undefined
   let settleMs: number | undefined
@@ -417,7 +428,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     ] as const) {
       const name = `soak-${run}-${slot}`
       const root = await realpath(await mkdtemp(join(tmpdir(), `edgeop-soak-${slot}-`)))
-      cleanups.push(() => rm(root, { recursive: true, force: true }))
+      trackTempDir(root)
+      cleanups.push(async () => {
+        await rm(root, { recursive: true, force: true })
+        untrackTempDir(root)
+      })
       const node: SoakNode = { slot: `agent-${slot}`, name, root, labels: { [RUN_LABEL]: run, ...labels } }
       await a.resource(CORE_TYPES.nodes).create(nodeObject(node))
       cleanups.push(() =>
@@ -500,6 +515,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         groups.set(s, g)
         const key = `${who} ${r.method} ${requestShape(r.path)}${r.watch ? ' (watch)' : ''}`
         g.set(key, (g.get(key) ?? 0) + 1)
+        byShape.set(key, (byShape.get(key) ?? 0) + 1)
       }
       // Keep what the busiest seconds were made of; forget ordinary seconds.
       for (const [s, g] of groups)
@@ -795,7 +811,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     for (const proc of f.all) {
       const lead = intervals.find((i) => i.process === proc.id)
       const warmEnd =
-        Math.max(chaosStart, proc.startedAt, lead === undefined ? 0 : lead.from - start) + RSS_WARMUP_MS
+        Math.max(chaosStart, proc.startedAt, lead === undefined ? 0 : lead.from - start) + warmupMs
       const verdict = rssGrowth(proc.rss, warmEnd, { windowMs: RSS_WINDOW_MS, minSpanMs: RSS_MIN_SPAN_MS })
       if (verdict.assessed)
         inv.check(
@@ -892,7 +908,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const processes: ProcessReport[] = (fleet?.all ?? []).map((proc) => {
     const lead = intervals.find((i) => i.process === proc.id)
     const warmEnd =
-      Math.max(chaosStart, proc.startedAt, lead === undefined ? 0 : lead.from - start) + RSS_WARMUP_MS
+      Math.max(chaosStart, proc.startedAt, lead === undefined ? 0 : lead.from - start) + warmupMs
     const kb = proc.rss.map((s) => s.kb)
     return {
       id: proc.id,
@@ -930,8 +946,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       retryPeriodS: LEASE.retryMs / 1000,
       operatorQps: 50,
       agentRecheckS: 5,
-      artifact: `${ARTIFACT.replace(/.*\/dist\//, 'dist/')} sha256:${artifactDigest()}`,
-      commit: sourceCommit(),
+      artifact: `${ARTIFACT.replace(/.*\/dist\//, 'dist/')} sha256:${artifact}`,
+      commit,
     },
     machine: {
       cpus: cpus().length,
@@ -974,6 +990,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       quietPerS,
       quietBoundPerS: QUIET_RATE_BOUND,
       busySeconds,
+      byShape: [...byShape].sort((x, y) => y[1] - x[1]).map(([request, count]) => ({ request, count })),
     },
     convergence: {
       boundS: boundMs / 1000,
