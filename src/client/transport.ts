@@ -5,7 +5,8 @@
  * Retry rules are client-go's (`rest/with_retry.go`, `rest/request.go`):
  * - any verb is retried on 429 or 5xx **only** when the response has an integer
  *   `Retry-After`, waiting that many seconds, at most {@link DEFAULT_MAX_RETRIES} times;
- * - GET (never a write) is retried after a connection reset / EOF, as if told `Retry-After: 1`;
+ * - GET (never a write; watches included) is retried after a connection reset / EOF, as if
+ *   told `Retry-After: 1`;
  * - a 401 is retried once when the credential provider says fresh credentials differ;
  * - nothing else is retried silently.
  * Every retry passes the rate limiter again; the first attempt of a watch does not.
@@ -221,12 +222,11 @@ export class Transport {
       } catch (cause) {
         this.#observer.onResponse?.(spec.method, 0, this.#clock.monotonic() - started)
         const err = transportError(cause, spec, display, spec.signal, deadline, timeoutMs)
-        if (
-          spec.method === 'GET' &&
-          !streaming &&
-          isRetryableTransport(cause) &&
-          attempt < this.#maxRetries
-        ) {
+        // Watches too (client-go `Watch()` retries probable EOF and HTTP/2 connection loss
+        // the same way): a watch reopened just after its connection dropped may be sent on
+        // the dead connection; without this retry that costs a relist and a backoff step
+        // each time, and a cache under frequent drops falls minutes behind.
+        if (spec.method === 'GET' && isRetryableTransport(cause) && attempt < this.#maxRetries) {
           previous = err
           await this.#wait(TRANSPORT_RETRY_AFTER_S, signal, spec, display)
           continue

@@ -151,6 +151,29 @@ test('GET is retried after a connection reset; a write is not', async () => {
   assert.equal(w.stub.seen.length, 1)
 })
 
+test('a watch whose connection is reset before it opens is retried after 1 s (client-go Watch())', async () => {
+  const clock = new ManualClock()
+  const { stub, transport } = await setup(
+    (_r, res, n) => {
+      if (n === 0) return res.socket?.destroy()
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.write('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n')
+    },
+    {},
+    { clock },
+  )
+  const p = transport.stream({ method: 'GET', path: '/w?watch=1' })
+  await until(() => stub.seen.length === 1)
+  await until(() => clock.pending > 0, 50_000)
+  assert.equal(stub.seen.length, 1, 'not before the second has passed')
+  await clock.advance(1000)
+  const s = await p
+  const first = await s.body[Symbol.asyncIterator]().next()
+  assert.match(Buffer.from(first.value as Uint8Array).toString(), /"name":"a"/)
+  assert.equal(stub.seen.length, 2)
+  s.close()
+})
+
 test('401: fresh credentials are fetched and the request retried once', async () => {
   let calls = 0
   const provider: CredentialProvider = {
