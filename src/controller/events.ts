@@ -26,6 +26,14 @@ export const DEFAULT_EVENT_REFILL_MS = 300_000
 export const DEFAULT_SERIES_WINDOW_MS = 30 * 60_000
 /** Accumulated repeats are written at most this often per series. */
 export const DEFAULT_SERIES_FLUSH_MS = 60_000
+/**
+ * A series not observed for 6 minutes is finished: its count is written and it is
+ * forgotten, so a repeat after that starts a new Event (client-go `tools/events`
+ * `finishTime`). Without it the recorder remembers every distinct event for ever.
+ */
+export const DEFAULT_SERIES_FINISH_MS = 6 * 60_000
+/** At most this many series and per-object buckets are remembered; the oldest go first (client-go `maxLruCacheEntries`). */
+export const MAX_REMEMBERED_EVENTS = 4096
 /** Notes are capped at 1 KiB by the API. */
 const MAX_NOTE = 1024
 
@@ -39,6 +47,7 @@ export interface EventRecorderOptions {
   refillMs?: number
   seriesWindowMs?: number
   seriesFlushMs?: number
+  seriesFinishMs?: number
   clock?: Clock
   logger?: Logger
 }
@@ -58,7 +67,9 @@ interface Series {
  * Records events about objects.
  *
  * Guarantees: at most one API write per distinct event per flush interval; at most
- * `burst` distinct events per object before the bucket throttles; never throws.
+ * `burst` distinct events per object before the bucket throttles; never throws; bounded
+ * memory (a series is forgotten {@link DEFAULT_SERIES_FINISH_MS} after it was last
+ * observed, and at most {@link MAX_REMEMBERED_EVENTS} series and buckets are kept).
  * Does not guarantee: delivery (events are best-effort, as in Kubernetes).
  */
 export class EventRecorder {
@@ -69,6 +80,7 @@ export class EventRecorder {
   readonly #series = new Map<string, Series>()
   readonly #buckets = new Map<string, TokenBucket>()
   readonly #writes = new Set<Promise<void>>()
+  #lastSweep = Number.NEGATIVE_INFINITY
 
   constructor(client: KubeClient, options: EventRecorderOptions) {
     this.#client = client
@@ -81,7 +93,13 @@ export class EventRecorder {
       refillMs: options.refillMs ?? DEFAULT_EVENT_REFILL_MS,
       seriesWindowMs: options.seriesWindowMs ?? DEFAULT_SERIES_WINDOW_MS,
       seriesFlushMs: options.seriesFlushMs ?? DEFAULT_SERIES_FLUSH_MS,
+      seriesFinishMs: options.seriesFinishMs ?? DEFAULT_SERIES_FINISH_MS,
     }
+  }
+
+  /** Series and per-object buckets remembered now (bounded: see {@link MAX_REMEMBERED_EVENTS}). */
+  get remembered(): { series: number; buckets: number } {
+    return { series: this.#series.size, buckets: this.#buckets.size }
   }
 
   /** Records an event about `regarding`. Returns at once. */
@@ -95,13 +113,15 @@ export class EventRecorder {
     const uid = regarding.metadata.uid ?? `${regarding.metadata.namespace}/${regarding.metadata.name}`
     const key = [uid, type, reason, action, note].join('\u0000')
     const now = this.#clock.now()
+    this.#forgetFinished(now)
     const s = this.#series.get(key)
     if (s && now - s.firstSeen < this.#o.seriesWindowMs) {
       s.count++
       s.lastObserved = now
-      s.timer ??= this.#clock.setTimer(() => this.#flushSeries(key), this.#o.seriesFlushMs)
+      s.timer ??= this.#clock.setTimer(() => this.#flushSeries(s), this.#o.seriesFlushMs)
       return
     }
+    if (s) this.#finish(key, s) // past the window: a new Event
     if (!this.#bucket(uid).tryTake()) {
       this.#log.debug('event dropped by the per-object rate limit', {
         reason,
@@ -121,6 +141,10 @@ export class EventRecorder {
       pending: undefined,
     }
     this.#series.set(key, series)
+    for (const [k, old] of this.#series) {
+      if (this.#series.size <= MAX_REMEMBERED_EVENTS) break
+      this.#finish(k, old)
+    }
     const body: KubeEvent = {
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',
@@ -152,19 +176,37 @@ export class EventRecorder {
 
   /** Waits for every write in flight and flushes pending series counts (for shutdown and tests). */
   async flush(): Promise<void> {
-    for (const [key, s] of this.#series) {
+    for (const s of this.#series.values()) {
       if (s.timer) {
         s.timer()
-        s.timer = undefined
-        this.#flushSeries(key)
+        this.#flushSeries(s)
       }
     }
     while (this.#writes.size > 0) await Promise.allSettled([...this.#writes])
   }
 
-  #flushSeries(key: string): void {
-    const s = this.#series.get(key)
-    if (!s) return
+  /**
+   * Forgets series not observed for `seriesFinishMs` and buckets that have refilled
+   * (a full bucket is what a new one would be). Runs at most once per flush interval.
+   */
+  #forgetFinished(now: number): void {
+    if (now - this.#lastSweep < this.#o.seriesFlushMs) return
+    this.#lastSweep = now
+    for (const [key, s] of this.#series)
+      if (now - s.lastObserved >= this.#o.seriesFinishMs) this.#finish(key, s)
+    for (const [uid, b] of this.#buckets) if (b.tokens() >= this.#o.burst) this.#buckets.delete(uid)
+  }
+
+  /** Writes what a series has not written yet, and forgets it. */
+  #finish(key: string, s: Series): void {
+    if (s.timer) {
+      s.timer()
+      this.#flushSeries(s)
+    }
+    this.#series.delete(key)
+  }
+
+  #flushSeries(s: Series): void {
     s.timer = undefined
     const write = async (): Promise<void> => {
       await s.pending
@@ -183,6 +225,10 @@ export class EventRecorder {
     if (!b) {
       b = new TokenBucket({ qps: 1000 / this.#o.refillMs, burst: this.#o.burst, clock: this.#clock })
       this.#buckets.set(uid, b)
+      for (const old of this.#buckets.keys()) {
+        if (this.#buckets.size <= MAX_REMEMBERED_EVENTS) break
+        this.#buckets.delete(old)
+      }
     }
     return b
   }
