@@ -30,7 +30,12 @@ import type { KubeObject } from '../core/types.ts'
 export type LiveCheckOutcome<T> =
   /** The cached object is the live one: act on it. */
   | { live: true }
-  /** The cache is behind: `current` is the live object (undefined: it is gone). Do not act; requeue. */
+  /**
+   * The cache is behind: `current` is the live object (undefined: it is gone). Act on
+   * `current`, never on the cached object; or requeue, remembering that predicates may drop
+   * the event that brings the cache up to date and that a rate-limited requeue backs off
+   * exponentially for as long as the cache stays behind.
+   */
   | { live: false; current: T | undefined }
 
 /** Confirms cached objects against the API; see the module comment for when it is needed. */

@@ -69,12 +69,30 @@ export function appServiceReconciler(deps: AppServiceDeps): Reconciler {
   const live = new LiveCheck<AppService>()
   return async (req, ctx): Promise<ReconcileResult> => {
     const key = `${req.namespace}/${req.name}`
-    const app = deps.getAppService(key)
-    if (!app) {
+    const cached = deps.getAppService(key)
+    if (!cached) {
       live.forget(key)
       return undefined // gone: children are garbage-collected through owner references
     }
-    const api = deps.appServices(app.metadata.namespace!)
+    const api = deps.appServices(cached.metadata.namespace!)
+    // Everything below acts on the spec (or the deletion), and some of it outside the
+    // cluster: act on the live object. When the cache is behind, the object just read is
+    // newer than anything the cache holds, so acting on it is what the cache will ask for
+    // once it catches up; waiting for it instead would leave the object behind for as long
+    // as the watch takes to reconnect (predicates drop the status-only event that follows).
+    const check = await live.confirm(api, cached, ctx.signal)
+    if (!check.live && check.current === undefined) {
+      ctx.log.debug('cache is behind the API: the object is gone')
+      return undefined // its delete event is on its way; whoever removed the finalizer cleaned up
+    }
+    const app = check.live ? cached : check.current!
+    if (!check.live) {
+      live.remember(app)
+      ctx.log.debug('cache is behind the API: reconciling the live object', {
+        cached: cached.metadata.resourceVersion,
+        live: app.metadata.resourceVersion,
+      })
+    }
 
     const parsed = z.safeParse(AppServiceSpec, app.spec ?? {})
     const problem = parsed.success ? unusableSpec(parsed.data) : describeIssues(parsed.error)
@@ -119,18 +137,7 @@ export function appServiceReconciler(deps: AppServiceDeps): Reconciler {
     )
     if (outcome.deleting) return undefined
     const current = outcome.object
-    // Deletion needs no check (a deletionTimestamp is never taken back, and cleanup is
-    // idempotent); everything below acts on the spec, so it must be the live one.
     if (current !== app) live.remember(current) // the finalizer patch answered with it
-    const check = await live.confirm(api, current, ctx.signal)
-    if (!check.live) {
-      ctx.log.debug('cache is behind the API: waiting for it', {
-        cached: current.metadata.resourceVersion,
-        live: check.current?.metadata.resourceVersion ?? '(gone)',
-      })
-      // Rate-limited: the informer's event usually wins; predicates may filter it, so requeue.
-      return check.current === undefined ? undefined : { requeue: true }
-    }
     const spec = (parsed as { data: AppServiceSpec }).data
     const ns = current.metadata.namespace!
 
