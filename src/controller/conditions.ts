@@ -59,23 +59,27 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 
 /**
  * Writes `status` to the status subresource (a merge patch) only if it differs
- * semantically from the object's current status. Returns whether it wrote.
+ * semantically from the object's current status. Returns the object as the server
+ * answered the write, or undefined when nothing was written.
+ *
+ * The comparison is with `obj`, so pass the latest version known: after a write of your
+ * own, the cache may still hold the version before it, and a status equal to that older
+ * one would then not be written (`LiveCheck.remember` keeps track of such answers).
  */
 export async function updateStatusIfChanged<T extends KubeObject>(
   client: ResourceClient<T>,
   obj: T,
   status: Record<string, unknown>,
   signal?: AbortSignal,
-): Promise<boolean> {
+): Promise<T | undefined> {
   const current = (obj.status ?? {}) as Record<string, unknown>
-  if (jsonEqual(current, status)) return false
+  if (jsonEqual(current, status)) return undefined
   // A merge patch keeps keys it does not mention: null out the ones that went away.
   const patch: Record<string, unknown> = { ...status }
   for (const k of Object.keys(current)) if (!(k in status)) patch[k] = null
-  await client.patch(obj.metadata.name!, { status: patch }, 'merge', {
+  return client.patch(obj.metadata.name!, { status: patch }, 'merge', {
     namespace: obj.metadata.namespace,
     subresource: 'status',
     ...(signal ? { signal } : {}),
   })
-  return true
 }

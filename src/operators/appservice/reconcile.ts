@@ -57,7 +57,10 @@ export interface AppServiceDeps {
 }
 
 interface DeploymentStatus {
+  replicas?: number
+  updatedReplicas?: number
   readyReplicas?: number
+  availableReplicas?: number
   observedGeneration?: number
   conditions?: { type: string; status: string; reason?: string; message?: string }[]
 }
@@ -107,6 +110,7 @@ export function appServiceReconciler(deps: AppServiceDeps): Reconciler {
         ],
         clock,
         ctx,
+        live,
       )
       deps.recorder.event(app, 'Warning', REASON.invalid, 'Validate', problem)
       throw new TerminalError(`${req.namespace}/${req.name}: ${problem}`)
@@ -128,6 +132,7 @@ export function appServiceReconciler(deps: AppServiceDeps): Reconciler {
             [{ type: CONDITION.degraded, status: 'True', reason: REASON.finalizationFailed, message }],
             clock,
             ctx,
+            live,
           )
           deps.recorder.event(gone, 'Warning', REASON.finalizationFailed, 'Finalize', message)
           throw err
@@ -188,26 +193,39 @@ export function appServiceReconciler(deps: AppServiceDeps): Reconciler {
         [...conditions, { type: CONDITION.degraded, status: 'True', reason: REASON.externalDown, message }],
         clock,
         ctx,
+        live,
       )
       deps.recorder.event(current, 'Warning', REASON.externalDown, 'ProvisionDatabase', message)
       throw err
     }
-    await writeStatus(api, current, status, conditions, clock, ctx)
+    await writeStatus(api, current, status, conditions, clock, ctx, live)
     return undefined
   }
 }
 
-/** Ready and Progressing from the live Deployment. */
+/**
+ * Ready and Progressing from the live Deployment. Ready means the rollout is complete, as
+ * `kubectl rollout status` decides it: the controller has seen this generation, every
+ * replica runs the new template, no old replica is left, and they are all available. Ready
+ * replicas alone are not enough: in a rolling update with surge there are more ready
+ * replicas than wanted while old ones still serve.
+ */
 function deploymentConditions(
   dep: KubeObject,
   spec: AppServiceSpec,
 ): Omit<Condition, 'lastTransitionTime'>[] {
   const st = (dep.status ?? {}) as DeploymentStatus
   const ready = st.readyReplicas ?? 0
+  const updated = st.updatedReplicas ?? 0
   const observed = (st.observedGeneration ?? 0) >= (dep.metadata.generation ?? 0)
   const progressing = st.conditions?.find((c) => c.type === 'Progressing')
   const stuck = progressing?.status === 'False'
-  const done = observed && ready >= spec.replicas
+  const done =
+    observed &&
+    updated >= spec.replicas &&
+    (st.replicas ?? 0) <= updated &&
+    (st.availableReplicas ?? 0) >= updated &&
+    ready >= spec.replicas
   const message = `${ready}/${spec.replicas} replicas ready`
   return [
     done
@@ -236,13 +254,18 @@ async function writeStatus(
   conditions: Omit<Condition, 'lastTransitionTime'>[],
   clock: Clock,
   ctx: ReconcileContext,
+  live: LiveCheck<AppService>,
 ): Promise<void> {
   let list = app.status?.conditions ?? []
   const now = new Date(clock.now())
   for (const c of conditions)
     list = setCondition(list, { ...c, observedGeneration: app.metadata.generation ?? 0 }, now)
-  const wrote = await updateStatusIfChanged(api, app, { ...base, conditions: list }, ctx.signal)
-  if (wrote) ctx.log.debug('status written')
+  const written = await updateStatusIfChanged(api, app, { ...base, conditions: list }, ctx.signal)
+  if (!written) return
+  // Read your own writes: until the cache shows this version, the next reconcile reads the
+  // live object, so it compares its status with this one and not with the one before it.
+  live.remember(written)
+  ctx.log.debug('status written')
 }
 
 function describeIssues(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
