@@ -27,16 +27,21 @@ import type { ResourceClient } from '../client/resource-client.ts'
 import type { KubeObject } from '../core/types.ts'
 
 /** What {@link LiveCheck.confirm} found. */
-export type LiveCheckOutcome<T> =
-  /** The cached object is the live one: act on it. */
-  | { live: true }
+export interface LiveCheckOutcome<T> {
   /**
-   * The cache is behind: `current` is the live object (undefined: it is gone). Act on
-   * `current`, never on the cached object; or requeue, remembering that predicates may drop
-   * the event that brings the cache up to date and that a rate-limited requeue backs off
-   * exponentially for as long as the cache stays behind.
+   * The version to act on: the object given when it is the live one, else the live object
+   * as the API returned it (remembered, so it is trusted once the cache shows it), or
+   * undefined when the object is gone. Never the cached object when the cache is behind.
    */
-  | { live: false; current: T | undefined }
+  object: T | undefined
+  /**
+   * True when the cache is behind the API. Acting on `object` is then what the cache will
+   * ask for once it catches up; requeueing instead must reckon with predicates that may
+   * drop the event bringing it up to date, and with a rate-limited backoff that grows for
+   * as long as the cache stays behind.
+   */
+  behind: boolean
+}
 
 /** Confirms cached objects against the API; see the module comment for when it is needed. */
 export class LiveCheck<T extends KubeObject> {
@@ -48,15 +53,15 @@ export class LiveCheck<T extends KubeObject> {
   }
 
   /**
-   * Resolves `{ live: true }` when `obj` (as the cache holds it, or as a write of ours just
-   * returned it) is the live object: at once when its resourceVersion was confirmed before,
-   * otherwise after one GET. Resolves `{ live: false }` when the API holds another version
-   * or no object of that name (or a new object with another UID). Other API errors reject.
+   * Confirms `obj` (as the cache holds it, or as a write of ours just returned it): at once
+   * when its resourceVersion was confirmed before, otherwise with one GET. The cache is
+   * behind when the API holds another version, no object of that name, or a new object
+   * with another UID. Other API errors reject.
    */
   async confirm(client: ResourceClient<T>, obj: T, signal?: AbortSignal): Promise<LiveCheckOutcome<T>> {
     const key = keyOf(obj)
     const rv = obj.metadata.resourceVersion
-    if (rv !== undefined && this.#confirmed.get(key) === rv) return { live: true }
+    if (rv !== undefined && this.#confirmed.get(key) === rv) return { object: obj, behind: false }
     let current: T
     try {
       current = await client.get(obj.metadata.name!, {
@@ -66,13 +71,12 @@ export class LiveCheck<T extends KubeObject> {
     } catch (err) {
       if (!isNotFound(err)) throw err
       this.#confirmed.delete(key)
-      return { live: false, current: undefined }
+      return { object: undefined, behind: true }
     }
+    this.remember(current)
     const same =
       rv !== undefined && current.metadata.resourceVersion === rv && current.metadata.uid === obj.metadata.uid
-    if (!same) return { live: false, current }
-    this.#confirmed.set(key, rv)
-    return { live: true }
+    return same ? { object: obj, behind: false } : { object: current, behind: true }
   }
 
   /**

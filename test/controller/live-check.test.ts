@@ -31,32 +31,36 @@ function fakeClient(state: { live: KubeObject | undefined; gets: number }): Reso
 test('LiveCheck: a cached version equal to the live one is confirmed once, then without a request', async () => {
   const state = { live: obj('10') as KubeObject | undefined, gets: 0 }
   const check = new LiveCheck()
-  assert.deepEqual(await check.confirm(fakeClient(state), obj('10')), { live: true })
-  assert.deepEqual(await check.confirm(fakeClient(state), obj('10')), { live: true })
+  assert.deepEqual(await check.confirm(fakeClient(state), obj('10')), { object: obj('10'), behind: false })
+  assert.deepEqual(await check.confirm(fakeClient(state), obj('10')), { object: obj('10'), behind: false })
   assert.equal(state.gets, 1, 'the second confirmation is answered from the memo')
   assert.equal(check.size, 1)
 })
 
-test('LiveCheck: a cache behind the API is reported with the live object, and not remembered', async () => {
+test('LiveCheck: a cache behind the API is reported with the live object, which is then trusted', async () => {
   const state = { live: obj('12') as KubeObject | undefined, gets: 0 }
   const check = new LiveCheck()
   const out = await check.confirm(fakeClient(state), obj('10'))
-  assert.equal(out.live, false)
-  assert.equal(out.live === false && out.current?.metadata.resourceVersion, '12')
-  assert.equal(check.size, 0)
-  // The cache catches up: confirmed, and from then on free.
-  assert.deepEqual(await check.confirm(fakeClient(state), obj('12')), { live: true })
-  assert.deepEqual(await check.confirm(fakeClient(state), obj('12')), { live: true })
+  assert.equal(out.behind, true)
+  assert.equal(out.object?.metadata.resourceVersion, '12', 'the live object, not the cached one')
+  assert.equal(check.size, 1, 'the live version is remembered')
+  // The cache catches up: no further read.
+  assert.deepEqual(await check.confirm(fakeClient(state), obj('12')), { object: obj('12'), behind: false })
+  assert.deepEqual(await check.confirm(fakeClient(state), obj('12')), { object: obj('12'), behind: false })
+  assert.equal(state.gets, 1)
+  // The stale version is still not trusted.
+  assert.equal((await check.confirm(fakeClient(state), obj('10'))).behind, true)
   assert.equal(state.gets, 2)
 })
 
 test('LiveCheck: an object already gone, or replaced by a new one of the same name, is not live', async () => {
   const state = { live: undefined as KubeObject | undefined, gets: 0 }
   const check = new LiveCheck()
-  assert.deepEqual(await check.confirm(fakeClient(state), obj('10')), { live: false, current: undefined })
+  assert.deepEqual(await check.confirm(fakeClient(state), obj('10')), { object: undefined, behind: true })
   state.live = obj('10', 'u-2') // same name and, by chance, the same resourceVersion string
   const out = await check.confirm(fakeClient(state), obj('10', 'u-1'))
-  assert.equal(out.live, false, 'another UID is another object')
+  assert.equal(out.behind, true, 'another UID is another object')
+  assert.equal(out.object?.metadata.uid, 'u-2')
 })
 
 test('LiveCheck: a version that was confirmed is asked again once the cache shows another', async () => {
@@ -64,7 +68,7 @@ test('LiveCheck: a version that was confirmed is asked again once the cache show
   const check = new LiveCheck()
   await check.confirm(fakeClient(state), obj('10'))
   state.live = obj('11')
-  assert.equal((await check.confirm(fakeClient(state), obj('11'))).live, true)
+  assert.equal((await check.confirm(fakeClient(state), obj('11'))).behind, false)
   assert.equal(state.gets, 2)
 })
 
@@ -72,7 +76,7 @@ test('LiveCheck: remember() takes a write’s answer as live; forget() drops the
   const state = { live: obj('20') as KubeObject | undefined, gets: 0 }
   const check = new LiveCheck()
   check.remember(obj('20'))
-  assert.deepEqual(await check.confirm(fakeClient(state), obj('20')), { live: true })
+  assert.deepEqual(await check.confirm(fakeClient(state), obj('20')), { object: obj('20'), behind: false })
   assert.equal(state.gets, 0)
   check.forget('a/web')
   assert.equal(check.size, 0)

@@ -83,19 +83,16 @@ export function appServiceReconciler(deps: AppServiceDeps): Reconciler {
     // newer than anything the cache holds, so acting on it is what the cache will ask for
     // once it catches up; waiting for it instead would leave the object behind for as long
     // as the watch takes to reconnect (predicates drop the status-only event that follows).
-    const check = await live.confirm(api, cached, ctx.signal)
-    if (!check.live && check.current === undefined) {
+    const { object: app, behind } = await live.confirm(api, cached, ctx.signal)
+    if (!app) {
       ctx.log.debug('cache is behind the API: the object is gone')
       return undefined // its delete event is on its way; whoever removed the finalizer cleaned up
     }
-    const app = check.live ? cached : check.current!
-    if (!check.live) {
-      live.remember(app)
+    if (behind)
       ctx.log.debug('cache is behind the API: reconciling the live object', {
         cached: cached.metadata.resourceVersion,
         live: app.metadata.resourceVersion,
       })
-    }
 
     const parsed = z.safeParse(AppServiceSpec, app.spec ?? {})
     const problem = parsed.success ? unusableSpec(parsed.data) : describeIssues(parsed.error)
