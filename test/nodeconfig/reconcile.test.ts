@@ -9,7 +9,7 @@ import { noopLogger } from '../../src/core/log.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import type { NodeConfig, NodeConfigNodeStatus } from '../../src/operators/nodeconfig/api.ts'
 import { FileStore, RECORD_PATH } from '../../src/operators/nodeconfig/file-store.ts'
-import { nodeConfigReconciler } from '../../src/operators/nodeconfig/reconcile.ts'
+import { nodeConfigReconciler, STATUS_RESEND_AFTER_MS } from '../../src/operators/nodeconfig/reconcile.ts'
 
 const dirs: string[] = []
 after(async () => {
@@ -285,7 +285,7 @@ test('no Node object: nothing touched, nothing reported', async () => {
 })
 
 test('a status write failure is retried (throws) after the files are in place; a stale cache is not re-sent', async () => {
-  const { root, cluster, pass } = await setup()
+  const { root, cluster, clock, pass } = await setup()
   cluster.put('a', [{ path: 'a.conf', content: 'a' }])
   cluster.failNextApply = 500
   await assert.rejects(pass(), /HTTP 500/)
@@ -300,7 +300,14 @@ test('a status write failure is retried (throws) after the files are in place; a
   const live = cluster.objects.get('a')!
   cluster.objects.set('a', stale)
   await pass()
-  assert.equal(cluster.applies.length, writes + 1, 'cache changed (new RV, entry missing): written once')
+  assert.equal(
+    cluster.applies.length,
+    writes,
+    'cache changed (another agent’s write, own entry not there yet): not re-sent at once',
+  )
+  await clock.advance(STATUS_RESEND_AFTER_MS)
+  await pass()
+  assert.equal(cluster.applies.length, writes + 1, 'still missing after the wait: written once more')
   cluster.objects.set('a', { ...stale, metadata: { ...stale.metadata } })
   await pass()
   assert.equal(cluster.applies.length, writes + 1, 'same RV as when last sent: not sent again')

@@ -26,6 +26,14 @@ import {
 
 /** Drift check interval: 30 s, so a hand-edited file is back within half a minute. */
 export const DEFAULT_RECHECK_INTERVAL_MS = 30_000
+/**
+ * How long a status entry just sent is not sent again while the cache does not show it
+ * yet: 10 s. Every agent writes into the same NodeConfig's status, so the cached
+ * resourceVersion moves with the others' writes before this agent's own arrives; without
+ * the wait each of those moves re-sent the same entry. After it, a write that never shows
+ * (lost, or overwritten) is sent again.
+ */
+export const STATUS_RESEND_AFTER_MS = 10_000
 
 /** Where events go (an `EventRecorder` fits). */
 export interface EventSink {
@@ -65,8 +73,8 @@ export function nodeConfigReconciler(deps: NodeConfigAgentDeps): Reconciler {
   const recheck = { requeueAfterMs: deps.recheckIntervalMs ?? DEFAULT_RECHECK_INTERVAL_MS }
   const node = deps.nodeName
   const manager = fieldManagerFor(node)
-  /** uid → what we last applied and the resourceVersion the cache had then (skips re-sends before the cache catches up). */
-  const sent = new Map<string, { report: string; rv: string | undefined }>()
+  /** uid → what we last applied, the resourceVersion the cache had then and when (skips re-sends before the cache catches up). */
+  const sent = new Map<string, { report: string; rv: string | undefined; at: number }>()
 
   return async (_request, ctx): Promise<ReconcileResult> => {
     const log = ctx.log
@@ -179,7 +187,12 @@ export function nodeConfigReconciler(deps: NodeConfigAgentDeps): Reconciler {
         if (sameReport(mine, entry)) continue
         const key = JSON.stringify(entry ? [entry.state, entry.message, entry.observedGeneration] : null)
         const last = sent.get(uid)
-        if (last && last.report === key && last.rv === c.metadata.resourceVersion) continue
+        if (
+          last &&
+          last.report === key &&
+          (last.rv === c.metadata.resourceVersion || clock.monotonic() - last.at < STATUS_RESEND_AFTER_MS)
+        )
+          continue
         try {
           await deps.nodeConfigs.apply(statusApplyBody(c, entry) as NodeConfig, {
             fieldManager: manager,
@@ -187,7 +200,7 @@ export function nodeConfigReconciler(deps: NodeConfigAgentDeps): Reconciler {
             subresource: 'status',
             signal: ctx.signal,
           })
-          sent.set(uid, { report: key, rv: c.metadata.resourceVersion })
+          sent.set(uid, { report: key, rv: c.metadata.resourceVersion, at: clock.monotonic() })
         } catch (err) {
           if ((err as { status?: number }).status === 404 || (err as { status?: number }).status === 409)
             continue
