@@ -30,6 +30,7 @@ import {
   monitorEventLoopLag,
   ping,
 } from './health-checks.ts'
+import { monitorHeapAfterGc } from './heap-after-gc.ts'
 import { MetricsRegistry } from './metrics-registry.ts'
 import { startOpsServer } from './ops-server.ts'
 import {
@@ -127,7 +128,9 @@ export class Manager {
       'informers',
       informersCheck(() => this.factory.informers),
     )
-    processMetrics(this.registry, { eventLoop: lag })
+    const heapAfterGc = monitorHeapAfterGc()
+    this.#onStop.push(() => heapAfterGc.stop())
+    processMetrics(this.registry, { eventLoop: lag, heapAfterGc })
     informerMetrics(this.registry, () => this.factory.informers)
   }
 

@@ -7,6 +7,7 @@
  * (or a remover for scrape-time collectors). Calling one twice for the same registry reuses the
  * families (the registry returns what is registered).
  */
+import { getHeapSpaceStatistics, type HeapSpaceInfo } from 'node:v8'
 import type { Method, RequestObserver } from '../client/transport.ts'
 import { type Clock, realClock } from '../core/clock.ts'
 import type { QueueMetrics } from '../queue/metrics.ts'
@@ -278,7 +279,12 @@ export function leaderElectionMetrics(
 
 /**
  * Process gauges, read at scrape time: `process_resident_memory_bytes`, `nodejs_heap_size_used_bytes`,
- * `nodejs_heap_size_total_bytes`, `process_start_time_seconds`, and `nodejs_eventloop_lag_seconds`
+ * `nodejs_heap_size_total_bytes`, `nodejs_external_memory_bytes`, `nodejs_heap_space_size_used_bytes`
+ * and `nodejs_heap_space_size_total_bytes` by V8 `space` (prom-client's names; they tell V8 sizing
+ * its young generation apart from live objects growing), `nodejs_heap_size_used_after_major_gc_bytes`
+ * when `heapAfterGc` is given (0 until the first full GC, as Go's `go_memstats_last_gc_time_seconds`),
+ * `process_start_time_seconds`, and
+ * `nodejs_eventloop_lag_seconds`
  * when `eventLoop` (the `monitorEventLoopLag` that also feeds the liveness check) is given. Returns
  * a function that removes the collector.
  *
@@ -289,12 +295,27 @@ export function leaderElectionMetrics(
  */
 export function processMetrics(
   registry: MetricsRegistry,
-  options: { eventLoop?: { seconds(): number }; memoryUsage?: () => NodeJS.MemoryUsage } = {},
+  options: {
+    eventLoop?: { seconds(): number }
+    memoryUsage?: () => NodeJS.MemoryUsage
+    heapSpaces?: () => readonly HeapSpaceInfo[]
+    heapAfterGc?: { bytes(): number | undefined }
+  } = {},
 ): () => void {
   const gauge = (name: string, help: string) => registry.gauge({ name, help })
   const rss = gauge('process_resident_memory_bytes', 'Resident memory size in bytes.')
   const used = gauge('nodejs_heap_size_used_bytes', 'Process heap size used from Node.js in bytes.')
   const total = gauge('nodejs_heap_size_total_bytes', 'Process heap size from Node.js in bytes.')
+  const external = gauge('nodejs_external_memory_bytes', 'Node.js external memory size in bytes.')
+  const spaceGauge = (name: string, help: string) => registry.gauge({ name, help, labelNames: ['space'] })
+  const spaceUsed = spaceGauge(
+    'nodejs_heap_space_size_used_bytes',
+    'Process heap space size used from Node.js in bytes.',
+  )
+  const spaceTotal = spaceGauge(
+    'nodejs_heap_space_size_total_bytes',
+    'Process heap space size total from Node.js in bytes.',
+  )
   gauge('process_start_time_seconds', 'Start time of the process since unix epoch in seconds.').set(
     {},
     Math.round(performance.timeOrigin) / 1000,
@@ -302,12 +323,28 @@ export function processMetrics(
   const lag =
     options.eventLoop &&
     gauge('nodejs_eventloop_lag_seconds', 'Worst event loop lag of the last 10-20 seconds.')
+  const afterGc =
+    options.heapAfterGc &&
+    gauge(
+      'nodejs_heap_size_used_after_major_gc_bytes',
+      'Heap used just after the last full GC (the live heap), in bytes.',
+    )
   const memoryUsage = options.memoryUsage ?? process.memoryUsage
+  const heapSpaces = options.heapSpaces ?? getHeapSpaceStatistics
   return registry.addCollector(() => {
     const m = memoryUsage()
     rss.set({}, m.rss)
     used.set({}, m.heapUsed)
     total.set({}, m.heapTotal)
+    external.set({}, m.external)
+    for (const sp of heapSpaces()) {
+      // prom-client's label: `new_space` → `new`.
+      const space = sp.space_name.replace(/_space$/, '')
+      spaceUsed.set({ space }, sp.space_used_size)
+      spaceTotal.set({ space }, sp.space_size)
+    }
+    const live = options.heapAfterGc?.bytes()
+    if (afterGc && live !== undefined) afterGc.set({}, live)
     if (lag) lag.set({}, options.eventLoop!.seconds())
   })
 }

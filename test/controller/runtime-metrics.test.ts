@@ -241,7 +241,23 @@ describe('informer, leader and process gauges', () => {
     const r = new MetricsRegistry()
     let rss = 100
     processMetrics(r, {
-      memoryUsage: () => ({ rss: rss++, heapUsed: 20, heapTotal: 30, external: 0, arrayBuffers: 0 }),
+      memoryUsage: () => ({ rss: rss++, heapUsed: 20, heapTotal: 30, external: 7, arrayBuffers: 0 }),
+      heapSpaces: () => [
+        {
+          space_name: 'new_space',
+          space_size: 1024,
+          space_used_size: 512,
+          space_available_size: 0,
+          physical_space_size: 1024,
+        },
+        {
+          space_name: 'old_space',
+          space_size: 4096,
+          space_used_size: 3000,
+          space_available_size: 0,
+          physical_space_size: 4096,
+        },
+      ],
       eventLoop: { seconds: () => 0.25 },
     })
     const lines = samples(r, '')
@@ -249,6 +265,11 @@ describe('informer, leader and process gauges', () => {
       'process_resident_memory_bytes 100',
       'nodejs_heap_size_used_bytes 20',
       'nodejs_heap_size_total_bytes 30',
+      'nodejs_external_memory_bytes 7',
+      'nodejs_heap_space_size_used_bytes{space="new"} 512',
+      'nodejs_heap_space_size_total_bytes{space="new"} 1024',
+      'nodejs_heap_space_size_used_bytes{space="old"} 3000',
+      'nodejs_heap_space_size_total_bytes{space="old"} 4096',
       'nodejs_eventloop_lag_seconds 0.25',
     ]) {
       assert.ok(lines.includes(l), l)
@@ -260,6 +281,7 @@ describe('informer, leader and process gauges', () => {
     processMetrics(real)
     assert.ok(!real.render().includes('nodejs_eventloop_lag_seconds'))
     assert.ok(Number(samples(real, 'process_resident_memory_bytes')[0]?.split(' ')[1]) > 1e6)
+    assert.ok(samples(real, 'nodejs_heap_space_size_total_bytes').some((l) => l.includes('{space="old"}')))
   })
 })
 
