@@ -15,6 +15,7 @@ import { chmod, copyFile, mkdir, mkdtemp, readFile, realpath, rm, writeFile } fr
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { ROOT } from './artifact.ts'
+import { NODE_FLAGS } from './node-flags.ts'
 
 export const LAYOUT = join(ROOT, 'dist/image')
 /** distroless's nonroot uid/gid. */
@@ -67,7 +68,8 @@ async function buildVariant(tag: 'node' | 'sea'): Promise<string> {
     const ref = `${LAYOUT}:${tag}`
     run('umoci', ['new', '--image', ref])
     run('umoci', ['insert', '--image', ref, stage, '/'])
-    const entrypoint = tag === 'node' ? ['/nodejs/bin/node', '/app/edgeop.cjs'] : ['/app/edgeop']
+    const entrypoint =
+      tag === 'node' ? ['/nodejs/bin/node', ...NODE_FLAGS, '/app/edgeop.cjs'] : ['/app/edgeop']
     run('umoci', [
       'config',
       '--image',

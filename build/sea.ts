@@ -9,10 +9,11 @@
  * 4. postject injects the blob; then `dist/edgeop version` must run.
  * The code cache is platform-specific: build on the target OS/arch.
  */
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { chmod, copyFile, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { buildArtifact, ROOT } from './artifact.ts'
+import { NODE_FLAGS } from './node-flags.ts'
 
 const OUT = join(ROOT, 'dist/edgeop')
 const BLOB = join(ROOT, 'dist/edgeop.blob')
@@ -29,11 +30,13 @@ await writeFile(
     output: BLOB,
     disableExperimentalSEAWarning: true,
     useCodeCache: true,
+    execArgv: NODE_FLAGS,
     // NODE_OPTIONS still applies (operators tune the heap with it in pod specs).
     execArgvExtension: 'env',
   }),
 )
-execFileSync(process.execPath, ['--experimental-sea-config', CONFIG], { stdio: 'inherit' })
+// The code cache is made under the flags the executable runs with, or V8 rejects it at start.
+execFileSync(process.execPath, [...NODE_FLAGS, '--experimental-sea-config', CONFIG], { stdio: 'inherit' })
 await rm(OUT, { force: true })
 await copyFile(process.execPath, OUT)
 await chmod(OUT, 0o755)
@@ -53,7 +56,14 @@ execFileSync(
     stdio: ['ignore', 'ignore', 'inherit'],
   },
 )
-const version = execFileSync(OUT, ['version'], { encoding: 'utf8' }).trim()
+const ran = spawnSync(OUT, ['version'], { encoding: 'utf8' })
+const version = ran.stdout.trim()
+// Anything on stderr (e.g. "Code cache data rejected" when the blob and the binary disagree on
+// V8 flags) would greet every start of the operator: refuse to ship it.
+if (ran.status !== 0 || ran.stderr !== '') {
+  process.stderr.write(`build:sea: ${OUT} version exited ${ran.status}; stderr:\n${ran.stderr}`)
+  process.exit(1)
+}
 const { size } = await stat(OUT)
 process.stdout.write(
   `dist/edgeop: ${size} bytes${stripped ? ' (stripped)' : ''}, runs: ${version} (${((performance.now() - started) / 1000).toFixed(1)} s)\n`,

@@ -300,7 +300,7 @@ void runCli({
       flags: {},
       run: () =>
         void process.stdout.write(
-          `edgeop ${VERSION} (node ${process.version}, ${process.platform}/${process.arch})\n`,
+          `edgeop ${VERSION} (node ${process.version}, ${process.platform}/${process.arch}${process.execArgv.length > 0 ? `, ${process.execArgv.join(' ')}` : ''})\n`,
         ),
     }),
   },

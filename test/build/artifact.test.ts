@@ -67,7 +67,11 @@ test('no @kubernetes/client-node module and no unused undici feature is in the a
 
 test('the artifact runs with plain node and no flags, and its HTTP/1.1 path parses real responses', async () => {
   const { stdout } = await run(process.execPath, [ARTIFACT, 'version'])
-  assert.match(stdout, /^edgeop \d+\.\d+\.\d+ \(node v\d+/)
+  assert.match(
+    stdout,
+    /^edgeop \d+\.\d+\.\d+ \(node v[\d.]+, \w+\/\w+\)$/m,
+    'no V8 flags named when run without',
+  )
   // A plain-HTTP server forces HTTP/1.1 (llhttp) instead of HTTP/2.
   const stub = await startStub((req, res) => {
     if (req.url.startsWith('/version'))

@@ -5,10 +5,11 @@
  */
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
+import { ROOT } from '../../build/artifact.ts'
 import { buildImages, inspectImage, LAYOUT, NONROOT } from '../../build/image.ts'
 
 /** Compressed image budget: the Node runtime dominates (~45 MB gzip, edge-facts §3.2). */
@@ -29,7 +30,7 @@ test('both images are built: the Node runtime + bundle, and the single executabl
 
 test('config: non-root 65532, the edgeop entrypoint, `run` by default, within the size budget', () => {
   const expected: Record<string, string[]> = {
-    node: ['/nodejs/bin/node', '/app/edgeop.cjs'],
+    node: ['/nodejs/bin/node', '--optimize-for-size', '/app/edgeop.cjs'],
     sea: ['/app/edgeop'],
   }
   for (const tag of tags) {
@@ -40,6 +41,12 @@ test('config: non-root 65532, the edgeop entrypoint, `run` by default, within th
     assert.ok(layerBytes < MAX_COMPRESSED_BYTES, `${tag}: ${layerBytes} compressed bytes`)
     process.stderr.write(`image ${tag}: ${layerBytes} bytes compressed\n`)
   }
+})
+
+test('deploy/Dockerfile runs the node image the way build:image does', async () => {
+  const dockerfile = await readFile(join(ROOT, 'deploy/Dockerfile'), 'utf8')
+  const line = dockerfile.split('\n').find((l) => l.startsWith('ENTRYPOINT '))
+  assert.deepEqual(JSON.parse(line!.slice('ENTRYPOINT '.length)), inspectImage('node').config.Entrypoint)
 })
 
 test('no shell, no package manager: only the runtime, its libraries, passwd/group and the app', async () => {
@@ -86,6 +93,7 @@ test('each entrypoint runs inside its own root filesystem as uid 65532', {
         env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' },
       },
     )
-    assert.match(out, /^edgeop \d+\.\d+\.\d+ \(node v24\./, tag)
+    // Both run with the artifact's V8 flags: on the node command line, or embedded in the executable.
+    assert.match(out, /^edgeop \d+\.\d+\.\d+ \(node v24\.[^)]*, --optimize-for-size\)$/m, tag)
   }
 })

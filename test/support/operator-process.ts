@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { join } from 'node:path'
+import { NODE_FLAGS } from '../../build/node-flags.ts'
 
 export const ARTIFACT = join(import.meta.dirname, '../../dist/edgeop.cjs')
 
@@ -26,7 +27,7 @@ export interface OperatorProcess {
   kill(signal: NodeJS.Signals): void
 }
 
-/** Starts `node dist/edgeop.cjs <args>` with JSON logs and ephemeral metrics/probe ports. */
+/** Starts `node <NODE_FLAGS> dist/edgeop.cjs <args>` (as the images do) with JSON logs and ephemeral metrics/probe ports. */
 export async function startOperator(
   name: string,
   args: string[],
@@ -35,6 +36,7 @@ export async function startOperator(
   const child = spawn(
     process.execPath,
     [
+      ...NODE_FLAGS, // as the images run it
       ARTIFACT,
       ...args,
       '--log-format=json',
