@@ -44,8 +44,8 @@ export interface FleetProcess {
   exit: { code: number | null; signal: string | null; reason: ExitReason; detail: string } | undefined
   readonly proc: OperatorProcess
   readonly rss: RssSample[]
-  /** Heap used (bytes) from the process's own metrics, with ms since start. */
-  readonly heap: { t: number; bytes: number }[]
+  /** V8 heap used, total and live (after full GC), and external memory (bytes), from the process's own metrics, with ms since start. */
+  readonly heap: HeapSample[]
   /** Last scraped values (operators). */
   master: number | undefined
   reconciles: number | undefined
@@ -54,12 +54,32 @@ export interface FleetProcess {
   stopping: boolean
 }
 
-/** Scraped values of one operator. */
+/** One scrape of a process's memory gauges (bytes). */
+export interface HeapSample {
+  t: number
+  used: number
+  total: number
+  external: number
+  /** Heap used just after the last full GC (0 before the first). */
+  live: number
+}
+
+/** Scraped values of one process. */
 interface Scrape {
   master: number | undefined
   active: number | undefined
   reconciles: number | undefined
-  heapBytes: number | undefined
+  heap: Omit<HeapSample, 't'> | undefined
+}
+
+function heapOf(text: string): Omit<HeapSample, 't'> | undefined {
+  const used = metricSum(text, 'nodejs_heap_size_used_bytes')
+  const total = metricSum(text, 'nodejs_heap_size_total_bytes')
+  const external = metricSum(text, 'nodejs_external_memory_bytes')
+  const live = metricSum(text, 'nodejs_heap_size_used_after_major_gc_bytes')
+  return used === undefined || total === undefined
+    ? undefined
+    : { used, total, external: external ?? 0, live: live ?? 0 }
 }
 
 /** Sum of every sample of metric `name` whose labels include `labels` (undefined when none). */
@@ -224,7 +244,7 @@ export class Fleet {
         master: metricSum(text, 'leader_election_master_status'),
         active: metricSum(text, 'controller_runtime_active_workers', { controller: 'appservice' }),
         reconciles: metricSum(text, 'controller_runtime_reconcile_total', { controller: 'appservice' }),
-        heapBytes: metricSum(text, 'nodejs_heap_size_used_bytes'),
+        heap: heapOf(text),
       }
     } catch {
       return undefined
@@ -244,7 +264,7 @@ export class Fleet {
     for (const [i, p] of procs.entries()) {
       const s = scrapes[i]
       if (s === undefined || p.endedAt !== undefined) continue
-      if (s.heapBytes !== undefined) p.heap.push({ t, bytes: s.heapBytes })
+      if (s.heap !== undefined) p.heap.push({ t, ...s.heap })
       if (p.role === 'operator') ops.push({ p, s })
     }
     if (ops.length === 0) return

@@ -5,12 +5,13 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { FAULT_DESCRIPTIONS, FAULT_KINDS } from './schedule.ts'
-import type { SoakReport } from './soak.ts'
+import type { FirstLast, SoakReport } from './soak.ts'
 import { rssChart, type Series } from './svg.ts'
 
 export const REPORT_FILES = { json: 'soak-report.json', markdown: 'soak-report.md', svg: 'rss.svg' } as const
 
 const n1 = (v: number | undefined): string => (v === undefined || Number.isNaN(v) ? '—' : v.toFixed(1))
+const fl = (v: FirstLast | undefined): string => (v === undefined ? '—' : `${n1(v.first)} → ${n1(v.last)}`)
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ')
 
 /** The RSS chart of a report. */
@@ -151,14 +152,17 @@ export function reportMarkdown(r: SoakReport): string {
     '',
     '## Processes and RSS',
     '',
-    '| Process | Lived (s) | End | RSS first / max / last (MiB) | Heap used first / last (MiB) | RSS growth after warm-up |',
-    '|---|---|---|---|---|---|',
+    "Heap and external memory are the process's own gauges (`nodejs_heap_size_used_bytes`, `…_total_bytes`,",
+    '`nodejs_external_memory_bytes`), first → last scrape: V8 growing its heap shows as total rising while used does not.',
+    '',
+    '| Process | Lived (s) | End | RSS first / max / last (MiB) | Heap used (MiB) | Heap total (MiB) | External (MiB) | RSS growth after warm-up |',
+    '|---|---|---|---|---|---|---|---|',
   )
   for (const p of r.processes)
     out.push(
       `| ${p.id} | ${p.startedAtS.toFixed(0)}–${p.endedAtS === undefined ? 'end' : p.endedAtS.toFixed(0)} | ${p.exit ?? ''} | ${
         p.rssMiB ? `${n1(p.rssMiB.first)} / ${n1(p.rssMiB.max)} / ${n1(p.rssMiB.last)}` : '—'
-      } | ${p.heapMiB ? `${n1(p.heapMiB.first)} / ${n1(p.heapMiB.last)}` : '—'} | ${p.rss.assessed ? `${n1(p.rss.baselineKb / 1024)} → ${n1(p.rss.finalKb / 1024)} MiB (${(p.rss.growth * 100).toFixed(1)} %)` : cell(`not assessed: ${p.rss.reason}`)} |`,
+      } | ${fl(p.heapMiB?.total)} | ${fl(p.heapMiB?.live)} | ${fl(p.heapMiB?.external)} | ${p.rss.assessed ? `${n1(p.rss.baselineKb / 1024)} → ${n1(p.rss.finalKb / 1024)} MiB (${(p.rss.growth * 100).toFixed(1)} %)` : cell(`not assessed: ${p.rss.reason}`)} |`,
     )
   out.push(
     '',

@@ -32,7 +32,7 @@ import { installAppServiceCrd } from '../support/appservice.ts'
 import { adminClient } from '../support/kube.ts'
 import { ARTIFACT } from '../support/operator-process.ts'
 import { Checker, CONVERGED, DATABASE, type Evaluation, NODE_FILES } from './checker.ts'
-import { Fleet, METRICS_INTERVAL_MS, RSS_INTERVAL_MS } from './fleet.ts'
+import { Fleet, type HeapSample, METRICS_INTERVAL_MS, RSS_INTERVAL_MS } from './fleet.ts'
 import { type InvariantResult, Invariants } from './invariants.ts'
 import { createRng } from './rng.ts'
 import { buildSchedule, countByKind, FAULT_KINDS, type FaultEvent, type FaultKind } from './schedule.ts'
@@ -160,8 +160,32 @@ export interface ProcessReport {
   exit: string | undefined
   rss: RssVerdict
   rssMiB: { first: number; max: number; last: number } | undefined
-  /** V8 heap used (from the process's own metrics), first and last sample. */
-  heapMiB: { first: number; last: number } | undefined
+  /**
+   * V8 heap used, total and live (used just after the last full GC), and external memory, from
+   * the process's own metrics: first and last sample. Tells V8 sizing its heap (total grows,
+   * live does not) from live objects growing (live grows).
+   */
+  heapMiB: { used: FirstLast; total: FirstLast; live: FirstLast; external: FirstLast } | undefined
+}
+
+/** A gauge's first and last sample, in MiB. */
+export interface FirstLast {
+  first: number
+  last: number
+}
+
+function heapMiB(samples: readonly HeapSample[]): ProcessReport['heapMiB'] {
+  const first = samples[0]
+  const last = samples[samples.length - 1]
+  if (first === undefined || last === undefined) return undefined
+  const fl = (k: 'used' | 'total' | 'external'): FirstLast => ({
+    first: first[k] / 2 ** 20,
+    last: last[k] / 2 ** 20,
+  })
+  // Live: from the first sample after the first full GC (0 before it).
+  const firstLive = samples.find((s) => s.live > 0)
+  const live = { first: (firstLive?.live ?? 0) / 2 ** 20, last: last.live / 2 ** 20 }
+  return { used: fl('used'), total: fl('total'), live, external: fl('external') }
 }
 
 /** Everything a run measured. */
@@ -923,10 +947,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         kb.length === 0
           ? undefined
           : { first: kb[0]! / 1024, max: Math.max(...kb) / 1024, last: kb[kb.length - 1]! / 1024 },
-      heapMiB:
-        proc.heap.length === 0
-          ? undefined
-          : { first: proc.heap[0]!.bytes / 2 ** 20, last: proc.heap[proc.heap.length - 1]!.bytes / 2 ** 20 },
+      heapMiB: heapMiB(proc.heap),
     }
   })
   return {
