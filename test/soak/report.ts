@@ -152,10 +152,11 @@ export function reportMarkdown(r: SoakReport): string {
     '',
     '## Processes and RSS',
     '',
-    "Heap and external memory are the process's own gauges (`nodejs_heap_size_used_bytes`, `…_total_bytes`,",
-    '`nodejs_external_memory_bytes`), first → last scrape: V8 growing its heap shows as total rising while used does not.',
+    "Heap and external memory are the process's own gauges, first → last scrape (`nodejs_heap_size_total_bytes`,",
+    '`nodejs_heap_size_used_after_major_gc_bytes`, `nodejs_external_memory_bytes`). Live is the heap used just after',
+    'a full GC: a leak shows as live rising; V8 sizing its heap, as total rising while live stays.',
     '',
-    '| Process | Lived (s) | End | RSS first / max / last (MiB) | Heap used (MiB) | Heap total (MiB) | External (MiB) | RSS growth after warm-up |',
+    '| Process | Lived (s) | End | RSS first / max / last (MiB) | Heap total (MiB) | Live heap (MiB) | External (MiB) | RSS growth after warm-up |',
     '|---|---|---|---|---|---|---|---|',
   )
   for (const p of r.processes)

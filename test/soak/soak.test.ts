@@ -4,9 +4,12 @@
  * and the SVG. The soak itself runs in test/integration/soak.test.ts.
  */
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { test } from 'node:test'
 import { metricSum } from './fleet.ts'
 import { Invariants } from './invariants.ts'
+import { reportMarkdown } from './report.ts'
 import { createRng } from './rng.ts'
 import {
   buildSchedule,
@@ -17,6 +20,7 @@ import {
   MIN_DURATION_MS,
   TAIL_MS,
 } from './schedule.ts'
+import type { SoakReport } from './soak.ts'
 import { duplicates, leadershipOverlaps, percentile, rssGrowth, windowRates } from './stats.ts'
 import { escapeXml, niceStep, rssChart } from './svg.ts'
 
@@ -182,4 +186,22 @@ test('rssChart: a standalone SVG with a line per series, markers, a legend and e
   assert.equal(escapeXml('"\''), '&#34;&#39;')
   assert.equal(niceStep(100, 10), 10)
   assert.equal(niceStep(7, 6), 2)
+})
+
+test('reportMarkdown: each process cell sits under its header (the committed 30-minute report)', () => {
+  const r = JSON.parse(
+    readFileSync(join(import.meta.dirname, 'reports/2026-12-01/soak-report.json'), 'utf8'),
+  ) as SoakReport
+  const lines = reportMarkdown(r).split('\n')
+  const header = lines.find((l) => l.startsWith('| Process |'))!
+  const cells = (l: string) => l.split(' | ').map((c) => c.replace(/^\| |\s\|$/g, ''))
+  const columns = cells(header)
+  const agent = r.processes.find((p) => p.id === 'agent-a')!
+  const row = cells(lines.find((l) => l.startsWith('| agent-a |'))!)
+  assert.equal(row.length, columns.length)
+  const at = (name: string) => row[columns.indexOf(name)]
+  const fl = (v: { first: number; last: number }) => `${v.first.toFixed(1)} → ${v.last.toFixed(1)}`
+  assert.equal(at('Heap total (MiB)'), fl(agent.heapMiB!.total))
+  assert.equal(at('Live heap (MiB)'), fl(agent.heapMiB!.live))
+  assert.equal(at('External (MiB)'), fl(agent.heapMiB!.external))
 })
