@@ -11,7 +11,8 @@
  *
  * Measured with the 12-minute chaos soak (seed 42, 2026-12-01): the node agents' RSS grew 7.9–10.7 %
  * after warm-up without it (to 88–89 MiB; heap total 15 → 19 MiB while the live heap stayed
- * ~10–11 MiB) and 4.3–4.7 % with it (to 81 MiB), with every correctness invariant holding.
+ * ~10–11 MiB) and 4.3–4.7 % with it (to 81 MiB), with every correctness invariant holding; over
+ * 30 minutes, 3.3–5.2 % (test/soak/reports/2026-12-01/).
  * Not allowed in `NODE_OPTIONS` (Node refuses it there), hence a command-line flag.
  */
 export const NODE_FLAGS: readonly string[] = ['--optimize-for-size']
