@@ -7,6 +7,7 @@
  * heap shows as `nodejs_heap_size_total_bytes` rising with this flat.
  */
 import { constants, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks'
+import { getHeapStatistics } from 'node:v8'
 
 /** A GC entry's kind (`detail.kind`, Node ≥ 16; the types omit it). */
 function gcKind(e: PerformanceEntry): number | undefined {
@@ -35,7 +36,8 @@ export interface HeapAfterGc {
  * live.bytes() // undefined until the first full GC, then e.g. 9_400_000
  */
 export function monitorHeapAfterGc(
-  readHeapUsed: () => number = () => process.memoryUsage().heapUsed,
+  // Not process.memoryUsage(): that also reads RSS from /proc, on every full GC, for nothing.
+  readHeapUsed: () => number = () => getHeapStatistics().used_heap_size,
 ): HeapAfterGc {
   let last: number | undefined
   let count = 0

@@ -283,10 +283,9 @@ export function leaderElectionMetrics(
  * and `nodejs_heap_space_size_total_bytes` by V8 `space` (prom-client's names; they tell V8 sizing
  * its young generation apart from live objects growing), `nodejs_heap_size_used_after_major_gc_bytes`
  * when `heapAfterGc` is given (0 until the first full GC, as Go's `go_memstats_last_gc_time_seconds`),
- * `process_start_time_seconds`, and
- * `nodejs_eventloop_lag_seconds`
- * when `eventLoop` (the `monitorEventLoopLag` that also feeds the liveness check) is given. Returns
- * a function that removes the collector.
+ * `process_start_time_seconds`, and `nodejs_eventloop_lag_seconds` when `eventLoop` (the
+ * `monitorEventLoopLag` that also feeds the liveness check) is given. Returns a function that
+ * removes the collector.
  *
  * @example
  * const lag = monitorEventLoopLag()
