@@ -2,7 +2,7 @@
  * @module build/build — `npm run build`: the library and the operator artifact.
  *
  *   dist/lib/*.js          ESM, one entry per subpath (core, config, client, watch, cache,
- *                          queue, leader, controller) with shared chunks; undici and zod external
+ *                          queue, leader, objects, observability, controller, manager) with shared chunks; undici and zod external
  *   dist/types/**.d.ts     declarations (tsc --emitDeclarationOnly)
  *   dist/edgeop.cjs        the operator: one file, minified, dependencies inlined
  *   dist/edgeop.meta.json  esbuild metafile of the artifact (bytes by input)
@@ -13,7 +13,19 @@ import { join } from 'node:path'
 import * as esbuild from 'esbuild'
 import { artifactSize, buildArtifact, bytesByOrigin, ROOT } from './artifact.ts'
 
-const SUBPATHS = ['core', 'config', 'client', 'watch', 'cache', 'queue', 'leader', 'controller'] as const
+const SUBPATHS = [
+  'core',
+  'config',
+  'client',
+  'watch',
+  'cache',
+  'queue',
+  'leader',
+  'objects',
+  'observability',
+  'controller',
+  'manager',
+] as const
 
 async function buildLibrary(): Promise<void> {
   await rm(join(ROOT, 'dist/lib'), { recursive: true, force: true })

@@ -19,17 +19,15 @@ import {
 } from './cli/index.ts'
 import { KubeClient } from './client/index.ts'
 import { type ClusterConfig, loadClusterConfig, toYaml } from './config/index.ts'
+import { errorMessage, type Logger } from './core/index.ts'
 import {
-  createLogger,
-  EventRecorder,
   type LeaderElectionOptions,
   Manager,
-  MetricsRegistry,
   onShutdownSignals,
   type PermissionRequirement,
-  restClientMetrics,
-} from './controller/index.ts'
-import { errorMessage, type Logger } from './core/index.ts'
+} from './manager/index.ts'
+import { EventRecorder } from './objects/index.ts'
+import { createLogger, MetricsRegistry, restClientMetrics } from './observability/index.ts'
 import {
   APPSERVICES,
   appServiceController,

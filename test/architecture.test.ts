@@ -1,7 +1,8 @@
 /**
- * Dependencies point one way: core → config → client → watch → cache → controller,
- * with queue (core only) and leader (core, client) beside them; reference operators
- * import only the public entry points. This test reads every import in src/ and fails
+ * Dependencies point one way: core → config → client → watch → cache → controller → manager,
+ * with queue (core only) and leader (core, client) beside them, objects (helpers on
+ * Kubernetes objects) and observability (metrics, probes, logging) on client, and only the
+ * manager depending on leader election; reference operators import only the public entry points. This test reads every import in src/ and fails
  * on any edge the table does not allow, and on any npm import outside its home.
  */
 import assert from 'node:assert/strict'
@@ -19,14 +20,30 @@ const ALLOWED: Record<string, string[]> = {
   cache: ['core', 'client', 'watch'],
   queue: ['core'],
   leader: ['core', 'client'],
-  controller: ['core', 'client', 'watch', 'cache', 'queue', 'leader', '.'],
+  objects: ['core', 'client'],
+  observability: ['core', 'client', 'queue'],
+  controller: ['core', 'client', 'watch', 'cache', 'queue'],
+  manager: ['core', 'client', 'watch', 'cache', 'queue', 'leader', 'objects', 'observability', 'controller'],
   // src/index.ts (the library barrel) and src/version.ts; src/main.ts (the binary) is checked below.
-  '.': ['core', 'config', 'client', 'watch', 'cache', 'queue', 'leader', 'controller', '.'],
+  '.': [
+    'core',
+    'config',
+    'client',
+    'watch',
+    'cache',
+    'queue',
+    'leader',
+    'objects',
+    'observability',
+    'controller',
+    'manager',
+    '.',
+  ],
 }
 /** npm packages and the only files allowed to import them. */
 const NPM_HOMES: Record<string, RegExp> = {
   undici: /^client\/undici(-internals\.d)?\.ts$/,
-  zod: /^(config|operators|controller|cli)\//,
+  zod: /^(config|operators|objects|cli)\//,
 }
 const LIBRARY = new Set(Object.keys(ALLOWED))
 

@@ -10,7 +10,7 @@ import {
   type PreflightClient,
   type PreflightRequirements,
   preflight,
-} from '../controller/index.ts'
+} from '../manager/index.ts'
 import { OPERATOR_FLAGS, type OperatorOptions, validateOperatorOptions } from './operator-flags.ts'
 import { type Command, defineCommand } from './run-cli.ts'
 

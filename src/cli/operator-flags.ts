@@ -7,19 +7,19 @@
  */
 import * as z from 'zod/mini'
 import {
-  DEFAULT_HEALTH_PROBE_BIND_ADDRESS,
-  DEFAULT_LOG_FORMAT,
-  DEFAULT_LOG_LEVEL,
-  DEFAULT_METRICS_BIND_ADDRESS,
-  DEFAULT_SHUTDOWN_GRACE_PERIOD_MS,
-  parseBindAddress,
-} from '../controller/index.ts'
-import {
   DEFAULT_JITTER_FACTOR,
   DEFAULT_LEASE_DURATION_MS,
   DEFAULT_RENEW_DEADLINE_MS,
   DEFAULT_RETRY_PERIOD_MS,
 } from '../leader/index.ts'
+import { DEFAULT_SHUTDOWN_GRACE_PERIOD_MS } from '../manager/index.ts'
+import {
+  DEFAULT_HEALTH_PROBE_BIND_ADDRESS,
+  DEFAULT_LOG_FORMAT,
+  DEFAULT_LOG_LEVEL,
+  DEFAULT_METRICS_BIND_ADDRESS,
+  parseBindAddress,
+} from '../observability/index.ts'
 import { formatDuration } from './duration.ts'
 import {
   booleanFlag,

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto'
 import { after, before, test } from 'node:test'
 import { KubeClient } from '../../src/client/kube-client.ts'
 import type { ResourceType } from '../../src/client/resource.ts'
-import { formatPreflight, leaderElectionPermissions, preflight } from '../../src/controller/preflight.ts'
+import { formatPreflight, leaderElectionPermissions, preflight } from '../../src/manager/preflight.ts'
 import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
 import { adminClient } from '../support/kube.ts'
 

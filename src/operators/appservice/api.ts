@@ -7,8 +7,8 @@
  */
 import * as z from 'zod/mini'
 import type { ResourceType } from '../../client/index.ts'
-import { customResourceDefinition } from '../../controller/index.ts'
 import type { Condition, KubeObject, ObjectMeta } from '../../core/index.ts'
+import { customResourceDefinition } from '../../objects/index.ts'
 
 export const GROUP = 'platform.example.com'
 export const VERSION = 'v1alpha1'

@@ -1,8 +1,9 @@
 /**
  * @module desired — the children an AppService should have. Pure: no I/O.
  */
-import { withControllerReference } from '../../controller/index.ts'
+
 import type { KubeObject } from '../../core/index.ts'
+import { withControllerReference } from '../../objects/index.ts'
 import type { AppService, AppServiceSpec } from './api.ts'
 
 /** Label selecting an AppService's pods. */

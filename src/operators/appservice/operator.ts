@@ -11,12 +11,12 @@ import { CORE_TYPES, type KubeClient } from '../../client/index.ts'
 import {
   Controller,
   type ControllerObserver,
-  type EventRecorder,
   generationChanged,
   mergeSources,
   type Predicate,
 } from '../../controller/index.ts'
 import type { Clock, KubeObject, Logger } from '../../core/index.ts'
+import type { EventRecorder } from '../../objects/index.ts'
 import type { QueueMetrics } from '../../queue/index.ts'
 import { APPSERVICES, type AppService, GROUP, KIND } from './api.ts'
 import type { DatabaseApi } from './database-api.ts'

@@ -10,18 +10,20 @@
 import * as z from 'zod/mini'
 import type { ResourceClient } from '../../client/index.ts'
 import {
+  type ReconcileContext,
+  type ReconcileResult,
+  type Reconciler,
+  TerminalError,
+} from '../../controller/index.ts'
+import { type Clock, type Condition, errorMessage, type KubeObject, realClock } from '../../core/index.ts'
+import {
   applyIfDrifted,
   type EventRecorder,
   finalize,
   LiveCheck,
-  type ReconcileContext,
-  type ReconcileResult,
-  type Reconciler,
   setCondition,
-  TerminalError,
   updateStatusIfChanged,
-} from '../../controller/index.ts'
-import { type Clock, type Condition, errorMessage, type KubeObject, realClock } from '../../core/index.ts'
+} from '../../objects/index.ts'
 import { type AppService, AppServiceSpec, CONDITION, REASON } from './api.ts'
 import type { DatabaseApi } from './database-api.ts'
 import {

@@ -7,8 +7,8 @@
  * one this manager wrote (server-side apply drops fields a manager stops setting).
  */
 import { createHash } from 'node:crypto'
-import { rfc3339 } from '../../controller/index.ts'
 import type { KubeObject } from '../../core/index.ts'
+import { rfc3339 } from '../../objects/index.ts'
 import {
   GROUP,
   KIND,

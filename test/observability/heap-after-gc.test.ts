@@ -2,9 +2,9 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
-import { monitorHeapAfterGc } from '../../src/controller/heap-after-gc.ts'
-import { MetricsRegistry } from '../../src/controller/metrics-registry.ts'
-import { processMetrics } from '../../src/controller/runtime-metrics.ts'
+import { monitorHeapAfterGc } from '../../src/observability/heap-after-gc.ts'
+import { MetricsRegistry } from '../../src/observability/metrics-registry.ts'
+import { processMetrics } from '../../src/observability/runtime-metrics.ts'
 
 // `gc()` without starting the test runner with --expose-gc: the flag applies to contexts made after it.
 setFlagsFromString('--expose-gc')

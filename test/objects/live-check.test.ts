@@ -2,8 +2,8 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { ApiError } from '../../src/client/api-error.ts'
 import type { ResourceClient } from '../../src/client/resource-client.ts'
-import { LiveCheck } from '../../src/controller/live-check.ts'
 import type { KubeObject } from '../../src/core/types.ts'
+import { LiveCheck } from '../../src/objects/live-check.ts'
 
 const obj = (rv: string, uid = 'u-1'): KubeObject => ({
   metadata: { name: 'web', namespace: 'a', uid, resourceVersion: rv },

@@ -3,8 +3,10 @@ import { after, describe, test } from 'node:test'
 import type { SharedInformer } from '../../src/cache/informer.ts'
 import { Transport } from '../../src/client/transport.ts'
 import type { ControllerObserver } from '../../src/controller/controller.ts'
-import type { InformerReadiness, leaderCheck } from '../../src/controller/health-checks.ts'
-import { MetricsRegistry } from '../../src/controller/metrics-registry.ts'
+import { ManualClock } from '../../src/core/clock.ts'
+import type { LeaderElector } from '../../src/leader/index.ts'
+import type { InformerReadiness, leaderCheck } from '../../src/observability/health-checks.ts'
+import { MetricsRegistry } from '../../src/observability/metrics-registry.ts'
 import {
   type InformerHealthSource,
   informerMetrics,
@@ -16,9 +18,7 @@ import {
   restClientMetrics,
   WORKQUEUE_BUCKETS,
   workqueueMetrics,
-} from '../../src/controller/runtime-metrics.ts'
-import { ManualClock } from '../../src/core/clock.ts'
-import type { LeaderElector } from '../../src/leader/index.ts'
+} from '../../src/observability/runtime-metrics.ts'
 import { createWorkQueue } from '../../src/queue/index.ts'
 import { json, startStub } from '../support/http-stub.ts'
 

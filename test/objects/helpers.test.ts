@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { isSubset } from '../../src/controller/apply.ts'
-import { findCondition, jsonEqual, setCondition } from '../../src/controller/conditions.ts'
-import { microTime } from '../../src/controller/events.ts'
-import { controllerReference, withControllerReference } from '../../src/controller/owner.ts'
 import type { KubeObject } from '../../src/core/types.ts'
+import { isSubset } from '../../src/objects/apply.ts'
+import { findCondition, jsonEqual, setCondition } from '../../src/objects/conditions.ts'
+import { microTime } from '../../src/objects/events.ts'
+import { controllerReference, withControllerReference } from '../../src/objects/owner.ts'
 
 const owner: KubeObject = {
   apiVersion: 'platform.example.com/v1alpha1',

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { KubeClient } from '../../src/client/kube-client.ts'
+import { ManualClock } from '../../src/core/clock.ts'
+import type { KubeObject } from '../../src/core/types.ts'
 import {
   DEFAULT_SERIES_FINISH_MS,
   DEFAULT_SERIES_FLUSH_MS,
   EventRecorder,
   MAX_REMEMBERED_EVENTS,
-} from '../../src/controller/events.ts'
-import { ManualClock } from '../../src/core/clock.ts'
-import type { KubeObject } from '../../src/core/types.ts'
+} from '../../src/objects/events.ts'
 
 /** A client that answers every Event write at once and records it (the recorder's only API use). */
 function fakeClient() {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { ManualClock } from '../../src/core/clock.ts'
 import {
   type DelayHistogram,
   eventLoopCheck,
@@ -8,8 +9,7 @@ import {
   leaderCheck,
   monitorEventLoopLag,
   ping,
-} from '../../src/controller/health-checks.ts'
-import { ManualClock } from '../../src/core/clock.ts'
+} from '../../src/observability/health-checks.ts'
 
 const q = (s = '') => new URLSearchParams(s)
 

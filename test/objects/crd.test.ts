@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import * as z from 'zod/mini'
-import { customResourceDefinition, openApiFromZod } from '../../src/controller/crd.ts'
+import { customResourceDefinition, openApiFromZod } from '../../src/objects/crd.ts'
 
 test('zod/mini → structural openAPIV3Schema: types, defaults, bounds, required, enums, list-map markers', () => {
   const condition = z.object({ type: z.string(), status: z.enum(['True', 'False', 'Unknown']) })

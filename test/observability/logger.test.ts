@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { createLogger, type LoggerOptions } from '../../src/controller/logger.ts'
 import { ManualClock } from '../../src/core/clock.ts'
 import { EdgeopError } from '../../src/core/errors.ts'
+import { createLogger, type LoggerOptions } from '../../src/observability/logger.ts'
 
 const T0 = Date.UTC(2026, 0, 2, 3, 4, 5, 678)
 const TS = '2026-01-02T03:04:05.678Z'

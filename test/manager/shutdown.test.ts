@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { EventEmitter } from 'node:events'
 import { describe, test } from 'node:test'
-import { onShutdownSignals, withGracePeriod } from '../../src/controller/shutdown.ts'
 import { ManualClock } from '../../src/core/clock.ts'
 import type { LogFields } from '../../src/core/log.ts'
 import { noopLogger } from '../../src/core/log.ts'
+import { onShutdownSignals, withGracePeriod } from '../../src/manager/shutdown.ts'
 
 function fakeProcess() {
   const emitter = new EventEmitter()
@@ -112,7 +112,7 @@ describe('withGracePeriod', () => {
 describe('shutdown signals in a real process', () => {
   test('SIGTERM aborts, the process drains and exits 0; a second SIGTERM exits 143 at once', async () => {
     const { spawn } = await import('node:child_process')
-    const module = new URL('../../src/controller/shutdown.ts', import.meta.url).href
+    const module = new URL('../../src/manager/shutdown.ts', import.meta.url).href
     const script = `
       import { onShutdownSignals } from ${JSON.stringify(module)}
       const signal = onShutdownSignals()

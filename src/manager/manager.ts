@@ -16,12 +16,12 @@ import { hostname } from 'node:os'
 import { InformerFactory } from '../cache/factory.ts'
 import type { KubeClient } from '../client/kube-client.ts'
 import { CORE_TYPES } from '../client/resource.ts'
+import type { Controller } from '../controller/controller.ts'
 import { errorMessage } from '../core/errors.ts'
 import { type Logger, noopLogger } from '../core/log.ts'
 import type { Lease } from '../core/types.ts'
 import { LeaderElector } from '../leader/elector.ts'
 import { LeaseLock } from '../leader/lease-lock.ts'
-import type { Controller } from './controller.ts'
 import {
   eventLoopCheck,
   HealthChecks,
@@ -29,17 +29,17 @@ import {
   leaderCheck,
   monitorEventLoopLag,
   ping,
-} from './health-checks.ts'
-import { monitorHeapAfterGc } from './heap-after-gc.ts'
-import { MetricsRegistry } from './metrics-registry.ts'
-import { startOpsServer } from './ops-server.ts'
+} from '../observability/health-checks.ts'
+import { monitorHeapAfterGc } from '../observability/heap-after-gc.ts'
+import { MetricsRegistry } from '../observability/metrics-registry.ts'
+import { startOpsServer } from '../observability/ops-server.ts'
 import {
   informerMetrics,
   leaderElectionMetrics,
   processMetrics,
   reconcileMetrics,
   workqueueMetrics,
-} from './runtime-metrics.ts'
+} from '../observability/runtime-metrics.ts'
 import { DEFAULT_SHUTDOWN_GRACE_PERIOD_MS, withGracePeriod } from './shutdown.ts'
 
 /** How long to wait for caches before giving up at start: 2 min (controller-runtime `CacheSyncTimeout`). */

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict'
 import { Agent, request } from 'node:http'
 import { createServer, type Socket } from 'node:net'
 import { after, describe, test } from 'node:test'
-import { HealthChecks, ping } from '../../src/controller/health-checks.ts'
-import { MetricsRegistry } from '../../src/controller/metrics-registry.ts'
-import { type OpsServer, parseBindAddress, startOpsServer } from '../../src/controller/ops-server.ts'
+import { HealthChecks, ping } from '../../src/observability/health-checks.ts'
+import { MetricsRegistry } from '../../src/observability/metrics-registry.ts'
+import { type OpsServer, parseBindAddress, startOpsServer } from '../../src/observability/ops-server.ts'
 
 interface Reply {
   status: number

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { ApiError } from '../../src/client/api-error.ts'
 import type { RequestSpec } from '../../src/client/transport.ts'
+import { EdgeopError } from '../../src/core/errors.ts'
 import {
   formatPreflight,
   leaderElectionPermissions,
   type PreflightClient,
   preflight,
-} from '../../src/controller/preflight.ts'
-import { EdgeopError } from '../../src/core/errors.ts'
+} from '../../src/manager/preflight.ts'
 
 const apiError = (status: number, reason: string, method = 'GET', path = '/x') =>
   new ApiError({ status, reason, message: reason.toLowerCase(), method, path })

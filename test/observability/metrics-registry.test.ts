@@ -4,7 +4,7 @@ import {
   escapeLabelValue,
   formatSampleValue,
   MetricsRegistry,
-} from '../../src/controller/metrics-registry.ts'
+} from '../../src/observability/metrics-registry.ts'
 
 const invalid = (err: unknown) => (err as { code?: string }).code === 'EDGEOP_ERR_INVALID'
 
