@@ -15,7 +15,7 @@ import {
   isTerminalError,
   type ReconcileResult,
   type Reconciler,
-  type Request,
+  type ReconcileRequest,
   requestKey,
 } from './reconciler.ts'
 
@@ -50,7 +50,7 @@ export interface OwnedWatch {
 /** Arbitrary related objects mapped to requests by a function. */
 export interface MappedWatch {
   source: EventSource
-  map(obj: KubeObject): Request[]
+  map(obj: KubeObject): ReconcileRequest[]
   predicates?: Predicate[]
 }
 
@@ -120,7 +120,7 @@ export class Controller<T extends KubeObject = KubeObject> {
   }
 
   /** Enqueues a request (e.g. from a timer or an external system's callback). */
-  enqueue(request: Request): void {
+  enqueue(request: ReconcileRequest): void {
     this.queue.add(requestKey(request))
   }
 

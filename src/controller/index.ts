@@ -1,5 +1,31 @@
 /** @module controller — the reconcile loop: event sources, predicates, the workqueue-driven Controller, reconcile results. */
-export * from './controller.ts'
-export * from './merged-source.ts'
-export * from './predicates.ts'
-export * from './reconciler.ts'
+export {
+  Controller,
+  type ControllerObserver,
+  type ControllerOptions,
+  DEFAULT_MAX_CONCURRENT_RECONCILES,
+  type EventSource,
+  type MappedWatch,
+  type OwnedWatch,
+  type PrimaryWatch,
+  type ReconcileOutcome,
+} from './controller.ts'
+export { mergeSources } from './merged-source.ts'
+export {
+  allOf,
+  annotationsChanged,
+  anyOf,
+  generationChanged,
+  labelsChanged,
+  type Predicate,
+  resourceVersionChanged,
+} from './predicates.ts'
+export {
+  isTerminalError,
+  type ReconcileContext,
+  type ReconcileResult,
+  type Reconciler,
+  type ReconcileRequest,
+  requestKey,
+  TerminalError,
+} from './reconciler.ts'

@@ -5,7 +5,7 @@ import { EdgeopError } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
 
 /** Which object to reconcile. Namespace is undefined for cluster-scoped objects. */
-export interface Request {
+export interface ReconcileRequest {
   namespace: string | undefined
   name: string
 }
@@ -33,7 +33,7 @@ export interface ReconcileContext {
  * cache), compare it with the desired state, act on the difference. Throw to retry
  * with backoff; throw {@link TerminalError} when retrying cannot help.
  */
-export type Reconciler = (request: Request, context: ReconcileContext) => Promise<ReconcileResult>
+export type Reconciler = (request: ReconcileRequest, context: ReconcileContext) => Promise<ReconcileResult>
 
 /**
  * A failure that retrying cannot fix (an invalid spec). The controller records it and
@@ -52,6 +52,6 @@ export function isTerminalError(err: unknown): boolean {
 }
 
 /** Key ↔ request (`namespace/name` or `name`). */
-export function requestKey(r: Request): string {
+export function requestKey(r: ReconcileRequest): string {
   return r.namespace ? `${r.namespace}/${r.name}` : r.name
 }

@@ -1,8 +1,43 @@
 /** @module core — errors, time, backoff, logging and object types shared by every layer. */
-export * from './abort.ts'
-export * from './backoff.ts'
-export * from './clock.ts'
-export * from './errors.ts'
-export * from './log.ts'
-export * from './token-bucket.ts'
-export * from './types.ts'
+export { raceAbort } from './abort.ts'
+export {
+  Backoff,
+  type BackoffOptions,
+  DEFAULT_BACKOFF_FACTOR,
+  DEFAULT_BACKOFF_INITIAL_MS,
+  DEFAULT_BACKOFF_JITTER,
+  DEFAULT_BACKOFF_MAX_MS,
+  DEFAULT_BACKOFF_RESET_MS,
+} from './backoff.ts'
+export { type CancelTimer, type Clock, ManualClock, realClock, sleep } from './clock.ts'
+export {
+  EdgeopError,
+  type EdgeopErrorOptions,
+  type ErrorCode,
+  errorMessage,
+  isEdgeopError,
+} from './errors.ts'
+export { type LogFields, type Logger, type LogLevel, noopLogger, redactFields } from './log.ts'
+export { TokenBucket, type TokenBucketOptions } from './token-bucket.ts'
+export {
+  type Condition,
+  type KubeEvent,
+  type KubeList,
+  type KubeObject,
+  type Lease,
+  type LeaseSpec,
+  type ListMeta,
+  type ManagedFieldsEntry,
+  type ObjectKey,
+  type ObjectMeta,
+  type ObjectReference,
+  type OwnerReference,
+  objectKey,
+  type PartialObjectMetadata,
+  type Status,
+  type StatusCause,
+  type StatusDetails,
+  splitObjectKey,
+  type WatchEvent,
+  type WatchEventType,
+} from './types.ts'

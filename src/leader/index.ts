@@ -3,12 +3,7 @@ export { DEFAULT_HEALTH_TOLERANCE_MS, LeaderElector } from './elector.ts'
 export { type LeaseApi, LeaseLock, type LeaseLockOptions } from './lease-lock.ts'
 export type { ResourceLock } from './lock.ts'
 export type { LeaderCallbacks, LeaderElectorOptions } from './options.ts'
-export {
-  formatMicroTime,
-  type LeaderElectionRecord,
-  leaseSpecToRecord,
-  recordToLeaseSpec,
-} from './record.ts'
+export type { LeaderElectionRecord } from './record.ts'
 export { runWhileLeading } from './run-while-leading.ts'
 export {
   DEFAULT_JITTER_FACTOR,
@@ -16,5 +11,4 @@ export {
   DEFAULT_RENEW_DEADLINE_MS,
   DEFAULT_RETRY_PERIOD_MS,
   type ElectionTiming,
-  resolveTiming,
 } from './timing.ts'

@@ -1,8 +1,35 @@
 /** @module objects — what a reconciler does to Kubernetes objects: apply on drift, conditions, finalizers, owner references, live checks, events, CRDs from zod. */
-export * from './apply.ts'
-export * from './conditions.ts'
-export * from './crd.ts'
-export * from './events.ts'
-export * from './finalizer.ts'
-export * from './live-check.ts'
-export * from './owner.ts'
+export { type ApplyOutcome, applyIfDrifted } from './apply.ts'
+export {
+  type ConditionInput,
+  findCondition,
+  rfc3339,
+  setCondition,
+  updateStatusIfChanged,
+} from './conditions.ts'
+export {
+  type CrdDefinition,
+  customResourceDefinition,
+  type KubernetesMeta,
+  type OpenApiSchema,
+  openApiFromZod,
+} from './crd.ts'
+export {
+  DEFAULT_EVENT_BURST,
+  DEFAULT_EVENT_REFILL_MS,
+  DEFAULT_SERIES_FINISH_MS,
+  DEFAULT_SERIES_FLUSH_MS,
+  DEFAULT_SERIES_WINDOW_MS,
+  EventRecorder,
+  type EventRecorderOptions,
+  MAX_REMEMBERED_EVENTS,
+} from './events.ts'
+export {
+  ensureFinalizer,
+  FINALIZER_PATCH_ATTEMPTS,
+  type FinalizeOutcome,
+  finalize,
+  removeFinalizer,
+} from './finalizer.ts'
+export { LiveCheck, type LiveCheckOutcome } from './live-check.ts'
+export { controllerReference, withControllerReference } from './owner.ts'

@@ -1,7 +1,65 @@
 /** @module observability — how a process is seen from outside: the metrics registry and runtime metrics, health checks, the ops server, the structured logger. */
-export * from './health-checks.ts'
-export * from './heap-after-gc.ts'
-export * from './logger.ts'
-export * from './metrics-registry.ts'
-export * from './ops-server.ts'
-export * from './runtime-metrics.ts'
+export {
+  type CheckResult,
+  DEFAULT_EVENT_LOOP_RESOLUTION_MS,
+  DEFAULT_EVENT_LOOP_STALL_MS,
+  DEFAULT_EVENT_LOOP_WINDOW_MS,
+  DEFAULT_WATCH_FAILURE_THRESHOLD,
+  type DelayHistogram,
+  type EventLoopLag,
+  type EventLoopLagOptions,
+  eventLoopCheck,
+  type HealthCheck,
+  HealthChecks,
+  type HealthResponse,
+  type InformerReadiness,
+  informersCheck,
+  leaderCheck,
+  monitorEventLoopLag,
+  ping,
+} from './health-checks.ts'
+export { type HeapAfterGc, monitorHeapAfterGc } from './heap-after-gc.ts'
+export {
+  createLogger,
+  DEFAULT_LOG_FORMAT,
+  DEFAULT_LOG_LEVEL,
+  type LogFormat,
+  type LoggerOptions,
+  type LogStream,
+} from './logger.ts'
+export {
+  type Collector,
+  type Counter,
+  type Gauge,
+  type Histogram,
+  type HistogramOptions,
+  type Labels,
+  type MetricOptions,
+  MetricsRegistry,
+  type MetricType,
+} from './metrics-registry.ts'
+export {
+  DEFAULT_HEALTH_PROBE_BIND_ADDRESS,
+  DEFAULT_METRICS_BIND_ADDRESS,
+  METRICS_CONTENT_TYPE,
+  OPS_REQUEST_TIMEOUT_MS,
+  type OpsServer,
+  type OpsServerOptions,
+  parseBindAddress,
+  startOpsServer,
+} from './ops-server.ts'
+export {
+  type InformerHealthSource,
+  informerMetrics,
+  leaderElectionMetrics,
+  processMetrics,
+  RECONCILE_TIME_BUCKETS,
+  REST_CLIENT_BUCKETS,
+  type ReconcileErrorDetails,
+  type ReconcileMetrics,
+  type ReconcileResultLabel,
+  reconcileMetrics,
+  restClientMetrics,
+  WORKQUEUE_BUCKETS,
+  workqueueMetrics,
+} from './runtime-metrics.ts'

@@ -11,7 +11,7 @@ import {
   type ReconcileOutcome,
 } from '../../src/controller/controller.ts'
 import { generationChanged } from '../../src/controller/predicates.ts'
-import { type Request, TerminalError } from '../../src/controller/reconciler.ts'
+import { type ReconcileRequest, TerminalError } from '../../src/controller/reconciler.ts'
 import { ManualClock } from '../../src/core/clock.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { until } from '../support/http-stub.ts'
@@ -181,7 +181,7 @@ test('owned objects enqueue their controlling owner of the primary kind only; an
     name: 'o',
     for: { source: primary, kind: 'App', group: 'example.com', namespaced: true },
     owns: [{ source: owned }],
-    reconcile: async (r: Request) => void calls.push(r.name),
+    reconcile: async (r: ReconcileRequest) => void calls.push(r.name),
     clock,
   })
   const ac = new AbortController()

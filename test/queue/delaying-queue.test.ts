@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { ManualClock } from '../../src/core/clock.ts'
+import { MAX_TIMER_DELAY_MS } from '../../src/queue/delaying-queue.ts'
 import {
   createDelayingQueue,
   createWorkQueue,
   type DelayingQueue,
   InMemoryQueueMetrics,
-  MAX_TIMER_DELAY_MS,
 } from '../../src/queue/index.ts'
 import { peek, SUITE, seededRandom } from './support.ts'
 

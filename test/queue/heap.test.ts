@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { type HeapNode, MinHeap } from '../../src/queue/index.ts'
+import { type HeapNode, MinHeap } from '../../src/queue/heap.ts'
 import { SUITE, seededRandom } from './support.ts'
 
 interface Node extends HeapNode {

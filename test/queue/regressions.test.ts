@@ -13,10 +13,9 @@ import {
   createDelayingQueue,
   createRateLimitingQueue,
   createWorkQueue,
-  RING_BUFFER_MIN_CAPACITY,
-  RingBuffer,
   type WorkQueue,
 } from '../../src/queue/index.ts'
+import { RING_BUFFER_MIN_CAPACITY, RingBuffer } from '../../src/queue/ring-buffer.ts'
 import { nextTurn, peek, SUITE, seededRandom } from './support.ts'
 
 const run = promisify(execFile)

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { RING_BUFFER_MIN_CAPACITY, RingBuffer } from '../../src/queue/index.ts'
+import { RING_BUFFER_MIN_CAPACITY, RingBuffer } from '../../src/queue/ring-buffer.ts'
 import { SUITE, seededRandom } from './support.ts'
 
 describe('ring buffer', SUITE, () => {

@@ -13,7 +13,7 @@ import {
   type ControllerObserver,
   labelsChanged,
   type Predicate,
-  type Request,
+  type ReconcileRequest,
 } from '../../controller/index.ts'
 import { type Clock, EdgeopError, type KubeObject, type Logger } from '../../core/index.ts'
 import type { QueueMetrics } from '../../queue/index.ts'
@@ -99,7 +99,7 @@ export function nodeConfigAgent(o: NodeConfigAgentOptions): Controller<KubeObjec
     { type: NODECONFIGS },
     { transform: keepOwnEntry(o.nodeName) },
   )
-  const key: Request = { namespace: undefined, name: o.nodeName }
+  const key: ReconcileRequest = { namespace: undefined, name: o.nodeName }
   const controller = new Controller<KubeObject>({
     name: AGENT_CONTROLLER_NAME,
     for: { source: nodes, kind: 'Node', group: '', namespaced: false, predicates: [labelsChanged] },

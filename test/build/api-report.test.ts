@@ -1,0 +1,40 @@
+/**
+ * The committed API report (api/*.api.md) is the public surface of every subpath. This test
+ * regenerates it from the sources and fails on any difference, so a new, removed or changed
+ * public name lands only as a reviewed diff of api/ (`npm run api:report` rewrites it), and
+ * fails on any public declaration or member without a TSDoc comment.
+ */
+import assert from 'node:assert/strict'
+import { readFile } from 'node:fs/promises'
+import { before, test } from 'node:test'
+import { type ApiReport, generateApiReport, reportPath } from '../../build/api-report.ts'
+
+let report: ApiReport
+before(async () => {
+  report = await generateApiReport()
+})
+
+test('api/ matches the public surface of every subpath (run `npm run api:report` and review the diff)', async () => {
+  assert.ok(report.files.size >= 10, 'one report per subpath of package.json exports')
+  for (const [subpath, text] of report.files) {
+    const committed = await readFile(reportPath(subpath), 'utf8').catch(() => '(missing)')
+    assert.equal(committed, text, `api report of ${subpath} differs`)
+  }
+})
+
+test('engine internals and generic names stay out of the package root', () => {
+  const root = new Set(report.entries.get('.')!.map((e) => e.name))
+  for (const name of [
+    'step',
+    'initialState',
+    'classify',
+    'MinHeap',
+    'RingBuffer',
+    'Request',
+    'Step',
+    'Input',
+    'Command',
+    'Phase',
+  ])
+    assert.ok(!root.has(name), `${name} is public`)
+})
