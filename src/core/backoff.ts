@@ -16,13 +16,17 @@ export const DEFAULT_BACKOFF_RESET_MS = 120_000
 
 /** Options for {@link Backoff}. */
 export interface BackoffOptions {
+  /** First delay in ms. Default {@link DEFAULT_BACKOFF_INITIAL_MS}. */
   initialMs?: number
+  /** Cap on the delay before jitter, in ms. Default {@link DEFAULT_BACKOFF_MAX_MS}. */
   maxMs?: number
+  /** Growth per failure. Default {@link DEFAULT_BACKOFF_FACTOR}. */
   factor?: number
   /** Upward jitter fraction: the delay is `d + random() * jitter * d`. 0 disables. */
   jitter?: number
   /** After this long without a failure the next delay starts from `initialMs` again. */
   resetAfterMs?: number
+  /** Time source; inject a ManualClock in tests. */
   clock?: Clock
   /** Injected randomness in [0, 1) for tests. */
   random?: () => number
@@ -37,16 +41,22 @@ export interface BackoffOptions {
  * await sleep(b.next()) // 800–1600 ms, then 1.6–3.2 s, …
  */
 export class Backoff {
+  /** First delay in ms. */
   readonly initialMs: number
+  /** Cap on the delay before jitter, in ms. */
   readonly maxMs: number
+  /** Growth per failure. */
   readonly factor: number
+  /** Upward jitter fraction. */
   readonly jitter: number
+  /** Quiet time after which the sequence starts over. */
   readonly resetAfterMs: number
   readonly #clock: Clock
   readonly #random: () => number
   #current = 0
   #lastFailureAt: number | undefined
 
+  /** Defaults come from the `DEFAULT_BACKOFF_*` constants (client-go's reflector). */
   constructor(options: BackoffOptions = {}) {
     this.initialMs = options.initialMs ?? DEFAULT_BACKOFF_INITIAL_MS
     this.maxMs = options.maxMs ?? DEFAULT_BACKOFF_MAX_MS

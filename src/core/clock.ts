@@ -71,18 +71,22 @@ export class ManualClock implements Clock {
   #seq = 0
   #timers: ManualTimer[] = []
 
+  /** Starts at `startMs` (a fixed instant, so tests are repeatable); wall and monotonic time are the same number. */
   constructor(startMs = 1_700_000_000_000) {
     this.#now = startMs
   }
 
+  /** Wall time in ms; moves only with {@link ManualClock.advance}. */
   now(): number {
     return this.#now
   }
 
+  /** Monotonic time in ms; moves only with {@link ManualClock.advance}. */
   monotonic(): number {
     return this.#now
   }
 
+  /** Schedules `fn` at now + `ms`; it runs during the `advance` that reaches that time. */
   setTimer(fn: () => void, ms: number): CancelTimer {
     const timer: ManualTimer = { at: this.#now + Math.max(0, ms), seq: this.#seq++, fn, cancelled: false }
     this.#timers.push(timer)

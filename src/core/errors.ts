@@ -43,10 +43,14 @@ export interface EdgeopErrorOptions {
  * token, key, password or exec-plugin output.
  */
 export class EdgeopError extends Error {
+  /** Stable code to match on; never changes meaning. */
   readonly code: ErrorCode
+  /** The step that failed, e.g. `load kubeconfig`; undefined when it is the whole call. */
   readonly step: string | undefined
+  /** Whether the same operation may succeed later. */
   readonly retryable: boolean
 
+  /** Creates an error; `options.cause` must not carry a secret. */
   constructor(code: ErrorCode, message: string, options: EdgeopErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.name = 'EdgeopError'

@@ -14,10 +14,15 @@ export type LogFields = Record<string, unknown>
 
 /** A structured logger. `child` binds fields (object key, reconcile ID) to every line. */
 export interface Logger {
+  /** Detail for debugging; off by default in the binary. */
   debug(msg: string, fields?: LogFields): void
+  /** Normal operation worth recording. */
   info(msg: string, fields?: LogFields): void
+  /** Something went wrong and was handled (a retry, a fallback). */
   warn(msg: string, fields?: LogFields): void
+  /** Something failed and needs attention. */
   error(msg: string, fields?: LogFields): void
+  /** A logger that adds `fields` to every line it writes. */
   child(fields: LogFields): Logger
 }
 

@@ -34,7 +34,9 @@ export interface TokenBucketOptions {
  * bucket.reserve() // 0 for the first 100 calls, then 100, 200, … ms
  */
 export class TokenBucket {
+  /** Tokens added per second. */
   readonly qps: number
+  /** Bucket size: requests that may go at once after a quiet period. */
   readonly burst: number
   readonly #clock: Clock
   /** Tokens at time #last; negative when future tokens are reserved. */
@@ -42,6 +44,7 @@ export class TokenBucket {
   /** Monotonic ms of the last accounting. */
   #last: number
 
+  /** Starts full. Throws `EDGEOP_ERR_INVALID` unless qps > 0 and burst is an integer ≥ 1. */
   constructor(options: TokenBucketOptions) {
     const { qps, burst } = options
     if (!(qps > 0)) throw new EdgeopError('EDGEOP_ERR_INVALID', `token bucket qps must be > 0, got ${qps}`)

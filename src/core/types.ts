@@ -8,98 +8,155 @@
 
 /** `metav1.OwnerReference`. */
 export interface OwnerReference {
+  /** API version of the owner, e.g. `apps/v1`. */
   apiVersion: string
+  /** Kind of the owner, e.g. `Deployment`. */
   kind: string
+  /** Name of the owner (same namespace as the owned object, or cluster-scoped). */
   name: string
+  /** UID of the owner: a reference to a deleted and re-created owner of the same name does not match. */
   uid: string
+  /** True on at most one reference: the owner that manages this object. */
   controller?: boolean
+  /** Foreground deletion of the owner waits for this object. Setting it needs `update` on the owner's `finalizers` subresource where `OwnerReferencesPermissionEnforcement` is enabled. */
   blockOwnerDeletion?: boolean
 }
 
 /** `metav1.ManagedFieldsEntry`. */
 export interface ManagedFieldsEntry {
+  /** Field manager that owns these fields (server-side apply). */
   manager?: string
+  /** `Apply` for server-side apply, `Update` for every other write. */
   operation?: 'Apply' | 'Update'
+  /** API version the field set is expressed in. */
   apiVersion?: string
+  /** When these fields last changed (RFC 3339). */
   time?: string
+  /** Format of `fieldsV1`; always `FieldsV1` today. */
   fieldsType?: string
+  /** The owned field set, in the API server's FieldsV1 encoding. */
   fieldsV1?: unknown
+  /** Subresource the write went through, e.g. `status`. */
   subresource?: string
 }
 
 /** `metav1.ObjectMeta`. */
 export interface ObjectMeta {
+  /** Unique within its namespace (or the cluster, when cluster-scoped). */
   name?: string
+  /** Prefix from which the server generates a name when `name` is empty on create. */
   generateName?: string
+  /** Namespace of a namespaced object; absent for cluster-scoped objects. */
   namespace?: string
+  /** Server-assigned, unique over time: distinguishes an object from a re-created one with the same name. */
   uid?: string
+  /** Opaque version for optimistic concurrency and watches; compare only for equality. */
   resourceVersion?: string
+  /** Incremented by the server when the spec changes (not on status or metadata-only writes). */
   generation?: number
+  /** When the server created the object (RFC 3339). */
   creationTimestamp?: string
+  /** Set when deletion was requested; the object lives on until its finalizers are removed. */
   deletionTimestamp?: string
+  /** Grace period the deletion was requested with. */
   deletionGracePeriodSeconds?: number
+  /** Identifying key/value pairs, selectable by label selectors. */
   labels?: Record<string, string>
+  /** Non-identifying key/value pairs for tools and controllers. */
   annotations?: Record<string, string>
+  /** Objects this one depends on; the garbage collector deletes it when they are gone. */
   ownerReferences?: OwnerReference[]
+  /** Keys that must all be removed before a deleted object disappears. */
   finalizers?: string[]
+  /** Field ownership of server-side apply; the informer strips it by default. */
   managedFields?: ManagedFieldsEntry[]
 }
 
 /** `metav1.ListMeta`. */
 export interface ListMeta {
+  /** Version of the collection the list is consistent with; a watch resumes from it. */
   resourceVersion?: string
+  /** Token for the next page of a paginated list; empty on the last page. */
   continue?: string
+  /** Estimate of the items not yet returned, when the server knows it. */
   remainingItemCount?: number
 }
 
 /** Any Kubernetes object. */
 export interface KubeObject {
+  /** `group/version`, or `v1` for the core group. */
   apiVersion?: string
+  /** The object's kind, e.g. `ConfigMap`. */
   kind?: string
+  /** Standard object metadata. */
   metadata: ObjectMeta
+  /** Every other field (`spec`, `status`, `data`, …) as it arrived. */
   [field: string]: unknown
 }
 
 /** A list of objects as the API returns it. */
 export interface KubeList<T extends KubeObject = KubeObject> {
+  /** API version of the list. */
   apiVersion?: string
+  /** Kind of the list, e.g. `PodList`. */
   kind?: string
+  /** List metadata: the collection's resourceVersion and the continue token. */
   metadata: ListMeta
+  /** The objects of this page. */
   items: T[]
 }
 
 /** `metav1.PartialObjectMetadata`: an object with only its type and metadata. */
 export interface PartialObjectMetadata extends KubeObject {
+  /** Always `meta.k8s.io/v1`. */
   apiVersion: 'meta.k8s.io/v1'
+  /** Always `PartialObjectMetadata`. */
   kind: 'PartialObjectMetadata'
 }
 
 /** `metav1.StatusCause`. The cause's type travels as JSON field `reason` (Go field `Type`). */
 export interface StatusCause {
+  /** Machine-readable cause, e.g. `FieldValueInvalid`. */
   reason?: string
+  /** Human-readable description of the cause. */
   message?: string
+  /** Path of the offending field, e.g. `spec.replicas`. */
   field?: string
 }
 
 /** `metav1.StatusDetails`. */
 export interface StatusDetails {
+  /** Name of the object the error is about. */
   name?: string
+  /** API group of that object. */
   group?: string
+  /** Kind (or resource) of that object. */
   kind?: string
+  /** UID of that object, when known. */
   uid?: string
+  /** Individual causes, e.g. one per invalid field. */
   causes?: StatusCause[]
+  /** Seconds the client should wait before retrying (429, 5xx). */
   retryAfterSeconds?: number
 }
 
 /** `metav1.Status`: the body of every API error and of watch ERROR events. */
 export interface Status {
+  /** Always `v1`. */
   apiVersion?: string
+  /** Always `Status`. */
   kind?: 'Status'
+  /** List metadata (rarely set). */
   metadata?: ListMeta
+  /** `Failure` for errors. */
   status?: 'Success' | 'Failure'
+  /** Human-readable description of the error. */
   message?: string
+  /** Machine-readable reason, e.g. `NotFound`, `Conflict`, `Expired`. */
   reason?: string
+  /** Extended data about the reason. */
   details?: StatusDetails
+  /** The HTTP status code. */
   code?: number
 }
 
@@ -108,56 +165,87 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ER
 
 /** One decoded watch event. `object` is a {@link Status} for ERROR events. */
 export interface WatchEvent<T extends KubeObject = KubeObject> {
+  /** What happened to the object. */
   type: WatchEventType
+  /** The object after the change (before deletion for DELETED), or a Status for ERROR. */
   object: T
 }
 
 /** `metav1.Condition`. */
 export interface Condition {
+  /** Condition type in CamelCase, e.g. `Ready`. */
   type: string
+  /** `True`, `False` or `Unknown`. */
   status: 'True' | 'False' | 'Unknown'
+  /** The `metadata.generation` the condition was computed from. */
   observedGeneration?: number
+  /** When `status` last changed (RFC 3339); unchanged when only reason or message change. */
   lastTransitionTime: string
+  /** Machine-readable CamelCase reason for the last transition. */
   reason: string
+  /** Human-readable details; may be empty. */
   message: string
 }
 
 /** `coordination.k8s.io/v1` LeaseSpec. Times are RFC 3339 with microseconds (MicroTime). */
 export interface LeaseSpec {
+  /** Identity of the current holder; empty when released. */
   holderIdentity?: string
+  /** How long others wait after the last observed renewal before taking over. */
   leaseDurationSeconds?: number
+  /** When the current holder acquired the Lease (MicroTime). */
   acquireTime?: string
+  /** When the holder last renewed (MicroTime). */
   renewTime?: string
+  /** How many times the holder changed. */
   leaseTransitions?: number
 }
 
 /** `coordination.k8s.io/v1` Lease. */
 export interface Lease extends KubeObject {
+  /** The lease record. */
   spec?: LeaseSpec
 }
 
 /** `v1.ObjectReference`, as used by events. */
 export interface ObjectReference {
+  /** API version of the referent. */
   apiVersion?: string
+  /** Kind of the referent. */
   kind?: string
+  /** Name of the referent. */
   name?: string
+  /** Namespace of the referent, when namespaced. */
   namespace?: string
+  /** UID of the referent. */
   uid?: string
+  /** Version of the referent the reference was made at. */
   resourceVersion?: string
+  /** A field within the referent, e.g. a container. */
   fieldPath?: string
 }
 
 /** `events.k8s.io/v1` Event. */
 export interface KubeEvent extends KubeObject {
+  /** When the event was first observed (MicroTime). */
   eventTime: string
+  /** Controller that emitted it, e.g. `example.com/appservice-operator`. */
   reportingController: string
+  /** Instance of that controller, e.g. its pod name. */
   reportingInstance: string
+  /** What the controller did or failed to do, e.g. `Reconcile`. */
   action: string
+  /** Why, in CamelCase, e.g. `DatabaseProvisioned`. */
   reason: string
+  /** The object the event is about. */
   regarding: ObjectReference
+  /** A second object involved, if any. */
   related?: ObjectReference
+  /** Human-readable description (at most 1 KB). */
   note?: string
+  /** `Normal` or `Warning`. */
   type: 'Normal' | 'Warning'
+  /** Set when the same event repeats: how often, and when last. */
   series?: { count: number; lastObservedTime: string }
 }
 
