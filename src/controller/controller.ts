@@ -13,9 +13,9 @@ import { createRateLimitingQueue, type RateLimitingQueue } from '../queue/rate-l
 import { allOf, type Predicate } from './predicates.ts'
 import {
   isTerminalError,
+  type ReconcileRequest,
   type ReconcileResult,
   type Reconciler,
-  type ReconcileRequest,
   requestKey,
 } from './reconciler.ts'
 

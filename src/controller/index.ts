@@ -23,9 +23,9 @@ export {
 export {
   isTerminalError,
   type ReconcileContext,
+  type ReconcileRequest,
   type ReconcileResult,
   type Reconciler,
-  type ReconcileRequest,
   requestKey,
   TerminalError,
 } from './reconciler.ts'

@@ -67,9 +67,13 @@ const noop = (): void => {}
  * await elector.run({ onStartedLeading: (signal) => controller.run(signal), onStoppedLeading() {} }, shutdown)
  */
 export class LeaderElector {
+  /** The lock this elector competes for. */
   readonly lock: ResourceLock
+  /** Lease duration, renew deadline and retry period, validated. */
   readonly timing: ElectionTiming
+  /** Whether a cancelled leader clears the Lease so a successor need not wait for it to expire. */
   readonly releaseOnCancel: boolean
+  /** How long a cancelled leader waits for its work to settle before giving up on releasing. */
   readonly stopGraceMs: number
   readonly #onNewLeader: ((identity: string) => void) | undefined
   readonly #clock: Clock
@@ -82,6 +86,7 @@ export class LeaderElector {
   #started = false
   readonly #calls: LockCalls
 
+  /** Validates the lock and timing (lease > renew > retry × 1.2), throwing `EDGEOP_ERR_INVALID` otherwise; starts nothing. */
   constructor(options: LeaderElectorOptions) {
     const lock = options.lock
     if (lock === undefined || lock === null) throw invalid('lock is required')

@@ -18,8 +18,11 @@ import { type LeaderElectionRecord, leaseSpecToRecord, recordToLeaseSpec } from 
 
 /** The three verbs the lock uses; a namespaced `ResourceClient<Lease>` has them. */
 export interface LeaseApi {
+  /** Reads the Lease by name. */
   get(name: string, options?: CallOptions): Promise<Lease>
+  /** Creates the Lease; a 409 means another candidate created it first. */
   create(lease: Lease, options?: CallOptions): Promise<Lease>
+  /** Replaces the Lease; a 409 means it changed since it was read. */
   update(lease: Lease, options?: CallOptions): Promise<Lease>
 }
 
@@ -57,8 +60,11 @@ export interface LeaseLockOptions {
  * const lock = LeaseLock.fromClient(client, { namespace: 'ops', name: 'my-operator', identity: `${hostname()}_${randomUUID()}` })
  */
 export class LeaseLock implements ResourceLock {
+  /** This candidate's identity, written as `holderIdentity`. */
   readonly identity: string
+  /** Namespace of the Lease. */
   readonly namespace: string
+  /** Name of the Lease. */
   readonly name: string
   readonly #api: LeaseApi
   readonly #labels: Readonly<Record<string, string>> | undefined
@@ -66,6 +72,7 @@ export class LeaseLock implements ResourceLock {
   /** The last Lease read or written; never cleared by a failure (#95939). */
   #lease: Lease | undefined
 
+  /** A lock on Lease `namespace/name` through `api`; reads or writes nothing until used. */
   constructor(api: LeaseApi, options: LeaseLockOptions) {
     this.#api = api
     this.namespace = options.namespace
@@ -80,10 +87,12 @@ export class LeaseLock implements ResourceLock {
     return new LeaseLock(client.resource<Lease>(CORE_TYPES.leases, options.namespace), options)
   }
 
+  /** `namespace/name` of the Lease, for logs. */
   describe(): string {
     return `${this.namespace}/${this.name}`
   }
 
+  /** The current record, or undefined when the Lease does not exist. */
   async get(signal?: AbortSignal): Promise<LeaderElectionRecord | undefined> {
     let lease: Lease
     try {
@@ -96,6 +105,7 @@ export class LeaseLock implements ResourceLock {
     return leaseSpecToRecord(lease.spec)
   }
 
+  /** Creates the Lease with `record`. */
   async create(record: LeaderElectionRecord, signal?: AbortSignal): Promise<void> {
     const lease: Lease = {
       apiVersion: 'coordination.k8s.io/v1',
@@ -110,6 +120,7 @@ export class LeaseLock implements ResourceLock {
     this.#lease = await this.#api.create(lease, this.#call(signal))
   }
 
+  /** Writes `record` over the Lease last read, guarded by its resourceVersion. */
   async update(record: LeaderElectionRecord, signal?: AbortSignal): Promise<void> {
     const cached = this.#lease
     if (cached === undefined) {

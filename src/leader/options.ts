@@ -28,6 +28,7 @@ export interface LeaderElectorOptions extends Partial<ElectionTiming> {
    * `OnNewLeader`).
    */
   onNewLeader?: (identity: string) => void
+  /** Time source; inject a ManualClock in tests. */
   clock?: Clock
   /** Randomness in [0, 1) for the acquire jitter. */
   random?: () => number

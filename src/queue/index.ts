@@ -5,7 +5,6 @@ export {
   type InFlightProbe,
   type InFlightWork,
   type QueueMetrics,
-  QueueMetricsRecorder,
   WORKQUEUE_METRIC_NAMES,
   type WorkqueueMetricName,
 } from './metrics.ts'

@@ -32,30 +32,37 @@ export class InMemoryQueueMetrics implements QueueMetrics {
   readonly workDurations: number[] = []
   #probe: InFlightProbe | undefined
 
+  /** Counts an item added to the queue. */
   incDepth(): void {
     this.depth++
   }
 
+  /** Counts an item handed to a worker. */
   decDepth(): void {
     this.depth--
   }
 
+  /** Counts an add that was not deduplicated. */
   incAdds(): void {
     this.adds++
   }
 
+  /** Records how long an item waited, in seconds. */
   observeQueueDuration(seconds: number): void {
     this.queueDurations.push(seconds)
   }
 
+  /** Records how long an item was processed, in seconds. */
   observeWorkDuration(seconds: number): void {
     this.workDurations.push(seconds)
   }
 
+  /** Counts a rate-limited re-add. */
   incRetries(): void {
     this.retries++
   }
 
+  /** Keeps the queue's probe for {@link InMemoryQueueMetrics.inFlight}. */
   setInFlightProbe(probe: InFlightProbe): void {
     this.#probe = probe
   }
