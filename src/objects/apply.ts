@@ -30,6 +30,7 @@ export function isSubset(desired: unknown, live: unknown): boolean {
 export interface ApplyOutcome<T> {
   /** False when the live object already matched: no request was made. */
   written: boolean
+  /** The object as the server returned it after the apply, or the live object when nothing was written. */
   object: T
 }
 

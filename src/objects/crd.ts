@@ -11,34 +11,59 @@ import { EdgeopError } from '../core/errors.ts'
 
 /** A structural OpenAPI v3 schema as CRDs accept it. */
 export interface OpenApiSchema {
+  /** JSON type of the value. */
   type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean'
+  /** Format of a string, e.g. `date-time`. */
   format?: string
+  /** Documentation shown by `kubectl explain`. */
   description?: string
+  /** Schemas of an object's fields. */
   properties?: Record<string, OpenApiSchema>
+  /** Fields an object must have. */
   required?: string[]
+  /** Schema of an array's items. */
   items?: OpenApiSchema
+  /** The allowed values. */
   enum?: unknown[]
+  /** Value the API server fills in when the field is absent. */
   default?: unknown
+  /** Smallest allowed number. */
   minimum?: number
+  /** Largest allowed number. */
   maximum?: number
+  /** Shortest allowed string. */
   minLength?: number
+  /** Longest allowed string. */
   maxLength?: number
+  /** Fewest allowed array items. */
   minItems?: number
+  /** Most allowed array items. */
   maxItems?: number
+  /** Regular expression a string must match. */
   pattern?: string
+  /** Schema of the values of a map. */
   additionalProperties?: OpenApiSchema
+  /** Whether `null` is allowed. */
   nullable?: boolean
+  /** How server-side apply merges the array. */
   'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map'
+  /** Keys identifying items of a `map` list. */
   'x-kubernetes-list-map-keys'?: string[]
+  /** Keep fields the schema does not list. */
   'x-kubernetes-preserve-unknown-fields'?: boolean
+  /** Accept an integer or a string (e.g. `25%`). */
   'x-kubernetes-int-or-string'?: boolean
 }
 
 /** Kubernetes markers, attached with `z.meta({ kubernetes: { … } })`. */
 export interface KubernetesMeta {
+  /** `x-kubernetes-list-type` of an array: how server-side apply merges it. */
   listType?: 'atomic' | 'set' | 'map'
+  /** `x-kubernetes-list-map-keys`: the keys of a `map` list. */
   listMapKeys?: string[]
+  /** `x-kubernetes-preserve-unknown-fields`: keep fields the schema does not list. */
   preserveUnknownFields?: boolean
+  /** Field documentation shown by `kubectl explain`. */
   description?: string
 }
 
@@ -170,17 +195,27 @@ function unsupported(what: string): EdgeopError {
 
 /** Inputs of {@link customResourceDefinition}. */
 export interface CrdDefinition {
+  /** API group, e.g. `platform.example.com`. */
   group: string
+  /** The served and stored version, e.g. `v1alpha1`. */
   version: string
+  /** Kind in CamelCase, e.g. `AppService`. */
   kind: string
+  /** Resource name in URLs, lower case, e.g. `appservices`. */
   plural: string
+  /** Singular resource name, e.g. `appservice`. */
   singular: string
+  /** Short names for kubectl, e.g. `['apps']`. */
   shortNames?: string[]
+  /** Whether objects live in a namespace or in the cluster. */
   scope: 'Namespaced' | 'Cluster'
+  /** zod schema of `spec`; becomes its OpenAPI schema. */
   spec: z.ZodMiniType
+  /** zod schema of `status`; when given, the CRD gets a status subresource. */
   status?: z.ZodMiniType
   /** Scale subresource paths, e.g. `{ specReplicasPath: '.spec.replicas', … }`. */
   scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string }
+  /** Extra columns of `kubectl get`. */
   printerColumns?: { name: string; type: string; jsonPath: string; description?: string }[]
 }
 

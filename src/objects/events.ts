@@ -43,12 +43,19 @@ export interface EventRecorderOptions {
   controller: string
   /** `reportingInstance`, e.g. the pod name. */
   instance: string
+  /** Distinct events per object before throttling. Default {@link DEFAULT_EVENT_BURST}. */
   burst?: number
+  /** One more event per object every this many ms. Default {@link DEFAULT_EVENT_REFILL_MS}. */
   refillMs?: number
+  /** A repeat within this long joins the series. Default {@link DEFAULT_SERIES_WINDOW_MS}. */
   seriesWindowMs?: number
+  /** Accumulated repeats are written at most this often. Default {@link DEFAULT_SERIES_FLUSH_MS}. */
   seriesFlushMs?: number
+  /** A series without repeats for this long is forgotten. Default {@link DEFAULT_SERIES_FINISH_MS}. */
   seriesFinishMs?: number
+  /** Time source; inject a ManualClock in tests. */
   clock?: Clock
+  /** Where failed writes (warn) and rate-limited events (debug) are logged; events are best effort. */
   logger?: Logger
 }
 
@@ -82,6 +89,7 @@ export class EventRecorder {
   readonly #writes = new Set<Promise<void>>()
   #lastSweep = Number.NEGATIVE_INFINITY
 
+  /** A recorder writing `events.k8s.io/v1` Events through `client`; starts no timer until an event repeats. */
   constructor(client: KubeClient, options: EventRecorderOptions) {
     this.#client = client
     this.#clock = options.clock ?? realClock

@@ -18,7 +18,9 @@ export type HealthCheck = () => void | Promise<void>
 
 /** One check's outcome. */
 export interface CheckResult {
+  /** The check's name, as in `/healthz/<name>`. */
   name: string
+  /** Whether the check passed. */
   ok: boolean
   /** Why it failed, one line. */
   reason?: string
@@ -26,7 +28,9 @@ export interface CheckResult {
 
 /** An HTTP answer (`text/plain`). */
 export interface HealthResponse {
+  /** 200 when every check passes, 500 when one fails, 404 for an unknown check. */
   status: 200 | 404 | 500
+  /** `ok`, or one line per check (with `?verbose`, and always on failure). */
   body: string
 }
 
@@ -43,9 +47,11 @@ export interface HealthResponse {
  * await healthz.respond('', new URLSearchParams('verbose')) // { status: 200, body: '[+]ping ok\nhealthz check passed\n' }
  */
 export class HealthChecks {
+  /** The path served, `/healthz` or `/readyz`. */
   readonly endpoint: string
   readonly #checks = new Map<string, HealthCheck>()
 
+  /** An empty set of checks for `endpoint`; with none it answers 200. */
   constructor(endpoint: string) {
     this.endpoint = endpoint
   }
@@ -125,8 +131,11 @@ export const DEFAULT_EVENT_LOOP_WINDOW_MS = 10_000
 export interface DelayHistogram {
   /** Largest recorded delay between ticks, in nanoseconds. */
   readonly max: number
+  /** Starts sampling. */
   enable(): unknown
+  /** Stops sampling. */
   disable(): unknown
+  /** Forgets the samples so far. */
   reset(): void
 }
 
@@ -140,9 +149,13 @@ export interface EventLoopLag {
 
 /** Options of {@link monitorEventLoopLag}. */
 export interface EventLoopLagOptions {
+  /** Sampling resolution in ms. Default {@link DEFAULT_EVENT_LOOP_RESOLUTION_MS}. */
   resolutionMs?: number
+  /** A window rotates when read this long after it began. Default {@link DEFAULT_EVENT_LOOP_WINDOW_MS}. */
   windowMs?: number
+  /** Time source; inject a ManualClock in tests. */
   clock?: Clock
+  /** The sampler; Node's `monitorEventLoopDelay` by default, a fake in tests. */
   histogram?: DelayHistogram
 }
 
@@ -198,7 +211,9 @@ export const DEFAULT_WATCH_FAILURE_THRESHOLD = 3
 
 /** What {@link informersCheck} reads from an informer (a `SharedInformer` fits). */
 export interface InformerReadiness {
+  /** What the informer watches, for the failing check's reason. */
   readonly describe: string
+  /** Whether it has synced, and its watch's consecutive failures and last error. */
   health(): { synced: boolean; consecutiveFailures: number; lastError: string | undefined }
 }
 

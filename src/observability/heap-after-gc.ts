@@ -20,6 +20,7 @@ export interface HeapAfterGc {
   bytes(): number | undefined
   /** Full GCs seen so far. */
   readonly count: number
+  /** Stops observing GC; readings keep their last value. */
   stop(): void
 }
 

@@ -41,8 +41,11 @@ export interface Counter {
 
 /** A value that goes up and down. */
 export interface Gauge {
+  /** Sets the series of `labels` to `value`. */
   set(labels: Labels, value: number): void
+  /** Adds `by` (default 1) to the series. */
   inc(labels?: Labels, by?: number): void
+  /** Subtracts `by` (default 1) from the series. */
   dec(labels?: Labels, by?: number): void
   /** The current value (0 for a series never touched). */
   get(labels?: Labels): number
@@ -54,6 +57,7 @@ export interface Gauge {
 
 /** Observations counted into fixed buckets, with their sum. */
 export interface Histogram {
+  /** Records `value` in the series of `labels`. */
   observe(labels: Labels, value: number): void
   /** Count and sum of one series (zeros for a series never touched). */
   get(labels?: Labels): { count: number; sum: number }

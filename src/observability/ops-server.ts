@@ -28,6 +28,7 @@ export interface OpsServerOptions {
   metricsBindAddress?: string
   /** Default {@link DEFAULT_HEALTH_PROBE_BIND_ADDRESS}; `"0"` or `""` disables the probes. */
   healthProbeBindAddress?: string
+  /** Served at `/metrics` in the Prometheus text format. */
   registry: MetricsRegistry
   /** Served at `/healthz`, `/healthz/<check>`. */
   healthz: HealthChecks

@@ -216,7 +216,9 @@ export function restClientMetrics(registry: MetricsRegistry): RequestObserver {
 
 /** What {@link informerMetrics} reads from an informer (a `SharedInformer` fits). */
 export interface InformerHealthSource {
+  /** What the informer watches; the `name` label of its gauges. */
   readonly describe: string
+  /** Whether it has synced, and when it last did (monotonic ms). */
   health(): { synced: boolean; lastSyncAt: number | undefined }
 }
 
