@@ -34,9 +34,11 @@ export interface LeaderElectorOptions extends Partial<ElectionTiming> {
   random?: () => number
   logger?: Logger
   /**
-   * Keep the Node process alive while `run` is in progress. The real clock's timers are unref'ed, so
-   * a follower sleeping between attempts would otherwise let the process exit. Default: true on the
-   * real clock, false on any injected clock.
+   * Hold the Node process open while `run` is in progress (an interval timer), whatever the lock
+   * awaits: a `run` awaited at top level must not end with an empty event loop, where Node exits
+   * with code 13 instead of resolving it. The real clock's sleeps hold the loop too, but not between
+   * them; an injected clock's timers may hold nothing. Default: true on the real clock, false on an
+   * injected clock (tests drive time themselves).
    */
   keepAlive?: boolean
 }

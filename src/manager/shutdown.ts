@@ -6,10 +6,9 @@
  *    out new keys (queues shut down; readiness may fail from here on);
  * 2. in-flight reconciles get their context's AbortSignal and may finish, all within
  *    {@link DEFAULT_SHUTDOWN_GRACE_PERIOD_MS} ({@link withGracePeriod});
- * 3. informers stop (their watches close);
- * 4. the Lease is released (only now: no reconcile of this leader can still write) and the HTTP
- *    endpoints close;
- * 5. the process exits 0 — or 1 when the grace period ran out.
+ * 3. the Lease is released (only now: no reconcile of this leader can still write);
+ * 4. informers stop (their watches close), then the manager's stop hooks run (e.g. flushing events);
+ * 5. the HTTP endpoints close, and the process exits 0 — or 1 when the grace period ran out.
  *
  * A second signal during any of this exits at once (`128 + signal number`, the shell convention), for
  * the operator who pressed Ctrl-C twice and the kubelet's SIGKILL that would follow anyway.
