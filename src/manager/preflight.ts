@@ -22,11 +22,13 @@ export interface ResourceRequirement {
 
 /** Verbs the operator needs on one resource. */
 export interface PermissionRequirement {
+  /** API group, `''` for core. */
   group: string
   /** Plural resource name. */
   resource: string
   /** E.g. `status` for `deployments/status`. */
   subresource?: string
+  /** Verbs that must all be allowed, e.g. `['get', 'list', 'watch']`. */
   verbs: readonly string[]
   /** Undefined: cluster-wide (all namespaces, or a cluster-scoped resource). */
   namespace?: string
@@ -34,17 +36,25 @@ export interface PermissionRequirement {
 
 /** What {@link preflight} checks. */
 export interface PreflightRequirements {
+  /** Resources that must be served (a CRD that must be installed). */
   resources?: readonly ResourceRequirement[]
+  /** Verbs the identity must be allowed. */
   permissions?: readonly PermissionRequirement[]
 }
 
 /** One checked verb. */
 export interface PermissionResult {
+  /** API group, `''` for core. */
   group: string
+  /** Plural resource name. */
   resource: string
+  /** Subresource, e.g. `status`, or undefined. */
   subresource: string | undefined
+  /** The verb reviewed. */
   verb: string
+  /** The namespace reviewed, or undefined for cluster-wide. */
   namespace: string | undefined
+  /** Whether the authorizer allowed it. */
   allowed: boolean
   /** The authorizer's reason or the error that prevented the review. */
   reason?: string
@@ -52,6 +62,7 @@ export interface PermissionResult {
 
 /** The outcome of {@link preflight}; `ok` is true only when everything passed. */
 export interface PreflightReport {
+  /** True only when the server answered, the identity authenticated, every resource was found and every verb allowed. */
   ok: boolean
   /** `GET /version`: reachable means the server answered at all (even 401). */
   server: { reachable: boolean; version?: string; error?: string }
@@ -60,13 +71,17 @@ export interface PreflightReport {
    * (before Kubernetes 1.28) or refused, and the identity is unknown.
    */
   identity: { authenticated: boolean; username?: string; groups?: string[]; error?: string }
+  /** One entry per required resource: whether discovery found it. */
   resources: { requirement: ResourceRequirement; found: boolean; error?: string }[]
+  /** One entry per required verb. */
   permissions: PermissionResult[]
 }
 
 /** The slice of `KubeClient` that preflight uses (a seam for tests). */
 export interface PreflightClient {
+  /** Sends one request and decodes the JSON answer (a KubeClient does). */
   request<T = unknown>(spec: RequestSpec): Promise<T>
+  /** Resolves a group/resource to its served version (a KubeClient's RESTMapper). */
   readonly mapper: { mapping(query: MappingQuery): Promise<unknown> }
 }
 

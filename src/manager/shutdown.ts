@@ -25,6 +25,7 @@ export const DEFAULT_SHUTDOWN_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', '
 
 /** The slice of `process` that delivers signals (a seam for tests). */
 export interface SignalSource {
+  /** Registers `listener` for `event`, as `process.on` does. */
   on(event: NodeJS.Signals, listener: () => void): unknown
 }
 
@@ -36,6 +37,7 @@ export interface ShutdownSignalOptions {
   process?: SignalSource
   /** Called at once on the second signal. Default `process.exit`. */
   exit?: (code: number) => void
+  /** Where the first and second signals are logged. */
   logger?: Logger
 }
 
