@@ -6,7 +6,8 @@
  * (`ldd`), /etc/passwd and /etc/group with the nonroot user 65532, a sticky /tmp, and
  * - `node`: a stripped Node 24 at /nodejs/bin/node plus /app/edgeop.cjs;
  * - `sea`:  the single executable at /app/edgeop.
- * No shell, no package manager. Built with Debian's umoci and inspected with skopeo
+ * No shell, no package manager. Written with umoci, built from the Go module proxy on first
+ * use (build/tools/umoci.ts), and read back with build/oci-layout.ts: no system package
  * (edge-facts §3.2). deploy/Dockerfile and deploy/Dockerfile.sea are the same images for
  * machines with Docker and registry access (distroless Node 24 and cc bases).
  */
@@ -16,6 +17,8 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { ROOT } from './artifact.ts'
 import { NODE_FLAGS } from './node-flags.ts'
+import { type ImageRuntimeConfig, readLayoutImage } from './oci-layout.ts'
+import { umociPath } from './tools/umoci.ts'
 
 export const LAYOUT = join(ROOT, 'dist/image')
 /** distroless's nonroot uid/gid. */
@@ -49,7 +52,7 @@ async function stageBase(stage: string, binary: string): Promise<void> {
 }
 
 /** Builds one variant into the layout; returns its tag. */
-async function buildVariant(tag: 'node' | 'sea'): Promise<string> {
+async function buildVariant(umoci: string, tag: 'node' | 'sea'): Promise<string> {
   const stage = await mkdtemp(join(tmpdir(), `edgeop-image-${tag}-`))
   try {
     if (tag === 'node') {
@@ -66,11 +69,11 @@ async function buildVariant(tag: 'node' | 'sea'): Promise<string> {
     }
     await copyFile(join(ROOT, 'dist/THIRD-PARTY-NOTICES'), join(stage, 'app/THIRD-PARTY-NOTICES'))
     const ref = `${LAYOUT}:${tag}`
-    run('umoci', ['new', '--image', ref])
-    run('umoci', ['insert', '--image', ref, stage, '/'])
+    run(umoci, ['new', '--image', ref])
+    run(umoci, ['insert', '--image', ref, stage, '/'])
     const entrypoint =
       tag === 'node' ? ['/nodejs/bin/node', ...NODE_FLAGS, '/app/edgeop.cjs'] : ['/app/edgeop']
-    run('umoci', [
+    run(umoci, [
       'config',
       '--image',
       ref,
@@ -90,35 +93,28 @@ async function buildVariant(tag: 'node' | 'sea'): Promise<string> {
 
 /** Builds both images (the SEA variant only if dist/edgeop exists). */
 export async function buildImages(): Promise<string[]> {
+  const umoci = umociPath()
   await rm(LAYOUT, { recursive: true, force: true })
-  run('umoci', ['init', '--layout', LAYOUT])
-  const tags = [await buildVariant('node')]
+  run(umoci, ['init', '--layout', LAYOUT])
+  const tags = [await buildVariant(umoci, 'node')]
   const hasSea = await readFile(join(ROOT, 'dist/edgeop')).then(
     () => true,
     () => false,
   )
-  if (hasSea) tags.push(await buildVariant('sea'))
-  run('umoci', ['gc', '--layout', LAYOUT])
+  if (hasSea) tags.push(await buildVariant(umoci, 'sea'))
+  run(umoci, ['gc', '--layout', LAYOUT])
   return tags
 }
 
-/** The image config and compressed layer bytes of one tag (via skopeo). */
-export function inspectImage(tag: string): {
-  config: { User?: string; Entrypoint?: string[]; Cmd?: string[]; Env?: string[] }
-  layerBytes: number
-} {
-  const config = JSON.parse(run('skopeo', ['inspect', '--config', `oci:${LAYOUT}:${tag}`])) as {
-    config: Record<string, unknown>
-  }
-  const manifest = JSON.parse(run('skopeo', ['inspect', '--raw', `oci:${LAYOUT}:${tag}`])) as {
-    layers: { size: number }[]
-  }
-  return { config: config.config as never, layerBytes: manifest.layers.reduce((n, l) => n + l.size, 0) }
+/** The runtime config and compressed layer bytes of one tag in {@link LAYOUT}. */
+export async function inspectImage(tag: string): Promise<{ config: ImageRuntimeConfig; layerBytes: number }> {
+  const { config, layerBytes } = await readLayoutImage(LAYOUT, tag)
+  return { config, layerBytes }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   for (const tag of await buildImages()) {
-    const { config, layerBytes } = inspectImage(tag)
+    const { config, layerBytes } = await inspectImage(tag)
     process.stdout.write(
       `dist/image:${tag}: ${layerBytes} bytes compressed, user ${config.User}, entrypoint ${JSON.stringify(config.Entrypoint)}\n`,
     )

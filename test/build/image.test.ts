@@ -1,7 +1,8 @@
 /**
- * The container images, built without a Docker engine (build/image.ts, Debian's umoci
- * and skopeo): config, size, no shell, and the entrypoint really runs in its own rootfs
- * as the nonroot user. Needs dist/edgeop.cjs and dist/edgeop (npm test builds both).
+ * The container images, built without a Docker engine (build/image.ts with umoci from the
+ * Go module proxy, read back by build/oci-layout.ts): config, size, no shell, and the
+ * entrypoint really runs in its own rootfs as the nonroot user. Needs dist/edgeop.cjs and
+ * dist/edgeop (npm test builds both) and Go for umoci's first build.
  */
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
@@ -11,6 +12,7 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { ROOT } from '../../build/artifact.ts'
 import { buildImages, inspectImage, LAYOUT, NONROOT } from '../../build/image.ts'
+import { umociPath } from '../../build/tools/umoci.ts'
 
 /** Compressed image budget: the Node runtime dominates (~45 MB gzip, edge-facts §3.2). */
 const MAX_COMPRESSED_BYTES = 60 * 1024 * 1024
@@ -28,13 +30,13 @@ test('both images are built: the Node runtime + bundle, and the single executabl
   assert.deepEqual(tags, ['node', 'sea'])
 })
 
-test('config: non-root 65532, the edgeop entrypoint, `run` by default, within the size budget', () => {
+test('config: non-root 65532, the edgeop entrypoint, `run` by default, within the size budget', async () => {
   const expected: Record<string, string[]> = {
     node: ['/nodejs/bin/node', '--optimize-for-size', '/app/edgeop.cjs'],
     sea: ['/app/edgeop'],
   }
   for (const tag of tags) {
-    const { config, layerBytes } = inspectImage(tag)
+    const { config, layerBytes } = await inspectImage(tag)
     assert.equal(config.User, `${NONROOT}:${NONROOT}`, tag)
     assert.deepEqual(config.Entrypoint, expected[tag], tag)
     assert.deepEqual(config.Cmd, ['run'], tag)
@@ -46,7 +48,10 @@ test('config: non-root 65532, the edgeop entrypoint, `run` by default, within th
 test('deploy/Dockerfile runs the node image the way build:image does', async () => {
   const dockerfile = await readFile(join(ROOT, 'deploy/Dockerfile'), 'utf8')
   const line = dockerfile.split('\n').find((l) => l.startsWith('ENTRYPOINT '))
-  assert.deepEqual(JSON.parse(line!.slice('ENTRYPOINT '.length)), inspectImage('node').config.Entrypoint)
+  assert.deepEqual(
+    JSON.parse(line!.slice('ENTRYPOINT '.length)),
+    (await inspectImage('node')).config.Entrypoint,
+  )
 })
 
 test('no shell, no package manager: only the runtime, its libraries, passwd/group and the app', async () => {
@@ -83,8 +88,8 @@ test('each entrypoint runs inside its own root filesystem as uid 65532', {
     const bundle = await mkdtemp(join(tmpdir(), `edgeop-bundle-${tag}-`))
     scratch.push(bundle)
     await rm(bundle, { recursive: true })
-    execFileSync('umoci', ['unpack', '--image', `${LAYOUT}:${tag}`, bundle])
-    const { config } = inspectImage(tag)
+    execFileSync(umociPath(), ['unpack', '--image', `${LAYOUT}:${tag}`, bundle])
+    const { config } = await inspectImage(tag)
     const out = execFileSync(
       'chroot',
       [`--userspec=${NONROOT}:${NONROOT}`, join(bundle, 'rootfs'), ...(config.Entrypoint ?? []), 'version'],

@@ -1,7 +1,7 @@
 /**
  * @module corpus-expectations — what INDEX.md of the reference kubeconfig corpus says client-go resolves, per file.
  *
- * Transcribed by hand from ../shared/reference/kubeconfigs/INDEX.md. Where edgeop
+ * Transcribed by hand from test/config/fixtures/corpus/INDEX.md. Where edgeop
  * deliberately differs from client-go, a comment says how.
  */
 
