@@ -4,10 +4,25 @@
  * `step(state, input)` performs no I/O and reads no clock: it returns the next
  * state, what to emit to the cache, and the next command for the driver. The rules
  * are client-go's reflector (`tools/cache/reflector.go`, `tools/pager/pager.go`);
- * each is cited where it is applied. The state is owned by one driver; `step` may
- * reuse its buffers, so never feed one state to two steps.
+ * each is cited where it is applied. Which errors count as expired, too-large or
+ * throttled is decided in `classify.ts`.
+ *
+ * The state is a union discriminated by `phase`: every phase carries the resume point,
+ * the settings and the health ({@link WatchBase}) plus only its own data, so a list in
+ * progress outside `listing` or a wait plan outside `waiting` cannot be represented.
+ *
+ * Ownership: states are immutable and replaced by every step, except the two buffers
+ * that grow with the collection — a paginated list's items and a streaming list's
+ * objects by key. They are {@link OwnedBuffer}s: edited in place and handed on to the
+ * next state, not copied (copy-on-write would copy the buffer on every event, O(n²)
+ * for a 10,000-object streaming list; handing it on keeps the initial list O(n)). So a
+ * state holding a buffer can be stepped once: a second step on it throws
+ * `EDGEOP_ERR_WATCH` instead of sharing the buffer. The emitted `replace` takes the
+ * buffer out for good.
  */
+import { EdgeopError } from '../core/errors.ts'
 import { type KubeObject, objectKey, type Status } from '../core/types.ts'
+import { failureOfStatus, otherFailure } from './classify.ts'
 import type {
   Command,
   FailureInfo,
@@ -17,83 +32,42 @@ import type {
   WatcherEvent,
   WatchRequest,
 } from './events.ts'
+import { OwnedBuffer } from './owned-buffer.ts'
+import {
+  base,
+  type ListingState,
+  type ListProgress,
+  newList,
+  type OpeningWatchState,
+  type StreamListingState,
+  succeeded,
+  type WaitingState,
+  type WatchBase,
+  type WatchingState,
+  type WatchState,
+} from './phases.ts'
 
-/** client-go pager default page size: 500. */
-export const DEFAULT_PAGE_SIZE = 500
+// The state's types are part of this module's API; the helpers of phases.ts are not.
+export {
+  DEFAULT_PAGE_SIZE,
+  type IdleState,
+  initialState,
+  type ListingState,
+  type ListProgress,
+  type OpeningWatchState,
+  type Phase,
+  type StateOptions,
+  type StreamListingState,
+  type WaitingState,
+  type WatchBase,
+  type WatchingState,
+  type WatchState,
+} from './phases.ts'
+
 /** Annotation on the bookmark that ends a streaming list's initial events. */
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end'
 /** client-go: a watch that ends within 1 s with no event is an error, not a clean close. */
 export const VERY_SHORT_WATCH_MS = 1000
-
-/** Where the engine is. */
-export type Phase = 'idle' | 'listing' | 'stream-listing' | 'opening-watch' | 'watching' | 'waiting'
-
-/** Engine state. Plain data; see the module note on ownership. */
-export interface WatchState<T extends KubeObject = KubeObject> {
-  readonly phase: Phase
-  /** client-go `lastSyncResourceVersion`: `''` until the first successful list. */
-  readonly lastSyncRV: string
-  /** The last list/stream with `lastSyncRV` got 410 or too-large: list from `''` next (client-go `isLastSyncResourceVersionUnavailable`). */
-  readonly rvUnavailable: boolean
-  /** Whether to try a streaming list (`sendInitialEvents`) before a paginated list. */
-  readonly streaming: 'auto' | 'off'
-  /** Streaming failed in this cycle: list this time, try streaming again at the next relist (client-go). */
-  readonly streamFallback: boolean
-  readonly pageSize: number
-  /** An RV "0" list came back paginated: the watch cache is off, keep paginating (client-go `paginatedResult`). */
-  readonly paginatedResult: boolean
-  /** The list in progress: its first page's RV and request, pages received, items so far. */
-  readonly list?: ListProgress<T>
-  /** Streaming list in progress: objects by key. */
-  readonly initial?: Map<string, T>
-  /** The open watch started from `''`/`'0'` and has only seen ADDED so far (client-go #136583). */
-  readonly syntheticAdds: boolean
-  /** After the wait: what to do. */
-  readonly afterWait?: 'relist' | 'rewatch' | 'restream'
-  /** Consecutive failures since the last success (for health). */
-  readonly failures: number
-  readonly lastError?: unknown
-  /** Set once the first full state was emitted. */
-  readonly synced: boolean
-}
-
-/** A paginated list in progress. */
-export interface ListProgress<T extends KubeObject> {
-  /** RV of the first page: the RV of the whole list. */
-  rv: string
-  first: ListRequest
-  pages: number
-  items: T[]
-  /** The unpaginated retry after an expired continue token is under way. */
-  fullRetry: boolean
-}
-
-function newList<T extends KubeObject>(first: ListRequest, fullRetry = false): ListProgress<T> {
-  return { rv: '', first, pages: 0, items: [], fullRetry }
-}
-
-/** Options of {@link initialState}. */
-export interface StateOptions {
-  pageSize?: number
-  /** `'auto'` (default): streaming list first, paginated list when the server refuses it. */
-  streaming?: 'auto' | 'off'
-}
-
-/** A fresh engine. */
-export function initialState<T extends KubeObject>(o: StateOptions = {}): WatchState<T> {
-  return {
-    phase: 'idle',
-    lastSyncRV: '',
-    rvUnavailable: false,
-    streaming: o.streaming ?? 'auto',
-    streamFallback: false,
-    pageSize: o.pageSize ?? DEFAULT_PAGE_SIZE,
-    paginatedResult: false,
-    syntheticAdds: false,
-    failures: 0,
-    synced: false,
-  }
-}
 
 /** The result of one {@link step}. */
 export interface Step<T extends KubeObject> {
@@ -103,61 +77,87 @@ export interface Step<T extends KubeObject> {
 }
 
 const none: never[] = []
+const read: Command = { op: 'read' }
 
-/** Advances the engine by one input. */
+/**
+ * Advances the engine by one input. Throws `EDGEOP_ERR_WATCH` for an input the phase
+ * cannot receive (the driver only feeds results of the command last returned) and for a
+ * state whose buffer already moved on (the state was stepped before).
+ */
 export function step<T extends KubeObject>(s: WatchState<T>, input: Input<T>): Step<T> {
   switch (input.type) {
     case 'start':
-      return beginCycle(s)
+      return beginCycle(base(s), streamFallbackOf(s))
     case 'resume':
-      if (s.afterWait === 'rewatch') return openWatch({ ...s, afterWait: undefined })
-      return beginCycle({ ...s, afterWait: undefined })
+      if (s.phase !== 'waiting') break
+      if (s.afterWait === 'rewatch') return openWatch(base(s))
+      return beginCycle(base(s), s.afterWait === 'relist-paginated')
     case 'list-page':
-      return onListPage(s, input)
+      if (s.phase === 'listing') return onListPage(s, input)
+      break
     case 'list-failed':
-      return onListFailed(s, input.failure)
+      if (s.phase === 'listing') return onListFailed(s, input.failure)
+      break
     case 'watch-opened':
-      return {
-        state: { ...s, phase: s.phase === 'stream-listing' ? 'stream-listing' : 'watching' },
-        emit: none,
-        next: { op: 'read' },
-      }
+      if (s.phase === 'stream-listing') return { state: s, emit: none, next: read }
+      if (s.phase === 'opening-watch') return { state: { ...s, phase: 'watching' }, emit: none, next: read }
+      break
     case 'watch-start-failed':
-      return onWatchStartFailed(s, input.failure)
+      if (s.phase === 'stream-listing') return onStreamFailed(s, input.failure)
+      // client-go isWatchErrorRetriable: connection refused / 429 → delay, re-open the watch (no relist).
+      if (s.phase === 'opening-watch')
+        return wait(
+          base(s),
+          'watch-start-failed',
+          input.failure.throttledOrRefused ? 'rewatch' : 'relist',
+          input.failure,
+        )
+      break
     case 'event':
-      return s.phase === 'stream-listing' ? onInitialEvent(s, input.event) : onEvent(s, input.event)
+      if (s.phase === 'stream-listing') return onInitialEvent(s, input.event)
+      if (s.phase === 'watching') return onEvent(s, input.event)
+      break
     case 'stream-ended':
-      return onStreamEnded(s, input)
+      if (s.phase === 'stream-listing') return onStreamListEnded(s, input)
+      if (s.phase === 'watching') return onWatchEnded(s, input)
+      break
   }
+  throw new EdgeopError('EDGEOP_ERR_WATCH', `watch state: input ${input.type} in phase ${s.phase}`, {
+    step: 'watch state',
+  })
 }
 
-/** A list/watch cycle: streaming list if allowed, else a paginated list. */
-function beginCycle<T extends KubeObject>(s: WatchState<T>): Step<T> {
-  if (s.streaming === 'auto' && !s.streamFallback) {
+/** Whether a cycle begun now must list rather than stream (streaming failed in this cycle). */
+function streamFallbackOf(s: WatchState): boolean {
+  if (s.phase === 'listing') return s.streamFallback
+  return s.phase === 'waiting' && s.afterWait === 'relist-paginated'
+}
+
+/** A list/watch cycle: streaming list if allowed and not refused this cycle, else a paginated list. */
+function beginCycle<T extends KubeObject>(b: WatchBase, streamFallback: boolean): Step<T> {
+  if (b.streaming === 'auto' && !streamFallback) {
     // client-go watchList(): '' on first start (consistent read) or when unavailable, else lastSyncRV.
-    const rv = s.rvUnavailable ? '' : s.lastSyncRV
+    const rv = b.rvUnavailable ? '' : b.lastSyncRV
     const request: WatchRequest = {
       resourceVersion: rv,
       allowWatchBookmarks: true,
       sendInitialEvents: true,
       resourceVersionMatch: 'NotOlderThan',
     }
-    return {
-      state: { ...s, phase: 'stream-listing', initial: new Map(), syntheticAdds: true },
-      emit: none,
-      next: { op: 'watch', request },
+    const state: StreamListingState<T> = {
+      ...b,
+      phase: 'stream-listing',
+      initial: new OwnedBuffer(new Map<string, T>()),
     }
+    return { state, emit: none, next: { op: 'watch', request } }
   }
-  const first = listRequest(s)
-  return {
-    state: { ...s, phase: 'listing', list: newList(first), initial: undefined },
-    emit: none,
-    next: { op: 'list', request: first },
-  }
+  const first = listRequest(b)
+  const state: ListingState<T> = { ...b, phase: 'listing', list: newList(first), streamFallback }
+  return { state, emit: none, next: { op: 'list', request: first } }
 }
 
 /** client-go `relistResourceVersion()` and the pager's page-size rule. */
-function listRequest(s: WatchState): ListRequest {
+function listRequest(s: WatchBase): ListRequest {
   const rv = s.rvUnavailable ? '' : s.lastSyncRV === '' ? '0' : s.lastSyncRV
   // RV other than ''/'0' without pagination forces the watch cache (avoids a herd on etcd),
   // unless an earlier RV '0' list came back paginated (the cache is off).
@@ -166,14 +166,14 @@ function listRequest(s: WatchState): ListRequest {
 }
 
 function onListPage<T extends KubeObject>(
-  s: WatchState<T>,
+  s: ListingState<T>,
   page: Extract<Input<T>, { type: 'list-page' }>,
 ): Step<T> {
-  const list = s.list ?? newList<T>(listRequest(s))
+  const list = s.list
   const isFirst = list.pages === 0
   const rv = isFirst ? page.resourceVersion : list.rv
-  for (const item of page.items) list.items.push(item)
-  list.pages++
+  const items = list.items.take()
+  for (const item of page.items) items.push(item)
   if (page.continue) {
     // Continued pages: clear RV/RVMatch (client-go #85221), keep the page size.
     const request: ListRequest = {
@@ -181,30 +181,20 @@ function onListPage<T extends KubeObject>(
       ...(list.first.limit ? { limit: list.first.limit } : {}),
     }
     const paginated = s.paginatedResult || (isFirst && list.first.resourceVersion === '0')
+    const next: ListProgress<T> = { ...list, rv, pages: list.pages + 1, items: new OwnedBuffer(items) }
     return {
-      state: { ...s, paginatedResult: paginated, list: { ...list, rv } },
+      state: { ...s, paginatedResult: paginated, list: next },
       emit: none,
       next: { op: 'list', request },
     }
   }
-  const synced: WatchState<T> = {
-    ...s,
-    lastSyncRV: rv,
-    rvUnavailable: false,
-    streamFallback: false,
-    list: undefined,
-    failures: 0,
-    lastError: undefined,
-    synced: true,
-  }
-  const emit: WatcherEvent<T>[] = [{ type: 'replace', objects: list.items, resourceVersion: rv }]
-  const next = openWatch(synced)
-  return { state: next.state, emit, next: next.next }
+  const opened = openWatch<T>(succeeded(s, rv))
+  return { ...opened, emit: [{ type: 'replace', objects: items, resourceVersion: rv }] }
 }
 
-function onListFailed<T extends KubeObject>(s: WatchState<T>, f: FailureInfo): Step<T> {
+function onListFailed<T extends KubeObject>(s: ListingState<T>, f: FailureInfo): Step<T> {
   const list = s.list
-  if (f.expired && list && list.pages > 0 && !list.fullRetry) {
+  if (f.expired && list.pages > 0 && !list.fullRetry) {
     // Pager: a continue token expired on page ≥ 2 → one unpaginated list at the original RV.
     const { limit: _limit, ...unpaginated } = list.first
     return {
@@ -213,32 +203,21 @@ function onListFailed<T extends KubeObject>(s: WatchState<T>, f: FailureInfo): S
       next: { op: 'list', request: unpaginated },
     }
   }
-  if (f.expired || f.tooLargeRv) {
-    // client-go #83520/#92537: relist from '' immediately, no backoff.
-    if (!s.rvUnavailable)
-      return beginCycle({ ...s, rvUnavailable: true, list: undefined, lastError: f.error })
-  }
-  return wait({ ...s, list: undefined }, 'list-failed', 'relist', f)
+  // client-go #83520/#92537: relist from '' immediately, no backoff.
+  if ((f.expired || f.tooLargeRv) && !s.rvUnavailable)
+    return beginCycle(base(s, { rvUnavailable: true, lastError: f.error }), s.streamFallback)
+  return wait(base(s), 'list-failed', s.streamFallback ? 'relist-paginated' : 'relist', f)
 }
 
 /** Opens the watch after a successful list (or resumes after a clean close). */
-function openWatch<T extends KubeObject>(s: WatchState<T>): Step<T> {
-  const request: WatchRequest = { resourceVersion: s.lastSyncRV, allowWatchBookmarks: true }
-  return {
-    state: { ...s, phase: 'opening-watch', syntheticAdds: s.lastSyncRV === '' || s.lastSyncRV === '0' },
-    emit: none,
-    next: { op: 'watch', request },
-  }
+function openWatch<T extends KubeObject>(b: WatchBase): Step<T> {
+  const request: WatchRequest = { resourceVersion: b.lastSyncRV, allowWatchBookmarks: true }
+  const syntheticAdds = b.lastSyncRV === '' || b.lastSyncRV === '0'
+  const state: OpeningWatchState = { ...b, phase: 'opening-watch', syntheticAdds }
+  return { state, emit: none, next: { op: 'watch', request } }
 }
 
-function onWatchStartFailed<T extends KubeObject>(s: WatchState<T>, f: FailureInfo): Step<T> {
-  if (s.phase === 'stream-listing') return onStreamFailed(s, f)
-  // client-go isWatchErrorRetriable: connection refused / 429 → delay, re-open the watch (no relist).
-  if (f.throttledOrRefused) return wait(s, 'watch-start-failed', 'rewatch', f)
-  return wait(s, 'watch-start-failed', 'relist', f)
-}
-
-function onEvent<T extends KubeObject>(s: WatchState<T>, ev: { type: string; object: T }): Step<T> {
+function onEvent<T extends KubeObject>(s: WatchingState, ev: { type: string; object: T }): Step<T> {
   const rv = ev.object?.metadata?.resourceVersion
   switch (ev.type) {
     case 'ADDED':
@@ -247,140 +226,107 @@ function onEvent<T extends KubeObject>(s: WatchState<T>, ev: { type: string; obj
       const type = ev.type === 'ADDED' ? 'added' : ev.type === 'MODIFIED' ? 'modified' : 'deleted'
       // #136583: synthetic ADDEDs of a ''/'0' watch are not RV-ordered: do not resume from them.
       const synthetic = s.syntheticAdds && ev.type === 'ADDED'
-      const state: WatchState<T> = {
+      const state: WatchingState = {
         ...s,
         syntheticAdds: synthetic,
         lastSyncRV: !synthetic && rv ? rv : s.lastSyncRV,
         failures: 0,
         lastError: undefined,
       }
-      return { state, emit: [{ type, object: ev.object }], next: { op: 'read' } }
+      return { state, emit: [{ type, object: ev.object }], next: read }
     }
     case 'BOOKMARK':
-      return {
-        state: { ...s, syntheticAdds: false, lastSyncRV: rv || s.lastSyncRV },
-        emit: none,
-        next: { op: 'read' },
-      }
-    case 'ERROR':
-      return onWatchError(s, failureOfStatus(ev.object as unknown as Status))
+      return { state: { ...s, syntheticAdds: false, lastSyncRV: rv || s.lastSyncRV }, emit: none, next: read }
+    case 'ERROR': {
+      // ERROR 429 → delay, re-open the watch; 410 or anything else → delay, relist from lastSyncRV.
+      const f = failureOfStatus(ev.object as unknown as Status)
+      if (f.throttledOrRefused) return wait(base(s), 'throttled', 'rewatch', f)
+      return wait(base(s), 'watch-failed', 'relist', f)
+    }
     default:
-      return { state: s, emit: none, next: { op: 'read' } }
+      return { state: s, emit: none, next: read }
   }
 }
 
-function onWatchError<T extends KubeObject>(s: WatchState<T>, f: FailureInfo): Step<T> {
-  // ERROR 429 → delay, re-open the watch; 410 or anything else → delay, relist from lastSyncRV.
-  if (f.throttledOrRefused) return wait(s, 'throttled', 'rewatch', f)
-  return wait(s, 'watch-failed', 'relist', f)
-}
-
 /** A streaming list's initial events: buffer by key, never advance the RV from ADDEDs. */
-function onInitialEvent<T extends KubeObject>(s: WatchState<T>, ev: { type: string; object: T }): Step<T> {
-  const initial = s.initial ?? new Map<string, T>()
+function onInitialEvent<T extends KubeObject>(
+  s: StreamListingState<T>,
+  ev: { type: string; object: T },
+): Step<T> {
   switch (ev.type) {
     case 'ADDED':
-    case 'MODIFIED':
-      initial.set(objectKey(ev.object), ev.object)
-      return { state: { ...s, initial }, emit: none, next: { op: 'read' } }
-    case 'DELETED':
-      initial.delete(objectKey(ev.object))
-      return { state: { ...s, initial }, emit: none, next: { op: 'read' } }
+    case 'MODIFIED': {
+      const initial = s.initial.update((m) => m.set(objectKey(ev.object), ev.object))
+      return { state: { ...s, initial }, emit: none, next: read }
+    }
+    case 'DELETED': {
+      const initial = s.initial.update((m) => m.delete(objectKey(ev.object)))
+      return { state: { ...s, initial }, emit: none, next: read }
+    }
     case 'BOOKMARK': {
       if (ev.object?.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] !== 'true')
-        return { state: s, emit: none, next: { op: 'read' } }
+        return { state: s, emit: none, next: read }
       const rv = ev.object.metadata.resourceVersion ?? ''
-      const state: WatchState<T> = {
-        ...s,
-        phase: 'watching',
-        initial: undefined,
-        lastSyncRV: rv,
-        rvUnavailable: false,
-        syntheticAdds: false,
-        failures: 0,
-        lastError: undefined,
-        synced: true,
-      }
+      const objects = [...s.initial.take().values()]
       // The same stream goes on as the normal watch.
-      return {
-        state,
-        emit: [{ type: 'replace', objects: [...initial.values()], resourceVersion: rv }],
-        next: { op: 'read' },
-      }
+      const state: WatchingState = { ...succeeded(s, rv), phase: 'watching', syntheticAdds: false }
+      return { state, emit: [{ type: 'replace', objects, resourceVersion: rv }], next: read }
     }
     case 'ERROR':
       return onStreamFailed(s, failureOfStatus(ev.object as unknown as Status))
     default:
-      return { state: s, emit: none, next: { op: 'read' } }
+      return { state: s, emit: none, next: read }
   }
 }
 
 /** client-go watchList() error handling; the partial initial state is always discarded. */
-function onStreamFailed<T extends KubeObject>(s: WatchState<T>, f: FailureInfo): Step<T> {
-  const fresh = { ...s, initial: undefined }
-  if (f.throttledOrRefused) return wait(fresh, 'watch-start-failed', 'restream', f)
+function onStreamFailed<T extends KubeObject>(s: StreamListingState<T>, f: FailureInfo): Step<T> {
+  if (f.throttledOrRefused) return wait(base(s), 'watch-start-failed', 'relist', f)
   if ((f.expired || f.tooLargeRv) && !s.rvUnavailable)
-    return beginCycle({ ...fresh, rvUnavailable: true, lastError: f.error })
+    return beginCycle(base(s, { rvUnavailable: true, lastError: f.error }), false)
   // Anything else (the server refuses sendInitialEvents, decode error, …): list this cycle.
-  return beginCycle({ ...fresh, streamFallback: true, lastError: f.error })
+  return beginCycle(base(s, { lastError: f.error }), true)
 }
 
-function onStreamEnded<T extends KubeObject>(
-  s: WatchState<T>,
-  e: Extract<Input<T>, { type: 'stream-ended' }>,
-): Step<T> {
-  const veryShort = e.durationMs < VERY_SHORT_WATCH_MS && e.events === 0
-  if (s.phase === 'stream-listing') {
-    if (e.failure) return onStreamFailed(s, e.failure)
-    if (veryShort)
-      return onStreamFailed(s, plainFailure('the streaming list ended within a second with no event'))
-    // Closed before the end bookmark: retry at once with a fresh buffer.
-    return beginCycle({ ...s, initial: undefined })
-  }
-  if (e.failure) return wait(s, 'watch-failed', 'relist', e.failure)
-  if (veryShort) {
-    return wait(
+type StreamEnded<T extends KubeObject> = Extract<Input<T>, { type: 'stream-ended' }>
+
+const isVeryShort = (e: StreamEnded<KubeObject>): boolean =>
+  e.durationMs < VERY_SHORT_WATCH_MS && e.events === 0
+
+function onStreamListEnded<T extends KubeObject>(s: StreamListingState<T>, e: StreamEnded<T>): Step<T> {
+  if (e.failure) return onStreamFailed(s, e.failure)
+  if (isVeryShort(e))
+    return onStreamFailed(
       s,
-      'very-short-watch',
-      'relist',
-      plainFailure('the watch ended within a second with no event'),
+      otherFailure(new Error('the streaming list ended within a second with no event')),
     )
+  // Closed before the end bookmark: retry at once with a fresh buffer.
+  return beginCycle(base(s), false)
+}
+
+function onWatchEnded<T extends KubeObject>(s: WatchingState, e: StreamEnded<T>): Step<T> {
+  if (e.failure) return wait(base(s), 'watch-failed', 'relist', e.failure)
+  if (isVeryShort(e)) {
+    const f = otherFailure(new Error('the watch ended within a second with no event'))
+    return wait(base(s), 'very-short-watch', 'relist', f)
   }
   // Clean close (server timeout, EOF, idle teardown): re-watch at once from lastSyncRV, no relist.
-  return openWatch(s)
-}
-
-function plainFailure(message: string): FailureInfo {
-  return { expired: false, tooLargeRv: false, throttledOrRefused: false, error: new Error(message) }
+  return openWatch(base(s))
 }
 
 function wait<T extends KubeObject>(
-  s: WatchState<T>,
+  b: WatchBase,
   reason: WaitReason,
-  after: 'relist' | 'rewatch' | 'restream',
+  afterWait: WaitingState['afterWait'],
   f: FailureInfo,
 ): Step<T> {
   const minMs = f.retryAfterSeconds !== undefined ? f.retryAfterSeconds * 1000 : undefined
-  const state: WatchState<T> = {
-    ...s,
+  const state: WaitingState = {
+    ...b,
     phase: 'waiting',
-    afterWait: after === 'restream' ? 'relist' : after,
-    failures: s.failures + 1,
+    afterWait,
+    failures: b.failures + 1,
     lastError: f.error,
-    initial: undefined,
   }
   return { state, emit: none, next: { op: 'wait', reason, ...(minMs === undefined ? {} : { minMs }) } }
-}
-
-/** A watch ERROR event's Status as a failure. */
-export function failureOfStatus(status: Status): FailureInfo {
-  const code = status?.code ?? 500
-  const retry = status?.details?.retryAfterSeconds
-  return {
-    expired: code === 410,
-    tooLargeRv: (status?.details?.causes ?? []).some((c) => c.reason === 'ResourceVersionTooLarge'),
-    throttledOrRefused: code === 429,
-    ...(retry === undefined ? {} : { retryAfterSeconds: retry }),
-    error: status,
-  }
 }

@@ -8,7 +8,6 @@
  * exits the process and never stops on its own: only its signal ends it.
  */
 
-import { isGoneOrExpired, isTooLargeResourceVersion, isTooManyRequests } from '../client/api-error.ts'
 import type { WatchStream } from '../client/resource-client.ts'
 import { raceAbort } from '../core/abort.ts'
 import { Backoff } from '../core/backoff.ts'
@@ -16,7 +15,8 @@ import { type Clock, realClock, sleep } from '../core/clock.ts'
 import { errorMessage } from '../core/errors.ts'
 import { type Logger, noopLogger } from '../core/log.ts'
 import type { KubeObject, WatchEvent } from '../core/types.ts'
-import type { Command, FailureInfo, Input, ListRequest, WatcherEvent, WatchRequest } from './events.ts'
+import { classify, midStreamFailure } from './classify.ts'
+import type { Command, Input, ListRequest, WatcherEvent, WatchRequest } from './events.ts'
 import type { ListerWatcher } from './lister-watcher.ts'
 import { initialState, type Phase, type StateOptions, step, type WatchState } from './state.ts'
 
@@ -238,12 +238,10 @@ export class Watcher<T extends KubeObject = KubeObject> {
       const stats = this.#streamStats()
       this.#closeStream()
       this.#log.info('watch stream ended', { error: describeError(err) })
-      // Transport errors and idle teardown end the watch cleanly (client-go: probable EOF and
-      // timeouts close it); a stream that is not a watch stream is a failure (relist).
-      if ((err as { code?: unknown }).code === 'EDGEOP_ERR_DECODE') {
-        return { type: 'stream-ended', ...stats, failure: classify(err) }
-      }
-      return { type: 'stream-ended', ...stats }
+      // Transport errors and idle teardown end the watch cleanly; a stream that is not a watch
+      // stream is a failure (see classify.ts).
+      const failure = midStreamFailure(err)
+      return { type: 'stream-ended', ...stats, ...(failure ? { failure } : {}) }
     }
   }
 
@@ -255,20 +253,6 @@ export class Watcher<T extends KubeObject = KubeObject> {
   #transformAll(items: T[]): T[] {
     const t = this.#options.transform
     return t ? items.map(t) : items
-  }
-}
-
-/** Classifies an error from list or watch-open for the state machine. */
-export function classify(err: unknown): FailureInfo {
-  const cause = (err as { cause?: { code?: unknown } })?.cause
-  const refused = (err as { code?: unknown })?.code === 'EDGEOP_ERR_NETWORK' && cause?.code === 'ECONNREFUSED'
-  const retryAfter = (err as { retryAfter?: unknown })?.retryAfter
-  return {
-    expired: isGoneOrExpired(err),
-    tooLargeRv: isTooLargeResourceVersion(err),
-    throttledOrRefused: isTooManyRequests(err) || refused,
-    ...(typeof retryAfter === 'number' ? { retryAfterSeconds: retryAfter } : {}),
-    error: err,
   }
 }
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { KubeObject } from '../../src/core/types.ts'
 import type { FailureInfo, Input } from '../../src/watch/events.ts'
-import { initialState, type Step, step, type WatchState } from '../../src/watch/state.ts'
+import { initialState, type Step, step, type WatchingState, type WatchState } from '../../src/watch/state.ts'
 
 const obj = (name: string, rv: string, extra: Partial<KubeObject['metadata']> = {}): KubeObject => ({
   metadata: { name, namespace: 'ns', resourceVersion: rv, ...extra },
@@ -35,8 +35,8 @@ function run(s: WatchState, ...inputs: Input[]): Step<KubeObject>[] {
 const last = (steps: Step<KubeObject>[]) => steps[steps.length - 1]!
 const listMode = () => initialState({ streaming: 'off' })
 /** A synced, watching state at RV 100. */
-function watching(): WatchState {
-  return last(
+function watching(): WatchingState {
+  const s = last(
     run(
       listMode(),
       { type: 'start' },
@@ -44,6 +44,8 @@ function watching(): WatchState {
       { type: 'watch-opened' },
     ),
   ).state
+  assert.equal(s.phase, 'watching')
+  return s as WatchingState
 }
 
 test('first list: RV "0" (served from the watch cache), page size 500', () => {

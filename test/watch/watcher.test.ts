@@ -7,6 +7,7 @@ import { test } from 'node:test'
 import { ApiError } from '../../src/client/api-error.ts'
 import { Backoff } from '../../src/core/backoff.ts'
 import { ManualClock } from '../../src/core/clock.ts'
+import { EdgeopError } from '../../src/core/errors.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import type { WatcherEvent } from '../../src/watch/events.ts'
 import { Watcher } from '../../src/watch/watcher.ts'
@@ -143,4 +144,23 @@ test('abort during a backoff wait ends run() promptly and cancels the timer', as
   await done
   assert.equal(w.health().consecutiveFailures, 1)
   assert.match(w.health().lastError ?? '', /500 InternalError/)
+})
+
+test('a decode error mid-stream (by its code) backs off, then relists; the stream had events, so it is no very-short watch', async () => {
+  const clock = new ManualClock()
+  const s1 = new FakeStream()
+  const lw = scripted([list('10'), list('20')], [s1])
+  const w = new Watcher(lw, { streaming: 'off', clock, backoff: new Backoff({ clock, random: () => 0 }) })
+  const ac = new AbortController()
+  const done = w.run(() => {}, ac.signal)
+  await until(() => lw.calls.length === 2)
+  s1.push({ type: 'ADDED', object: obj('b', '11') })
+  s1.push(new EdgeopError('EDGEOP_ERR_DECODE', 'event 2 is not JSON'))
+  await until(() => clock.pending === 1)
+  assert.equal(w.health().phase, 'waiting')
+  await clock.advance(800)
+  await until(() => lw.calls.length >= 3)
+  assert.deepEqual(lw.calls[2], { kind: 'list', request: { resourceVersion: '11' } })
+  ac.abort()
+  await done
 })
