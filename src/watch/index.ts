@@ -1,7 +1,14 @@
 /** @module watch — list/watch that survives anything: a pure state machine and its driver. */
-export * from './classify.ts'
-export * from './events.ts'
-export * from './lister-watcher.ts'
-export * from './owned-buffer.ts'
-export * from './state.ts'
-export * from './watcher.ts'
+export type { FailureInfo, ListRequest, WatcherEvent, WatchRequest } from './events.ts'
+export { type ListerWatcher, listerWatcher, type Selectors, type WatchCall } from './lister-watcher.ts'
+export { DEFAULT_PAGE_SIZE } from './phases.ts'
+export { INITIAL_EVENTS_END_ANNOTATION, VERY_SHORT_WATCH_MS } from './state.ts'
+export {
+  DEFAULT_IDLE_MARGIN_MS,
+  DEFAULT_MAX_WATCH_TIMEOUT_S,
+  DEFAULT_MIN_WATCH_TIMEOUT_S,
+  Watcher,
+  type WatcherHealth,
+  type WatcherOptions,
+  type WatcherSink,
+} from './watcher.ts'
