@@ -16,17 +16,25 @@ export type WatcherEvent<T extends KubeObject = KubeObject> =
 
 /** Parameters of one LIST page request. */
 export interface ListRequest {
+  /** `''` for a consistent read from etcd, or a version to read at or after. */
   resourceVersion?: string
+  /** How `resourceVersion` is matched; `NotOlderThan` after a sync, so a relist never goes back in time. */
   resourceVersionMatch?: 'NotOlderThan' | 'Exact'
+  /** Page size; absent for an unpaginated list. */
   limit?: number
+  /** Token of the next page, from the previous page's metadata. */
   continue?: string
 }
 
 /** Parameters of one WATCH request. The driver adds selectors and `timeoutSeconds`. */
 export interface WatchRequest {
+  /** Version to watch from: changes after it arrive as events. */
   resourceVersion: string
+  /** Always asked for: bookmarks move the resume point without an object change. */
   allowWatchBookmarks: true
+  /** A streaming list: the current state arrives as ADDED events, then a bookmark. */
   sendInitialEvents?: true
+  /** `NotOlderThan` with `sendInitialEvents`, as the API requires. */
   resourceVersionMatch?: 'NotOlderThan'
 }
 

@@ -8,6 +8,7 @@ import type { ListRequest, WatchRequest } from './events.ts'
 
 /** A watch request as sent: the engine's request plus timeouts chosen by the driver. */
 export interface WatchCall extends WatchRequest {
+  /** Server-side timeout of the watch, randomised between the min and max watch timeouts. */
   timeoutSeconds: number
   /** Tear the stream down when no byte arrives for this long. */
   idleTimeoutMs: number
@@ -17,6 +18,7 @@ export interface WatchCall extends WatchRequest {
 export interface ListerWatcher<T extends KubeObject = KubeObject> {
   /** Names the watched collection in logs and errors, e.g. `configmaps in ns-a (app=web)`. */
   readonly describe: string
+  /** Lists one page of the collection. */
   list(request: ListRequest, signal: AbortSignal): Promise<KubeList<T>>
   /** Resolves when the server accepted the watch; rejects with the API error if it refused. */
   watch(call: WatchCall, signal: AbortSignal): Promise<WatchStream<T>>
@@ -24,7 +26,9 @@ export interface ListerWatcher<T extends KubeObject = KubeObject> {
 
 /** Label/field selection of a watched collection. */
 export interface Selectors {
+  /** Label selector, e.g. `app=web,tier!=db`. */
   labelSelector?: string
+  /** Field selector, e.g. `metadata.name=node-1`. */
   fieldSelector?: string
   /** Watch PartialObjectMetadata only (for controllers that need no bodies). */
   metadataOnly?: boolean

@@ -102,8 +102,9 @@ export function newList<T extends KubeObject>(first: ListRequest, fullRetry = fa
   return { rv: '', first, pages: 0, items: new OwnedBuffer<T[]>([]), fullRetry }
 }
 
-/** Options of {@link initialState}. */
+/** How the engine lists: page size, and whether to try a streaming list first. */
 export interface StateOptions {
+  /** Items per page of a paginated list. Default {@link DEFAULT_PAGE_SIZE}. */
   pageSize?: number
   /** `'auto'` (default): streaming list first, paginated list when the server refuses it. */
   streaming?: 'auto' | 'off'

@@ -29,12 +29,17 @@ export const DEFAULT_IDLE_MARGIN_MS = 5_000
 
 /** Options of {@link Watcher}. */
 export interface WatcherOptions<T extends KubeObject> extends StateOptions {
+  /** Lower bound of the random watch timeout. Default {@link DEFAULT_MIN_WATCH_TIMEOUT_S}. */
   minWatchTimeoutSeconds?: number
+  /** Upper bound of the random watch timeout. Default {@link DEFAULT_MAX_WATCH_TIMEOUT_S}. */
   maxWatchTimeoutSeconds?: number
+  /** Extra silence, beyond the server's timeout, after which the stream is torn down. Default {@link DEFAULT_IDLE_MARGIN_MS}. */
   idleMarginMs?: number
   /** Applied to every listed or watched object before it is emitted (e.g. strip managedFields). */
   transform?: (obj: T) => T
+  /** Backoff between failed lists and watches, shared by both. Default: client-go's reflector backoff (0.8 s → 30 s). */
   backoff?: Backoff
+  /** Time source; inject a ManualClock in tests. */
   clock?: Clock
   /** Randomness in [0, 1) for the watch timeout. */
   random?: () => number
@@ -43,6 +48,7 @@ export interface WatcherOptions<T extends KubeObject> extends StateOptions {
 
 /** Health for readiness probes and metrics. */
 export interface WatcherHealth {
+  /** What the engine is doing now: listing, watching, waiting, … */
   phase: Phase
   /** The first full state has been emitted. */
   synced: boolean
@@ -52,7 +58,9 @@ export interface WatcherHealth {
   lastSyncAt: number | undefined
   /** When the server last sent anything (list page, event, bookmark). */
   lastHeardAt: number | undefined
+  /** Failed lists or watches since the last success. */
   consecutiveFailures: number
+  /** Message of the last failure, if any. */
   lastError: string | undefined
 }
 
@@ -73,6 +81,7 @@ export type WatcherSink<T extends KubeObject> = (event: WatcherEvent<T>) => void
  * await w.run((ev) => console.log(ev.type), signal)
  */
 export class Watcher<T extends KubeObject = KubeObject> {
+  /** Where the collection is listed and watched from. */
   readonly source: ListerWatcher<T>
   readonly #options: WatcherOptions<T>
   readonly #clock: Clock
@@ -88,6 +97,7 @@ export class Watcher<T extends KubeObject = KubeObject> {
   #openedAt = 0
   #eventCount = 0
 
+  /** A watcher over `source`; it does nothing until {@link Watcher.run}. */
   constructor(source: ListerWatcher<T>, options: WatcherOptions<T> = {}) {
     this.source = source
     this.#options = options
