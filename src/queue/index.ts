@@ -1,4 +1,5 @@
 /** @module queue — the rate-limited work queue: dedup, one worker per item, delays, retry policies, metric hooks. */
+
 export * from './delaying-queue.ts'
 export * from './heap.ts'
 export * from './memory-metrics.ts'
