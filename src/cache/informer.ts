@@ -10,6 +10,7 @@ import type { WatcherEvent } from '../watch/events.ts'
 import type { ListerWatcher } from '../watch/lister-watcher.ts'
 import { Watcher, type WatcherHealth, type WatcherOptions } from '../watch/watcher.ts'
 import { type EventHandler, type HandlerRegistration, Listener } from './listener.ts'
+import { relistDiff } from './relist-diff.ts'
 import { type Indexer, type IndexFunc, MemoryIndexer } from './store.ts'
 import { deepFreeze, stripManagedFields } from './transforms.ts'
 
@@ -180,22 +181,18 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
     }
   }
 
-  /** A relist: deletions first (with the last known state), then adds and real changes. */
+  /** A relist: apply {@link relistDiff}'s deltas (deletions first), notifying as each lands. */
   #replace(objects: T[]): void {
     const initial = !this.#synced
-    const listed = new Set<string>()
-    for (const o of objects) listed.add(objectKey(o))
-    for (const key of this.#indexer.keys()) {
-      if (listed.has(key)) continue
-      const old = this.#indexer.remove(key)!
-      this.#broadcast({ kind: 'delete', obj: old, stale: true })
-    }
-    for (const obj of objects) {
-      const old = this.#indexer.upsert(obj)
-      if (!old) this.#broadcast({ kind: 'add', obj, initial })
-      else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion)
-        this.#broadcast({ kind: 'update', old, obj })
-      // Same resourceVersion: unchanged; only resync re-delivers it (client-go #87957).
+    for (const d of relistDiff(this.#indexer, objects)) {
+      if (d.kind === 'delete') {
+        this.#indexer.remove(d.key)
+        this.#broadcast({ kind: 'delete', obj: d.obj, stale: true })
+        continue
+      }
+      this.#indexer.upsert(d.obj)
+      if (d.kind === 'add') this.#broadcast({ kind: 'add', obj: d.obj, initial })
+      else if (d.kind === 'update') this.#broadcast({ kind: 'update', old: d.old, obj: d.obj })
     }
     if (!this.#synced) {
       this.#synced = true
