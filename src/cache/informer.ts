@@ -62,11 +62,16 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
   #synced = false
   #started = false
   #stopped = false
-  #syncWaiters: (() => void)[] = []
+  /** Resolves once, when the first full state is in the store. */
+  readonly #syncedOnce: Promise<void>
+  #markSynced: () => void = () => {}
   #cancelResync: CancelTimer | undefined
 
   constructor(source: ListerWatcher<T>, options: InformerOptions<T> = {}) {
     this.#clock = options.clock ?? realClock
+    this.#syncedOnce = new Promise((resolve) => {
+      this.#markSynced = resolve
+    })
     this.#log = (options.logger ?? noopLogger).child({ informer: source.describe })
     this.#indexer = new MemoryIndexer<T>(options.indexers)
     this.store = this.#indexer
@@ -137,11 +142,31 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
     return listener
   }
 
-  /** Resolves true once synced, or false if `signal` aborts first. */
-  async waitForSync(signal?: AbortSignal): Promise<boolean> {
-    if (this.#synced) return true
-    const synced = new Promise<boolean>((resolve) => this.#syncWaiters.push(() => resolve(true)))
-    return raceAbort(synced, signal).catch(() => false)
+  /**
+   * Resolves once the first full state is in the store (at once if it already is, even
+   * when `signal` has aborted). Rejects with `EDGEOP_ERR_ABORTED` (the signal's reason as cause) if `signal` aborts
+   * first. Without a signal it waits as long as it takes: bound it with core's
+   * `withDeadline` on the informer's clock.
+   */
+  whenSynced(signal?: AbortSignal): Promise<void> {
+    if (this.#synced) return Promise.resolve()
+    return raceAbort(
+      this.#syncedOnce,
+      signal,
+      () =>
+        new EdgeopError('EDGEOP_ERR_ABORTED', `stopped waiting for ${this.describe} to sync`, {
+          step: 'wait for cache sync',
+          cause: signal?.reason,
+        }),
+    )
+  }
+
+  /** Resolves true once synced, or false if `signal` aborts first ({@link whenSynced} as a boolean). */
+  waitForSync(signal?: AbortSignal): Promise<boolean> {
+    return this.whenSynced(signal).then(
+      () => true,
+      () => false,
+    )
   }
 
   /** Lists, watches and feeds the store and handlers until `signal` aborts. */
@@ -196,7 +221,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
     }
     if (!this.#synced) {
       this.#synced = true
-      for (const w of this.#syncWaiters.splice(0)) w()
+      this.#markSynced()
       this.#log.info('cache synced', { objects: this.#indexer.size })
     }
   }

@@ -2,6 +2,7 @@
 export * from './abort.ts'
 export * from './backoff.ts'
 export * from './clock.ts'
+export * from './deadline.ts'
 export * from './errors.ts'
 export * from './log.ts'
 export * from './ring-buffer.ts'
