@@ -144,9 +144,9 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
 
   /**
    * Resolves once the first full state is in the store (at once if it already is, even
-   * when `signal` has aborted). Rejects with `EDGEOP_ERR_ABORTED` (the signal's reason as cause) if `signal` aborts
-   * first. Without a signal it waits as long as it takes: bound it with core's
-   * `withDeadline` on the informer's clock.
+   * when `signal` has aborted). Rejects with `EDGEOP_ERR_ABORTED` (the signal's reason
+   * as cause) if `signal` aborts first. Without a signal it waits as long as it takes:
+   * bound it with core's `withDeadline` on the informer's clock.
    */
   whenSynced(signal?: AbortSignal): Promise<void> {
     if (this.#synced) return Promise.resolve()
