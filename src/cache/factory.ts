@@ -4,7 +4,9 @@
 
 import type { KubeClient } from '../client/kube-client.ts'
 import type { ResourceType } from '../client/resource.ts'
-import { EdgeopError } from '../core/errors.ts'
+import { type Clock, realClock } from '../core/clock.ts'
+import { withDeadline } from '../core/deadline.ts'
+import { EdgeopError, isEdgeopError } from '../core/errors.ts'
 import type { KubeObject } from '../core/types.ts'
 import { listerWatcher, type Selectors } from '../watch/lister-watcher.ts'
 import { type InformerOptions, SharedInformer } from './informer.ts'
@@ -21,17 +23,21 @@ export const DEFAULT_SYNC_TIMEOUT_MS = 120_000
 
 /**
  * Creates and deduplicates informers: asking twice for the same resource, scope and
- * selectors returns the same informer (one list/watch, many handlers).
+ * selectors returns the same informer (one list/watch, many handlers). `defaults.clock`
+ * (real time if absent) times the sync waits and is every informer's clock unless the
+ * informer's own options name another.
  */
 export class InformerFactory {
   readonly #client: KubeClient
   readonly #defaults: InformerOptions<KubeObject>
+  readonly #clock: Clock
   readonly #informers = new Map<string, SharedInformer<KubeObject>>()
   readonly #running = new Map<SharedInformer<KubeObject>, Promise<void>>()
 
   constructor(client: KubeClient, defaults: InformerOptions<KubeObject> = {}) {
     this.#client = client
     this.#defaults = defaults
+    this.#clock = defaults.clock ?? realClock
   }
 
   /** The informer for `spec`, created on first request. Options apply only on creation. */
@@ -45,6 +51,7 @@ export class InformerFactory {
       const rc = this.#client.resource<T>(spec.type, spec.namespace)
       const created = new SharedInformer<T>(listerWatcher(rc, spec), {
         ...(this.#defaults as unknown as InformerOptions<T>),
+        clock: this.#clock,
         ...options,
       })
       inf = created as unknown as SharedInformer<KubeObject>
@@ -72,29 +79,55 @@ export class InformerFactory {
   }
 
   /**
-   * Waits until every informer has synced. Rejects with `EDGEOP_ERR_SYNC` naming the
-   * informers that did not sync within `timeoutMs`, with their last error.
+   * Resolves when every informer created so far has synced. Rejects with
+   * `EDGEOP_ERR_SYNC` (retryable) naming the informers that did not sync, with their last
+   * error, once `timeoutMs` have passed on the factory's clock; with `EDGEOP_ERR_ABORTED`
+   * when `signal` aborts first. If all have synced by then, it resolves instead.
+   */
+  async whenSynced(signal?: AbortSignal, timeoutMs = DEFAULT_SYNC_TIMEOUT_MS): Promise<void> {
+    const all = this.informers
+    try {
+      await withDeadline(
+        Promise.all(all.map((i) => i.whenSynced())),
+        this.#clock,
+        timeoutMs,
+        () => notSyncedError(all, timeoutMs),
+        signal,
+      )
+    } catch (err) {
+      if (all.every((i) => i.hasSynced())) return
+      throw err
+    }
+  }
+
+  /**
+   * {@link whenSynced} with the older contract: a `signal` abort also rejects with the
+   * `EDGEOP_ERR_SYNC` error naming the informers not synced yet.
    */
   async waitForSync(timeoutMs = DEFAULT_SYNC_TIMEOUT_MS, signal?: AbortSignal): Promise<void> {
-    const deadline = AbortSignal.timeout(timeoutMs)
-    const both = signal ? AbortSignal.any([signal, deadline]) : deadline
     const all = this.informers
-    await Promise.all(all.map((i) => i.waitForSync(both)))
-    const missing = all.filter((i) => !i.hasSynced())
-    if (missing.length === 0) return
-    const what = missing.map((i) => {
+    await this.whenSynced(signal, timeoutMs).catch((err: unknown) => {
+      throw isEdgeopError(err, 'EDGEOP_ERR_ABORTED') ? notSyncedError(all, timeoutMs) : err
+    })
+  }
+}
+
+/** The error naming each informer of `all` that has not synced, with its last error. */
+function notSyncedError(all: readonly SharedInformer<KubeObject>[], timeoutMs: number): EdgeopError {
+  const what = all
+    .filter((i) => !i.hasSynced())
+    .map((i) => {
       const h = i.health()
       return `${i.describe}${h.lastError ? ` (last error: ${h.lastError})` : ''}`
     })
-    throw new EdgeopError(
-      'EDGEOP_ERR_SYNC',
-      `caches did not sync within ${timeoutMs} ms: ${what.join('; ')}`,
-      {
-        step: 'wait for cache sync',
-        retryable: true,
-      },
-    )
-  }
+  return new EdgeopError(
+    'EDGEOP_ERR_SYNC',
+    `caches did not sync within ${timeoutMs} ms: ${what.join('; ')}`,
+    {
+      step: 'wait for cache sync',
+      retryable: true,
+    },
+  )
 }
 
 function specKey(s: InformerSpec): string {

@@ -10,6 +10,7 @@ import type { WatcherEvent } from '../watch/events.ts'
 import type { ListerWatcher } from '../watch/lister-watcher.ts'
 import { Watcher, type WatcherHealth, type WatcherOptions } from '../watch/watcher.ts'
 import { type EventHandler, type HandlerRegistration, Listener } from './listener.ts'
+import { relistDiff } from './relist-diff.ts'
 import { type Indexer, type IndexFunc, MemoryIndexer } from './store.ts'
 import { deepFreeze, stripManagedFields } from './transforms.ts'
 
@@ -61,11 +62,16 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
   #synced = false
   #started = false
   #stopped = false
-  #syncWaiters: (() => void)[] = []
+  /** Resolves once, when the first full state is in the store. */
+  readonly #syncedOnce: Promise<void>
+  #markSynced: () => void = () => {}
   #cancelResync: CancelTimer | undefined
 
   constructor(source: ListerWatcher<T>, options: InformerOptions<T> = {}) {
     this.#clock = options.clock ?? realClock
+    this.#syncedOnce = new Promise((resolve) => {
+      this.#markSynced = resolve
+    })
     this.#log = (options.logger ?? noopLogger).child({ informer: source.describe })
     this.#indexer = new MemoryIndexer<T>(options.indexers)
     this.store = this.#indexer
@@ -136,11 +142,31 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
     return listener
   }
 
-  /** Resolves true once synced, or false if `signal` aborts first. */
-  async waitForSync(signal?: AbortSignal): Promise<boolean> {
-    if (this.#synced) return true
-    const synced = new Promise<boolean>((resolve) => this.#syncWaiters.push(() => resolve(true)))
-    return raceAbort(synced, signal).catch(() => false)
+  /**
+   * Resolves once the first full state is in the store (at once if it already is, even
+   * when `signal` has aborted). Rejects with `EDGEOP_ERR_ABORTED` (the signal's reason
+   * as cause) if `signal` aborts first. Without a signal it waits as long as it takes:
+   * bound it with core's `withDeadline` on the informer's clock.
+   */
+  whenSynced(signal?: AbortSignal): Promise<void> {
+    if (this.#synced) return Promise.resolve()
+    return raceAbort(
+      this.#syncedOnce,
+      signal,
+      () =>
+        new EdgeopError('EDGEOP_ERR_ABORTED', `stopped waiting for ${this.describe} to sync`, {
+          step: 'wait for cache sync',
+          cause: signal?.reason,
+        }),
+    )
+  }
+
+  /** Resolves true once synced, or false if `signal` aborts first ({@link whenSynced} as a boolean). */
+  waitForSync(signal?: AbortSignal): Promise<boolean> {
+    return this.whenSynced(signal).then(
+      () => true,
+      () => false,
+    )
   }
 
   /** Lists, watches and feeds the store and handlers until `signal` aborts. */
@@ -180,26 +206,22 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
     }
   }
 
-  /** A relist: deletions first (with the last known state), then adds and real changes. */
+  /** A relist: apply {@link relistDiff}'s deltas (deletions first), notifying as each lands. */
   #replace(objects: T[]): void {
     const initial = !this.#synced
-    const listed = new Set<string>()
-    for (const o of objects) listed.add(objectKey(o))
-    for (const key of this.#indexer.keys()) {
-      if (listed.has(key)) continue
-      const old = this.#indexer.remove(key)!
-      this.#broadcast({ kind: 'delete', obj: old, stale: true })
-    }
-    for (const obj of objects) {
-      const old = this.#indexer.upsert(obj)
-      if (!old) this.#broadcast({ kind: 'add', obj, initial })
-      else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion)
-        this.#broadcast({ kind: 'update', old, obj })
-      // Same resourceVersion: unchanged; only resync re-delivers it (client-go #87957).
+    for (const d of relistDiff(this.#indexer, objects)) {
+      if (d.kind === 'delete') {
+        this.#indexer.remove(d.key)
+        this.#broadcast({ kind: 'delete', obj: d.obj, stale: true })
+        continue
+      }
+      this.#indexer.upsert(d.obj)
+      if (d.kind === 'add') this.#broadcast({ kind: 'add', obj: d.obj, initial })
+      else if (d.kind === 'update') this.#broadcast({ kind: 'update', old: d.old, obj: d.obj })
     }
     if (!this.#synced) {
       this.#synced = true
-      for (const w of this.#syncWaiters.splice(0)) w()
+      this.#markSynced()
       this.#log.info('cache synced', { objects: this.#indexer.size })
     }
   }

@@ -4,10 +4,12 @@
  * Each handler gets an unbounded FIFO of notifications that it drains at its own
  * pace (client-go `processorListener`): a slow handler grows only its own buffer and
  * never stalls the watch or other handlers. Per handler, notifications are delivered
- * one at a time and in order.
+ * one at a time and in order. The buffer is core's {@link RingBuffer}: a delivered
+ * notification is released at once (client-go #105031) and the buffer shrinks after a burst.
  */
 import { errorMessage } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
+import { RingBuffer } from '../core/ring-buffer.ts'
 import type { KubeObject } from '../core/types.ts'
 
 /** What a delete notification knows. */
@@ -51,8 +53,7 @@ export class Listener<T extends KubeObject> implements HandlerRegistration {
   readonly handler: EventHandler<T>
   readonly resyncPeriodMs: number
   nextResyncAt = 0
-  #buffer: (Notification<T> | undefined)[] = []
-  #head = 0
+  readonly #buffer = new RingBuffer<Notification<T>>()
   #draining = false
   #initialPending = 0
   #removed = false
@@ -75,7 +76,7 @@ export class Listener<T extends KubeObject> implements HandlerRegistration {
   }
 
   get pending(): number {
-    return this.#buffer.length - this.#head
+    return this.#buffer.length
   }
 
   hasSynced(): boolean {
@@ -85,8 +86,7 @@ export class Listener<T extends KubeObject> implements HandlerRegistration {
   remove(): void {
     if (this.#removed) return
     this.#removed = true
-    this.#buffer = []
-    this.#head = 0
+    this.#buffer.clear()
     this.#initialPending = 0
     this.#onRemove(this)
   }
@@ -103,14 +103,8 @@ export class Listener<T extends KubeObject> implements HandlerRegistration {
   }
 
   async #drain(): Promise<void> {
-    while (this.#head < this.#buffer.length && !this.#removed) {
-      const n = this.#buffer[this.#head]!
-      // Release the slot so processed objects can be collected (client-go #105031).
-      this.#buffer[this.#head++] = undefined
-      if (this.#head > 1024 && this.#head * 2 > this.#buffer.length) {
-        this.#buffer = this.#buffer.slice(this.#head)
-        this.#head = 0
-      }
+    while (this.#buffer.length > 0 && !this.#removed) {
+      const n = this.#buffer.shift()!
       try {
         const r = this.#call(n)
         if (r !== undefined && typeof (r as Promise<unknown>).then === 'function') await r
@@ -119,10 +113,6 @@ export class Listener<T extends KubeObject> implements HandlerRegistration {
       } finally {
         if (n.kind === 'add' && n.initial && this.#initialPending > 0) this.#initialPending--
       }
-    }
-    if (this.#head === this.#buffer.length) {
-      this.#buffer = []
-      this.#head = 0
     }
     this.#draining = false
   }

@@ -10,6 +10,7 @@ export {
   DEFAULT_BACKOFF_RESET_MS,
 } from './backoff.ts'
 export { type CancelTimer, type Clock, ManualClock, realClock, sleep } from './clock.ts'
+export { type Deadline, deadlineSignal, withDeadline } from './deadline.ts'
 export {
   EdgeopError,
   type EdgeopErrorOptions,

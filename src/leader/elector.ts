@@ -13,11 +13,12 @@
  * objects it writes.
  */
 import { type Clock, realClock, sleep } from '../core/clock.ts'
+import { deadlineSignal } from '../core/deadline.ts'
 import { EdgeopError, errorMessage } from '../core/errors.ts'
 import { type Logger, noopLogger } from '../core/log.ts'
 import { runAttempt } from './attempt.ts'
 import type { ResourceLock } from './lock.ts'
-import { deadlineSignal, LockCalls } from './lock-calls.ts'
+import { LockCalls } from './lock-calls.ts'
 import type { LeaderCallbacks, LeaderElectorOptions } from './options.ts'
 import { releaseLease } from './release.ts'
 import {

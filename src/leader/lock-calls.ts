@@ -5,8 +5,6 @@
  * aborted) is still tracked until it settles, so the release can wait for it instead of racing it.
  */
 import { raceAbort } from '../core/abort.ts'
-import type { Clock } from '../core/clock.ts'
-import type { EdgeopError } from '../core/errors.ts'
 import type { ResourceLock } from './lock.ts'
 
 const noop = (): void => {}
@@ -37,26 +35,5 @@ export class LockCalls {
   /** Resolves when the last call has settled, or when `signal` aborts (never rejects). */
   idle(signal: AbortSignal): Promise<void> {
     return raceAbort(this.#last, signal).catch(noop)
-  }
-}
-
-/** A signal that aborts with `reason()` after `ms` on `clock`, or with `parent`'s reason; dispose when done. */
-export function deadlineSignal(
-  clock: Clock,
-  ms: number | undefined,
-  reason: () => EdgeopError,
-  parent?: AbortSignal,
-): { signal: AbortSignal; dispose: () => void } {
-  const ac = new AbortController()
-  const onAbort = (): void => ac.abort(parent?.reason)
-  if (parent?.aborted) onAbort()
-  else parent?.addEventListener('abort', onAbort, { once: true })
-  const cancel = ms === undefined ? noop : clock.setTimer(() => ac.abort(reason()), ms)
-  return {
-    signal: ac.signal,
-    dispose: () => {
-      cancel()
-      parent?.removeEventListener('abort', onAbort)
-    },
   }
 }

@@ -9,9 +9,10 @@
  */
 import { isConflict } from '../client/api-error.ts'
 import { type Clock, sleep } from '../core/clock.ts'
+import { deadlineSignal } from '../core/deadline.ts'
 import { EdgeopError, errorMessage, isEdgeopError } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
-import { deadlineSignal, type LockCalls } from './lock-calls.ts'
+import type { LockCalls } from './lock-calls.ts'
 import type { LeaderElectionRecord } from './record.ts'
 import { releaseRecord } from './state.ts'
 import type { ElectionTiming } from './timing.ts'

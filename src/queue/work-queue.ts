@@ -6,8 +6,8 @@
  * hand out. `get` is a promise instead of a blocking call; waiters are served in arrival order.
  */
 import type { Clock } from '../core/clock.ts'
+import { RingBuffer } from '../core/ring-buffer.ts'
 import { type QueueMetrics, QueueMetricsRecorder } from './metrics.ts'
-import { RingBuffer } from './ring-buffer.ts'
 
 /**
  * What {@link WorkQueue.get} resolves to: an item to process, or the news that the queue is shut

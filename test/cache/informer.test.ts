@@ -192,3 +192,34 @@ test('issue 124344: the transform cannot change after start; managedFields can b
   await t.stop()
   assert.throws(() => t.informer.addEventHandler({}), /has stopped/)
 })
+
+test('whenSynced resolves with the first full state; a signal that aborts first rejects it, waitForSync says false', async () => {
+  let release!: () => void
+  const gate = new Promise<void>((r) => (release = r))
+  const lw = scripted([list('10', obj('a', '1'))], [new FakeStream()])
+  const gated = {
+    ...lw,
+    list: async (...args: Parameters<typeof lw.list>) => {
+      await gate
+      return lw.list(...args)
+    },
+  }
+  const informer = new SharedInformer(gated, { streaming: 'off', clock: new ManualClock() })
+  const ac = new AbortController()
+  const done = informer.run(ac.signal)
+  const early = new AbortController()
+  const abandoned = informer.whenSynced(early.signal)
+  const legacy = informer.waitForSync(early.signal)
+  let synced = false
+  const whenSynced = informer.whenSynced().then(() => (synced = true))
+  early.abort('gave up')
+  await assert.rejects(abandoned, { code: 'EDGEOP_ERR_ABORTED', cause: 'gave up' })
+  assert.equal(await legacy, false)
+  assert.equal(synced, false)
+  release()
+  await whenSynced
+  assert.equal(informer.store.size, 1, 'resolved only with the list in the store')
+  await informer.whenSynced(early.signal) // already synced: resolves although the signal aborted
+  ac.abort()
+  await done
+})

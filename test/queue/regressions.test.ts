@@ -9,13 +9,13 @@ import { promisify } from 'node:util'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { ManualClock } from '../../src/core/clock.ts'
+import { RING_BUFFER_MIN_CAPACITY, RingBuffer } from '../../src/core/ring-buffer.ts'
 import {
   createDelayingQueue,
   createRateLimitingQueue,
   createWorkQueue,
   type WorkQueue,
 } from '../../src/queue/index.ts'
-import { RING_BUFFER_MIN_CAPACITY, RingBuffer } from '../../src/queue/ring-buffer.ts'
 import { nextTurn, peek, SUITE, seededRandom } from './support.ts'
 
 const run = promisify(execFile)

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { RING_BUFFER_MIN_CAPACITY, RingBuffer } from '../../src/queue/ring-buffer.ts'
-import { SUITE, seededRandom } from './support.ts'
+import { RING_BUFFER_MIN_CAPACITY, RingBuffer } from '../../src/core/ring-buffer.ts'
+import { seededRandom } from '../support/random.ts'
+
+/** Generous per-test timeout: the burst test pushes a million items. */
+const SUITE = { timeout: 60_000 }
 
 describe('ring buffer', SUITE, () => {
   test('shifts items in push order across wrap-around and growth', () => {

@@ -1,10 +1,11 @@
 /**
  * @module ring-buffer — a growable FIFO that clears every popped slot and shrinks when mostly empty.
  *
- * This is the storage under the work queue. client-go once kept popped items reachable through a
- * slice's backing array (kubernetes/kubernetes#105031); here a popped slot is overwritten with
- * `undefined` at once, and the backing array halves whenever it is at most a quarter full, so a burst
- * of a million items leaves neither the items nor a million-slot array behind.
+ * The storage under the work queue and under each informer handler's notification buffer. client-go
+ * once kept popped items reachable through a slice's backing array (kubernetes/kubernetes#105031);
+ * here a popped slot is overwritten with `undefined` at once, and the backing array halves whenever
+ * it is at most a quarter full, so a burst of a million items leaves neither the items nor a
+ * million-slot array behind.
  */
 
 /**
