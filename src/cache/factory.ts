@@ -27,6 +27,7 @@ export class InformerFactory {
   readonly #client: KubeClient
   readonly #defaults: InformerOptions<KubeObject>
   readonly #informers = new Map<string, SharedInformer<KubeObject>>()
+  readonly #specs = new Map<SharedInformer<KubeObject>, InformerSpec>()
   readonly #running = new Map<SharedInformer<KubeObject>, Promise<void>>()
 
   constructor(client: KubeClient, defaults: InformerOptions<KubeObject> = {}) {
@@ -49,6 +50,7 @@ export class InformerFactory {
       })
       inf = created as unknown as SharedInformer<KubeObject>
       this.#informers.set(key, inf)
+      this.#specs.set(inf, spec)
     }
     return inf as unknown as SharedInformer<T>
   }
@@ -56,6 +58,14 @@ export class InformerFactory {
   /** Every informer created so far. */
   get informers(): SharedInformer<KubeObject>[] {
     return [...this.#informers.values()]
+  }
+
+  /** The resource types watched by the informers created so far, each once. */
+  get types(): ResourceType[] {
+    const seen = new Map<string, ResourceType>()
+    for (const { type } of this.#specs.values())
+      seen.set(`${type.group}/${type.version}/${type.resource}`, type)
+    return [...seen.values()]
   }
 
   /** Starts every informer not yet running (call again after creating more). */
@@ -73,13 +83,15 @@ export class InformerFactory {
 
   /**
    * Waits until every informer has synced. Rejects with `EDGEOP_ERR_SYNC` naming the
-   * informers that did not sync within `timeoutMs`, with their last error.
+   * informers that did not sync within `timeoutMs`, with their last error. When `signal`
+   * aborts first it resolves without checking (the caller is stopping, not timing out).
    */
   async waitForSync(timeoutMs = DEFAULT_SYNC_TIMEOUT_MS, signal?: AbortSignal): Promise<void> {
     const deadline = AbortSignal.timeout(timeoutMs)
     const both = signal ? AbortSignal.any([signal, deadline]) : deadline
     const all = this.informers
     await Promise.all(all.map((i) => i.waitForSync(both)))
+    if (signal?.aborted) return
     const missing = all.filter((i) => !i.hasSynced())
     if (missing.length === 0) return
     const what = missing.map((i) => {

@@ -15,9 +15,9 @@ import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { InformerFactory } from '../cache/factory.ts'
 import type { KubeClient } from '../client/kube-client.ts'
-import { CORE_TYPES } from '../client/resource.ts'
+import { CORE_TYPES, type ResourceType } from '../client/resource.ts'
 import { errorMessage } from '../core/errors.ts'
-import { type Logger, noopLogger } from '../core/log.ts'
+import type { Logger } from '../core/log.ts'
 import type { Lease } from '../core/types.ts'
 import { LeaderElector } from '../leader/elector.ts'
 import { LeaseLock } from '../leader/lease-lock.ts'
@@ -31,6 +31,7 @@ import {
   ping,
 } from './health-checks.ts'
 import { monitorHeapAfterGc } from './heap-after-gc.ts'
+import { defaultLogger } from './logger.ts'
 import { MetricsRegistry } from './metrics-registry.ts'
 import { startOpsServer } from './ops-server.ts'
 import {
@@ -40,6 +41,7 @@ import {
   reconcileMetrics,
   workqueueMetrics,
 } from './runtime-metrics.ts'
+import { findUnserved, UnservedResourcesError } from './served-resources.ts'
 import { DEFAULT_SHUTDOWN_GRACE_PERIOD_MS, withGracePeriod } from './shutdown.ts'
 
 /** How long to wait for caches before giving up at start: 2 min (controller-runtime `CacheSyncTimeout`). */
@@ -62,6 +64,7 @@ export interface ManagerOptions {
   client: KubeClient
   /** The registry metrics go to; pass the one the client's request observer writes to. */
   registry?: MetricsRegistry
+  /** Default {@link defaultLogger}: warnings and errors as JSON lines on stderr. */
   logger?: Logger
   /** `"0"` disables; default `:8080`. */
   metricsBindAddress?: string
@@ -92,7 +95,7 @@ export class Manager {
     this.#o = options
     this.client = options.client
     this.registry = options.registry ?? new MetricsRegistry()
-    this.#log = options.logger ?? noopLogger
+    this.#log = options.logger ?? defaultLogger()
     this.factory = new InformerFactory(options.client, { logger: this.#log })
     const le = options.leaderElection
     if (le) {
@@ -155,6 +158,11 @@ export class Manager {
   /**
    * Runs until `signal` aborts (resolves) or leadership is lost (rejects with
    * `EDGEOP_ERR_LEADER`). Start-up failures (a port in use, caches that never sync) reject.
+   *
+   * Guarantees: a watched resource that discovery says the server does not serve (a CRD not
+   * installed) rejects with {@link UnservedResourcesError} (`EDGEOP_ERR_DISCOVERY`) as soon as
+   * discovery answers, not after the sync timeout; `signal` aborting during start-up (before the
+   * caches sync) stops everything started so far and resolves.
    */
   async run(signal: AbortSignal): Promise<void> {
     const informers = new AbortController()
@@ -174,7 +182,7 @@ export class Manager {
     try {
       this.factory.start(informers.signal)
       for (const i of this.factory.informers) this.#log.info('watching', { informer: i.describe })
-      await this.factory.waitForSync(this.#o.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS, signal)
+      await this.#waitForCaches(signal)
       if (signal.aborted) return
       this.#log.info('caches synced', { informers: this.factory.informers.length })
       const runControllers = (s: AbortSignal): Promise<void> => {
@@ -224,5 +232,35 @@ export class Manager {
       await ops.close()
       this.#log.info('stopped')
     }
+  }
+
+  /**
+   * Waits for the caches while discovery checks, in parallel, that every watched resource is
+   * served; a missing one ends the wait at once. When discovery cannot be asked (network, RBAC),
+   * the wait goes on and the sync timeout reports what failed.
+   */
+  async #waitForCaches(signal: AbortSignal): Promise<void> {
+    const unserved = new AbortController()
+    const waited = new AbortController()
+    let missing: ResourceType[] = []
+    void findUnserved(this.client.mapper, this.factory.types, AbortSignal.any([signal, waited.signal])).then(
+      (m) => {
+        missing = m
+        if (m.length > 0) unserved.abort()
+      },
+      (err: unknown) => {
+        if (!waited.signal.aborted && !signal.aborted)
+          this.#log.debug('could not check that watched resources are served', { error: errorMessage(err) })
+      },
+    )
+    try {
+      await this.factory.waitForSync(
+        this.#o.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS,
+        AbortSignal.any([signal, unserved.signal]),
+      )
+    } finally {
+      waited.abort()
+    }
+    if (!signal.aborted && missing.length > 0) throw new UnservedResourcesError(missing)
   }
 }
