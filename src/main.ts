@@ -134,7 +134,7 @@ type ProcessOptions = Pick<
 
 /** How to install what a missing-CRD error names: the CRDs alone, or everything the operator needs. */
 const INSTALL_CRDS_HINT =
-  'install with `edgeop crd | kubectl apply -f -` (or the whole operator: `edgeop manifests | kubectl apply -f -`)'
+  '`edgeop crd | kubectl apply -f -` installs the CRDs (`edgeop manifests | kubectl apply -f -`: the whole operator)'
 
 /**
  * Connects, builds the Manager and an event recorder, lets `setup` add controllers,
@@ -181,7 +181,7 @@ async function serve(
   } catch (err) {
     if (isEdgeopError(err, 'EDGEOP_ERR_DISCOVERY') && 'crds' in err) {
       // A CRD is not installed: one line saying which, and the command that installs it.
-      log.error(`${what.name} cannot start: ${err.message}; ${INSTALL_CRDS_HINT}`, { code: err.code })
+      log.error(`${what.name} cannot start: ${err.message}. ${INSTALL_CRDS_HINT}`, { code: err.code })
       return 1
     }
     log.error(`${what.name} stopped with an error`, {

@@ -89,8 +89,8 @@ test('the binary without its CRD exits 1 with one line naming it and the command
       [
         'edgeop cannot start: the API server does not serve appservices.platform.example.com/v1alpha1: ' +
           'it is watched but not installed; install the CustomResourceDefinition ' +
-          '"appservices.platform.example.com" before starting; install with `edgeop crd | kubectl apply -f -` ' +
-          '(or the whole operator: `edgeop manifests | kubectl apply -f -`)',
+          '"appservices.platform.example.com" before starting. `edgeop crd | kubectl apply -f -` installs the CRDs ' +
+          '(`edgeop manifests | kubectl apply -f -`: the whole operator)',
         'EDGEOP_ERR_DISCOVERY',
       ],
     ],
