@@ -16,6 +16,7 @@ import { hostname } from 'node:os'
 import { InformerFactory } from '../cache/factory.ts'
 import type { KubeClient } from '../client/kube-client.ts'
 import { CORE_TYPES, type ResourceType } from '../client/resource.ts'
+import { realClock, sleep } from '../core/clock.ts'
 import { errorMessage } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
 import type { Lease } from '../core/types.ts'
@@ -46,6 +47,14 @@ import { DEFAULT_SHUTDOWN_GRACE_PERIOD_MS, withGracePeriod } from './shutdown.ts
 
 /** How long to wait for caches before giving up at start: 2 min (controller-runtime `CacheSyncTimeout`). */
 export const DEFAULT_CACHE_SYNC_TIMEOUT_MS = 120_000
+
+/**
+ * How long a watched resource must stay missing from discovery before start-up fails: 3 s. A CRD
+ * applied in the same `kubectl apply` as the operator is usually served within a second of its
+ * creation (it becomes Established, then each apiserver's discovery picks it up); 3 s covers that
+ * and still fails in seconds rather than after the cache sync timeout.
+ */
+export const UNSERVED_CONFIRM_DELAY_MS = 3_000
 
 /** Leader election settings. */
 export interface LeaderElectionOptions {
@@ -160,8 +169,8 @@ export class Manager {
    * `EDGEOP_ERR_LEADER`). Start-up failures (a port in use, caches that never sync) reject.
    *
    * Guarantees: a watched resource that discovery says the server does not serve (a CRD not
-   * installed) rejects with {@link UnservedResourcesError} (`EDGEOP_ERR_DISCOVERY`) as soon as
-   * discovery answers, not after the sync timeout; `signal` aborting during start-up (before the
+   * installed) rejects with {@link UnservedResourcesError} (`EDGEOP_ERR_DISCOVERY`) once discovery
+   * has lacked it twice, {@link UNSERVED_CONFIRM_DELAY_MS} apart, not after the sync timeout; `signal` aborting during start-up (before the
    * caches sync) stops everything started so far and resolves.
    */
   async run(signal: AbortSignal): Promise<void> {
@@ -243,7 +252,15 @@ export class Manager {
     const unserved = new AbortController()
     const waited = new AbortController()
     let missing: ResourceType[] = []
-    void findUnserved(this.client.mapper, this.factory.types, AbortSignal.any([signal, waited.signal])).then(
+    const checking = AbortSignal.any([signal, waited.signal])
+    const check = async (): Promise<ResourceType[]> => {
+      const first = await findUnserved(this.client.mapper, this.factory.types, checking)
+      if (first.length === 0) return first
+      // A CRD applied together with the operator may not be in discovery yet: ask again once.
+      await sleep(UNSERVED_CONFIRM_DELAY_MS, realClock, checking)
+      return findUnserved(this.client.mapper, first, checking)
+    }
+    void check().then(
       (m) => {
         missing = m
         if (m.length > 0) unserved.abort()

@@ -47,7 +47,7 @@ function exitWithin<T>(p: Promise<T>, what: string): Promise<T> {
   ])
 }
 
-test('Manager.run rejects at once, naming the CRD, when a watched resource is not served', async () => {
+test('Manager.run rejects in seconds, naming the CRD, when a watched resource is not served', async () => {
   const { admin } = await privateAdmin()
   const group = `g${randomBytes(4).toString('hex')}.edgeop.test`
   const widgets: ResourceType = { ...CORE_TYPES.configMaps, group, resource: 'widgets', kind: 'Widget' }
