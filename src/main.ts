@@ -19,7 +19,7 @@ import {
 } from './cli/index.ts'
 import { KubeClient } from './client/index.ts'
 import { type ClusterConfig, loadClusterConfig, toYaml } from './config/index.ts'
-import { errorMessage, type Logger } from './core/index.ts'
+import { errorMessage, isEdgeopError, type Logger } from './core/index.ts'
 import {
   type LeaderElectionOptions,
   Manager,
@@ -130,6 +130,10 @@ type ProcessOptions = Pick<
   | 'shutdownGracePeriod'
 >
 
+/** How to install what a missing-CRD error names: the CRDs alone, or everything the operator needs. */
+const INSTALL_CRDS_HINT =
+  '`edgeop crd | kubectl apply -f -` installs the CRDs (`edgeop manifests | kubectl apply -f -`: the whole operator)'
+
 /**
  * Connects, builds the Manager and an event recorder, lets `setup` add controllers,
  * runs until shutdown, and maps the outcome to an exit code (1 when leadership was
@@ -173,6 +177,11 @@ async function serve(
     await manager.run(shutdown)
     return 0
   } catch (err) {
+    if (isEdgeopError(err, 'EDGEOP_ERR_DISCOVERY') && 'crds' in err) {
+      // A CRD is not installed: one line saying which, and the command that installs it.
+      log.error(`${what.name} cannot start: ${err.message}. ${INSTALL_CRDS_HINT}`, { code: err.code })
+      return 1
+    }
     log.error(`${what.name} stopped with an error`, {
       error: errorMessage(err),
       code: (err as { code?: string }).code,

@@ -1,8 +1,8 @@
 /**
  * Dependencies point one way: core → config → client → watch → cache → controller → manager,
  * with queue (core only) and leader (core, client) beside them, objects (helpers on
- * Kubernetes objects) and observability (metrics, probes, logging) on client, and only the
- * manager depending on leader election; reference operators import only the public entry points. This test reads every import in src/ and fails
+ * Kubernetes objects) and observability (metrics, probes, logging) on client, the reconcile loop
+ * logging through observability's default logger, and only the manager depending on leader election; reference operators import only the public entry points. This test reads every import in src/ and fails
  * on any edge the table does not allow, and on any npm import outside its home.
  */
 import assert from 'node:assert/strict'
@@ -22,7 +22,7 @@ const ALLOWED: Record<string, string[]> = {
   leader: ['core', 'client'],
   objects: ['core', 'client'],
   observability: ['core', 'client', 'queue'],
-  controller: ['core', 'client', 'watch', 'cache', 'queue'],
+  controller: ['core', 'client', 'watch', 'cache', 'queue', 'observability'],
   manager: ['core', 'client', 'watch', 'cache', 'queue', 'leader', 'objects', 'observability', 'controller'],
   // src/index.ts (the library barrel) and src/version.ts; src/main.ts (the binary) is checked below.
   '.': [

@@ -32,6 +32,7 @@ export class InformerFactory {
   readonly #defaults: InformerOptions<KubeObject>
   readonly #clock: Clock
   readonly #informers = new Map<string, SharedInformer<KubeObject>>()
+  readonly #specs = new Map<SharedInformer<KubeObject>, InformerSpec>()
   readonly #running = new Map<SharedInformer<KubeObject>, Promise<void>>()
 
   constructor(client: KubeClient, defaults: InformerOptions<KubeObject> = {}) {
@@ -56,6 +57,7 @@ export class InformerFactory {
       })
       inf = created as unknown as SharedInformer<KubeObject>
       this.#informers.set(key, inf)
+      this.#specs.set(inf, spec)
     }
     return inf as unknown as SharedInformer<T>
   }
@@ -63,6 +65,14 @@ export class InformerFactory {
   /** Every informer created so far. */
   get informers(): SharedInformer<KubeObject>[] {
     return [...this.#informers.values()]
+  }
+
+  /** The resource types watched by the informers created so far, each once. */
+  get types(): ResourceType[] {
+    const seen = new Map<string, ResourceType>()
+    for (const { type } of this.#specs.values())
+      seen.set(`${type.group}/${type.version}/${type.resource}`, type)
+    return [...seen.values()]
   }
 
   /** Starts every informer not yet running (call again after creating more). */

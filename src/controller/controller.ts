@@ -5,11 +5,13 @@ import { randomBytes } from 'node:crypto'
 import type { EventHandler, HandlerRegistration } from '../cache/listener.ts'
 import { type Clock, realClock } from '../core/clock.ts'
 import { errorMessage } from '../core/errors.ts'
-import { type Logger, noopLogger } from '../core/log.ts'
+import type { Logger } from '../core/log.ts'
 import { type KubeObject, splitObjectKey } from '../core/types.ts'
+import { defaultLogger } from '../observability/logger.ts'
 import type { QueueMetrics } from '../queue/metrics.ts'
 import type { RateLimiter } from '../queue/rate-limiter.ts'
 import { createRateLimitingQueue, type RateLimitingQueue } from '../queue/rate-limiting-queue.ts'
+import { ErrorStacks } from './error-stacks.ts'
 import { allOf, type Predicate } from './predicates.ts'
 import {
   isTerminalError,
@@ -82,6 +84,7 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
   queueMetrics?: QueueMetrics
   observer?: ControllerObserver
   clock?: Clock
+  /** Default {@link defaultLogger}: warnings and errors as JSON lines on stderr. */
   logger?: Logger
 }
 
@@ -93,7 +96,9 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
  * again afterwards; workers start only after every handler has processed its
  * informer's initial list; an error requeues with per-item exponential backoff, a
  * {@link TerminalError} is not retried until the object changes, `requeueAfterMs`
- * polls and resets the backoff; a thrown non-Error is contained and counted as a panic.
+ * polls and resets the backoff; a thrown non-Error is contained and counted as a panic; a
+ * failure is logged at error level with its message, and with its stack frames the first time
+ * the object fails with that error (again after a success; see {@link ErrorStacks}).
  * Does not guarantee: exactly-once reconciles (they are level-based and may repeat).
  */
 export class Controller<T extends KubeObject = KubeObject> {
@@ -103,6 +108,7 @@ export class Controller<T extends KubeObject = KubeObject> {
   readonly #clock: Clock
   readonly #log: Logger
   readonly #registrations: HandlerRegistration[] = []
+  readonly #stacks = new ErrorStacks()
   #active = 0
   #started = false
 
@@ -110,7 +116,7 @@ export class Controller<T extends KubeObject = KubeObject> {
     this.name = options.name
     this.#options = options
     this.#clock = options.clock ?? realClock
-    this.#log = (options.logger ?? noopLogger).child({ controller: options.name })
+    this.#log = (options.logger ?? defaultLogger()).child({ controller: options.name })
     this.queue = createRateLimitingQueue<string>({
       clock: this.#clock,
       ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
@@ -244,20 +250,26 @@ export class Controller<T extends KubeObject = KubeObject> {
       } else {
         this.queue.forget(key)
       }
+      this.#stacks.forget(key)
     } catch (err) {
       outcome = 'error'
       panic = !(err instanceof Error) && !isTerminalError(err)
+      // The throw site, the first time this object fails this way (frames only: no message, no cause).
+      const stack = err instanceof Error ? this.#stacks.stackFor(key, err) : undefined
+      const where = stack === undefined ? {} : { stack }
       if (isTerminalError(err)) {
         terminal = true
         this.queue.forget(key)
         log.error('reconcile failed permanently; waiting for the object to change', {
           error: errorMessage(err),
+          ...where,
         })
       } else {
         if (!stop.aborted) this.queue.addRateLimited(key)
         log.error(panic ? 'reconcile threw a non-error value' : 'reconcile failed; will retry', {
           error: errorMessage(err),
           retries: this.queue.numRequeues(key),
+          ...where,
         })
       }
     } finally {

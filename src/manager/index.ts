@@ -16,6 +16,7 @@ export {
   preflight,
   type ResourceRequirement,
 } from './preflight.ts'
+export { UnservedResourcesError } from './served-resources.ts'
 export {
   DEFAULT_SHUTDOWN_GRACE_PERIOD_MS,
   DEFAULT_SHUTDOWN_SIGNALS,

@@ -15,10 +15,11 @@ import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { InformerFactory } from '../cache/factory.ts'
 import type { KubeClient } from '../client/kube-client.ts'
-import { CORE_TYPES } from '../client/resource.ts'
+import { CORE_TYPES, type ResourceType } from '../client/resource.ts'
 import type { Controller } from '../controller/controller.ts'
-import { errorMessage } from '../core/errors.ts'
-import { type Logger, noopLogger } from '../core/log.ts'
+import { realClock, sleep } from '../core/clock.ts'
+import { errorMessage, isEdgeopError } from '../core/errors.ts'
+import type { Logger } from '../core/log.ts'
 import type { Lease } from '../core/types.ts'
 import { LeaderElector } from '../leader/elector.ts'
 import { LeaseLock } from '../leader/lease-lock.ts'
@@ -31,6 +32,7 @@ import {
   ping,
 } from '../observability/health-checks.ts'
 import { monitorHeapAfterGc } from '../observability/heap-after-gc.ts'
+import { defaultLogger } from '../observability/logger.ts'
 import { MetricsRegistry } from '../observability/metrics-registry.ts'
 import { startOpsServer } from '../observability/ops-server.ts'
 import {
@@ -40,10 +42,19 @@ import {
   reconcileMetrics,
   workqueueMetrics,
 } from '../observability/runtime-metrics.ts'
+import { findUnserved, UnservedResourcesError } from './served-resources.ts'
 import { DEFAULT_SHUTDOWN_GRACE_PERIOD_MS, withGracePeriod } from './shutdown.ts'
 
 /** How long to wait for caches before giving up at start: 2 min (controller-runtime `CacheSyncTimeout`). */
 export const DEFAULT_CACHE_SYNC_TIMEOUT_MS = 120_000
+
+/**
+ * How long a watched resource must stay missing from discovery before start-up fails: 3 s. A CRD
+ * applied in the same `kubectl apply` as the operator is usually served within a second of its
+ * creation (it becomes Established, then each apiserver's discovery picks it up); 3 s covers that
+ * and still fails in seconds rather than after the cache sync timeout.
+ */
+export const UNSERVED_CONFIRM_DELAY_MS = 3_000
 
 /** Leader election settings. */
 export interface LeaderElectionOptions {
@@ -62,6 +73,7 @@ export interface ManagerOptions {
   client: KubeClient
   /** The registry metrics go to; pass the one the client's request observer writes to. */
   registry?: MetricsRegistry
+  /** Default {@link defaultLogger}: warnings and errors as JSON lines on stderr. */
   logger?: Logger
   /** `"0"` disables; default `:8080`. */
   metricsBindAddress?: string
@@ -92,7 +104,7 @@ export class Manager {
     this.#o = options
     this.client = options.client
     this.registry = options.registry ?? new MetricsRegistry()
-    this.#log = options.logger ?? noopLogger
+    this.#log = options.logger ?? defaultLogger()
     this.factory = new InformerFactory(options.client, { logger: this.#log })
     const le = options.leaderElection
     if (le) {
@@ -155,6 +167,11 @@ export class Manager {
   /**
    * Runs until `signal` aborts (resolves) or leadership is lost (rejects with
    * `EDGEOP_ERR_LEADER`). Start-up failures (a port in use, caches that never sync) reject.
+   *
+   * Guarantees: a watched resource that discovery says the server does not serve (a CRD not
+   * installed) rejects with {@link UnservedResourcesError} (`EDGEOP_ERR_DISCOVERY`) once discovery
+   * has lacked it twice, {@link UNSERVED_CONFIRM_DELAY_MS} apart, not after the sync timeout; `signal` aborting during start-up (before the
+   * caches sync) stops everything started so far and resolves.
    */
   async run(signal: AbortSignal): Promise<void> {
     const informers = new AbortController()
@@ -174,7 +191,7 @@ export class Manager {
     try {
       this.factory.start(informers.signal)
       for (const i of this.factory.informers) this.#log.info('watching', { informer: i.describe })
-      await this.factory.waitForSync(this.#o.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS, signal)
+      await this.#waitForCaches(signal)
       if (signal.aborted) return
       this.#log.info('caches synced', { informers: this.factory.informers.length })
       const runControllers = (s: AbortSignal): Promise<void> => {
@@ -224,5 +241,46 @@ export class Manager {
       await ops.close()
       this.#log.info('stopped')
     }
+  }
+
+  /**
+   * Waits for the caches while discovery checks, in parallel, that every watched resource is
+   * served; a missing one ends the wait at once. When discovery cannot be asked (network, RBAC),
+   * the wait goes on and the sync timeout reports what failed.
+   */
+  async #waitForCaches(signal: AbortSignal): Promise<void> {
+    const unserved = new AbortController()
+    const waited = new AbortController()
+    let missing: ResourceType[] = []
+    const checking = AbortSignal.any([signal, waited.signal])
+    const check = async (): Promise<ResourceType[]> => {
+      const first = await findUnserved(this.client.mapper, this.factory.types, checking)
+      if (first.length === 0) return first
+      // A CRD applied together with the operator may not be in discovery yet: ask again once.
+      await sleep(UNSERVED_CONFIRM_DELAY_MS, realClock, checking)
+      return findUnserved(this.client.mapper, first, checking)
+    }
+    void check().then(
+      (m) => {
+        missing = m
+        if (m.length > 0) unserved.abort()
+      },
+      (err: unknown) => {
+        if (!waited.signal.aborted && !signal.aborted)
+          this.#log.debug('could not check that watched resources are served', { error: errorMessage(err) })
+      },
+    )
+    try {
+      await this.factory.whenSynced(
+        AbortSignal.any([signal, unserved.signal]),
+        this.#o.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS,
+      )
+    } catch (err) {
+      // An abort is a stop (the caller's signal) or a missing resource (thrown below), not a sync failure.
+      if (!isEdgeopError(err, 'EDGEOP_ERR_ABORTED')) throw err
+    } finally {
+      waited.abort()
+    }
+    if (!signal.aborted && missing.length > 0) throw new UnservedResourcesError(missing)
   }
 }

@@ -21,8 +21,10 @@ export {
 export { type HeapAfterGc, monitorHeapAfterGc } from './heap-after-gc.ts'
 export {
   createLogger,
+  DEFAULT_LIBRARY_LOG_LEVEL,
   DEFAULT_LOG_FORMAT,
   DEFAULT_LOG_LEVEL,
+  defaultLogger,
   type LogFormat,
   type LoggerOptions,
   type LogStream,

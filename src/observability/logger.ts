@@ -12,6 +12,12 @@ import { type LogFields, type Logger, type LogLevel, redactFields } from '../cor
 export const DEFAULT_LOG_LEVEL: LogLevel = 'info'
 /** `json`: what log pipelines parse (controller-runtime's production encoder); `text` is for people. */
 export const DEFAULT_LOG_FORMAT: LogFormat = 'json'
+/**
+ * `warn`: what the library logs when its user configured no logger. Silence hid a cluster that could
+ * not be reached (two quiet minutes until the cache sync timeout); `info` would narrate every start
+ * inside someone else's program. Warnings and errors are the lines a user must not miss.
+ */
+export const DEFAULT_LIBRARY_LOG_LEVEL: LogLevel = 'warn'
 /** Nesting kept before a value is cut to `"[object]"`, below core's redaction depth so all of it is redacted. */
 export const MAX_LOG_DEPTH = 6
 
@@ -96,6 +102,20 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     }
   }
   return make({ ...options.fields })
+}
+
+let library: Logger | undefined
+
+/**
+ * The logger {@link Manager} and {@link Controller} use when given none: {@link DEFAULT_LIBRARY_LOG_LEVEL}
+ * and above, as JSON lines on stderr — the binary's format, so one log pipeline reads an embedding
+ * program's lines and the operator's alike, and fields such as `error` and `code` stay structured.
+ * Pass `logger` (e.g. `createLogger({ format: 'text', level: 'info' })`, or `noopLogger` for silence)
+ * to replace it. Created on first use and shared.
+ */
+export function defaultLogger(): Logger {
+  library ??= createLogger({ level: DEFAULT_LIBRARY_LOG_LEVEL })
+  return library
 }
 
 /**

@@ -13,6 +13,7 @@ import {
 import { generationChanged } from '../../src/controller/predicates.ts'
 import { type ReconcileRequest, TerminalError } from '../../src/controller/reconciler.ts'
 import { ManualClock } from '../../src/core/clock.ts'
+import { type LogFields, type Logger, noopLogger } from '../../src/core/log.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { until } from '../support/http-stub.ts'
 
@@ -48,6 +49,7 @@ function setup(reconcile: ControllerOptions['reconcile'], extra: Partial<Control
     reconcile,
     clock,
     observer: { onReconcile: (o) => void outcomes.push(o) },
+    logger: noopLogger, // tests that check logging pass their own
     ...extra,
   })
   const ac = new AbortController()
@@ -275,4 +277,79 @@ test('workers start only after the handlers synced; shutdown drains in-flight re
   release()
   await done
   assert.deepEqual(calls, ['slow'], 'no new work after shutdown began')
+})
+
+/** A logger that keeps every error line with its bound fields. */
+function recordingLogger(): Logger & { errors: LogFields[] } {
+  const errors: LogFields[] = []
+  const make = (bound: LogFields): Logger => ({
+    debug() {},
+    info() {},
+    warn() {},
+    error: (msg, fields) => void errors.push({ msg, ...bound, ...fields }),
+    child: (fields) => make({ ...bound, ...fields }),
+  })
+  return Object.assign(make({}), { errors })
+}
+
+/** Throws from one of two sites, so a test can choose which "distinct error" it raises. */
+function failAtSiteA(message: string): never {
+  throw new Error(message)
+}
+function failAtSiteB(message: string): never {
+  throw new Error(message)
+}
+
+test("a reconciler's exception is logged with its stack once per distinct error per object", async () => {
+  const logger = recordingLogger()
+  // Per reconcile of object a: the throw site and message, or undefined for success.
+  const plan: ([site: 'A' | 'B', message: string] | undefined)[] = [
+    ['A', 'first token=abc123'], // stack
+    ['A', 'second'], // same site and path, another message: no stack
+    ['B', 'third'], // another site: stack
+    undefined, // success forgets
+    ['B', 'fourth'], // after the success: stack again
+  ]
+  const t = setup(
+    async (r) => {
+      if (r.name === 'b') failAtSiteA('other object')
+      const step = plan.shift()
+      if (step?.[0] === 'A') failAtSiteA(step[1])
+      if (step?.[0] === 'B') failAtSiteB(step[1])
+    },
+    { logger },
+  )
+  t.primary.add(app('a'))
+  await until(() => logger.errors.length === 1)
+  for (const [i, delay] of [5, 10, 20].entries()) {
+    await until(() => t.clock.pending > 0)
+    await t.clock.advance(delay)
+    await until(() => t.outcomes.length === i + 2)
+  }
+  assert.deepEqual(t.outcomes, ['error', 'error', 'error', 'success'])
+  t.primary.add(app('a', 2, '2')) // an event: reconcile again
+  await until(() => logger.errors.length === 4)
+  t.primary.add(app('b'))
+  await until(() => logger.errors.length === 5)
+  const lines = logger.errors.map((l) => ({
+    object: l.object,
+    error: l.error,
+    site: typeof l.stack === 'string' ? /failAtSite[AB]/.exec(l.stack)?.[0] : undefined,
+  }))
+  assert.deepEqual(lines, [
+    { object: 'ns/a', error: 'first token=abc123', site: 'failAtSiteA' },
+    { object: 'ns/a', error: 'second', site: undefined },
+    { object: 'ns/a', error: 'third', site: 'failAtSiteB' },
+    { object: 'ns/a', error: 'fourth', site: 'failAtSiteB' },
+    { object: 'ns/b', error: 'other object', site: 'failAtSiteA' },
+  ])
+  for (const l of logger.errors) {
+    assert.equal(l.msg, 'reconcile failed; will retry')
+    if (l.stack === undefined) continue
+    // Frames only: the message (which may hold anything the reconciler put in it) is not repeated.
+    assert.match(String(l.stack), /^at failAtSite[AB] \(/)
+    assert.ok(!String(l.stack).includes(String(l.error)), String(l.stack))
+  }
+  t.ac.abort()
+  await t.done
 })

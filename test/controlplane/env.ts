@@ -98,6 +98,12 @@ export interface TestEnvOptions {
    * things. Default false (shared with files running concurrently).
    */
   exclusive?: boolean
+  /**
+   * Start a control plane for this process alone even under the runner, for a test that needs a
+   * cluster nobody else changes (e.g. one without the CRDs other files install). Costs a start of
+   * etcd and an apiserver (about 3 s). Default false.
+   */
+  private?: boolean
 }
 
 /** Options for {@link TestEnv.writeKubeconfig}. */
@@ -350,9 +356,9 @@ class RemoteTestEnv implements TestEnv {
 
 let current: { mode: LeaseMode; env: Promise<TestEnv> } | undefined
 
-async function connect(mode: LeaseMode): Promise<TestEnv> {
-  let url = process.env[CONTROL_URL_ENV]
-  let token = process.env[CONTROL_TOKEN_ENV]
+async function connect(mode: LeaseMode, alone: boolean): Promise<TestEnv> {
+  let url = alone ? undefined : process.env[CONTROL_URL_ENV]
+  let token = alone ? undefined : process.env[CONTROL_TOKEN_ENV]
   if (url === undefined || url === '' || token === undefined) {
     // Running on its own: a private control plane that lives as long as this process.
     const supervisor = await launchSupervisor({ uncached: 'lazy' })
@@ -382,7 +388,7 @@ export function getTestEnv(options: TestEnvOptions = {}): Promise<TestEnv> {
     }
     return current.env
   }
-  const env = connect(mode)
+  const env = connect(mode, options.private ?? false)
   current = { mode, env }
   env.catch(() => {
     if (current?.env === env) current = undefined

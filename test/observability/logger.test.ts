@@ -1,8 +1,16 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import type { EventHandler, HandlerRegistration } from '../../src/cache/listener.ts'
+import { Controller } from '../../src/controller/controller.ts'
 import { ManualClock } from '../../src/core/clock.ts'
 import { EdgeopError } from '../../src/core/errors.ts'
-import { createLogger, type LoggerOptions } from '../../src/observability/logger.ts'
+import { type Logger, noopLogger } from '../../src/core/log.ts'
+import {
+  createLogger,
+  DEFAULT_LIBRARY_LOG_LEVEL,
+  defaultLogger,
+  type LoggerOptions,
+} from '../../src/observability/logger.ts'
 
 const T0 = Date.UTC(2026, 0, 2, 3, 4, 5, 678)
 const TS = '2026-01-02T03:04:05.678Z'
@@ -127,5 +135,94 @@ describe('logger: text format', () => {
       `${TS} DEBUG d controller=mirror\n`,
       `${TS} ERROR failed controller=mirror error={"message":"x \\"y\\"","code":"EDGEOP_ERR_API"} empty=""\n`,
     ])
+  })
+})
+
+/** Runs `fn` with `process.stderr.write` recorded (and not printed). */
+async function onStderr(fn: () => Promise<void> | void): Promise<string[]> {
+  const lines: string[] = []
+  const write = process.stderr.write
+  process.stderr.write = ((chunk: string | Uint8Array) => {
+    lines.push(String(chunk))
+    return true
+  }) as typeof process.stderr.write
+  try {
+    await fn()
+  } finally {
+    process.stderr.write = write
+  }
+  return lines
+}
+
+describe('logger: the library default', () => {
+  test('warnings and errors as JSON lines on stderr; info and debug dropped', async () => {
+    assert.equal(DEFAULT_LIBRARY_LOG_LEVEL, 'warn')
+    assert.equal(defaultLogger(), defaultLogger(), 'one shared logger')
+    const lines = await onStderr(() => {
+      const log = defaultLogger().child({ component: 'test' })
+      log.debug('d')
+      log.info('i')
+      log.warn('cannot reach the API server', { attempt: 3 })
+      log.error('failed', { error: new EdgeopError('EDGEOP_ERR_NETWORK', 'connect ECONNREFUSED') })
+    })
+    assert.deepEqual(
+      lines.map((l) => {
+        const { ts, ...rest } = JSON.parse(l) as Record<string, unknown>
+        assert.match(String(ts), /^\d{4}-\d\d-\d\dT/)
+        return rest
+      }),
+      [
+        { level: 'warn', msg: 'cannot reach the API server', component: 'test', attempt: 3 },
+        {
+          level: 'error',
+          msg: 'failed',
+          component: 'test',
+          error: { message: 'connect ECONNREFUSED', code: 'EDGEOP_ERR_NETWORK' },
+        },
+      ],
+    )
+  })
+
+  test('a Controller given no logger reports a failing reconcile on stderr; a given logger replaces it', async () => {
+    const source = {
+      describe: 'fake',
+      handlers: [] as EventHandler[],
+      addEventHandler(h: EventHandler): HandlerRegistration {
+        this.handlers.push(h)
+        return { hasSynced: () => true, pending: 0, remove() {} }
+      },
+    }
+    const runOnce = async (logger?: Logger): Promise<void> => {
+      let failed = false
+      source.handlers = []
+      const ctl = new Controller({
+        name: 'mirror',
+        for: { source, kind: 'App', group: 'example.com', namespaced: true },
+        clock: new ManualClock(), // the retry never comes due
+        async reconcile() {
+          throw new Error('cannot reach the database')
+        },
+        observer: {
+          // Called after the failure is logged.
+          onReconcile: () => {
+            failed = true
+          },
+        },
+        ...(logger ? { logger } : {}),
+      })
+      const ac = new AbortController()
+      const done = ctl.run(ac.signal)
+      for (const h of source.handlers) h.onAdd?.({ metadata: { namespace: 'ns', name: 'a' } }, false)
+      while (!failed) await new Promise((r) => setImmediate(r))
+      ac.abort()
+      await done
+    }
+    const lines = await onStderr(() => runOnce())
+    assert.equal(lines.length, 1, JSON.stringify(lines))
+    const line = JSON.parse(lines[0]!) as Record<string, unknown>
+    assert.equal(line.level, 'error')
+    assert.equal(line.controller, 'mirror')
+    assert.equal(line.error, 'cannot reach the database')
+    assert.equal(await onStderr(() => runOnce(noopLogger)).then((l) => l.length), 0)
   })
 })
