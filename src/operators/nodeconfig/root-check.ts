@@ -82,10 +82,11 @@ export function systemDirectoryOf(dir: string): string | undefined {
 /**
  * Checks `root` as the agent would use it, and creates it (mode {@link DIR_MODE}) when missing, as
  * the agent's first reconcile would. Refused, in this order: an empty path; a system directory (see
- * {@link SYSTEM_TREES} and {@link SYSTEM_DIRECTORIES}), before and after symlinks are resolved,
- * unless `allowSystemRoot`; a path that exists but is not a directory; one that cannot be created;
- * one where a file cannot be created and removed (read-only, no permission). The probe file uses the
- * agent's reserved temporary prefix, so no NodeConfig can own it.
+ * {@link SYSTEM_TREES} and {@link SYSTEM_DIRECTORIES}) as written, then again with the deepest
+ * existing part resolved through symlinks — both before anything is created — unless
+ * `allowSystemRoot`; a path whose existing part is not a directory; one that cannot be created; one
+ * where a file cannot be created and removed (read-only filesystem, no permission). The probe file
+ * uses the agent's reserved temporary prefix, so no NodeConfig can own it.
  *
  * Returns undefined when the root is usable.
  *
