@@ -7,10 +7,15 @@
  */
 
 import {
+  booleanFlag,
   checkCommand,
   defineCommand,
   durationFlag,
   type FlagValues,
+  httpUrl,
+  imageReference,
+  kubeName,
+  nonEmpty,
   OPERATOR_FLAGS,
   type OperatorOptions,
   runCli,
@@ -38,8 +43,11 @@ import {
   operatorRules,
 } from './operators/appservice/index.ts'
 import {
+  checkAgentRoot,
   DEFAULT_AGENT_ROOT,
   DEFAULT_RECHECK_INTERVAL_MS,
+  MAX_RECHECK_INTERVAL_MS,
+  MIN_RECHECK_INTERVAL_MS,
   nodeConfigAgent,
   nodeConfigCrd,
 } from './operators/nodeconfig/index.ts'
@@ -48,10 +56,8 @@ import { VERSION } from './version.ts'
 const RUN_FLAGS = {
   ...OPERATOR_FLAGS,
   'database-api': stringFlag(
-    'Base URL of the external database service (needed for AppServices with database.enabled).',
-    {
-      placeholder: 'url',
-    },
+    'Base URL (absolute http:// or https://) of the external database service (needed for AppServices with database.enabled).',
+    { schema: httpUrl(), placeholder: 'url' },
   ),
 }
 type RunOptions = OperatorOptions & { databaseApi: string | undefined }
@@ -70,16 +76,20 @@ const {
 const AGENT_FLAGS = {
   ...AGENT_BASE,
   'node-name': stringFlag(
-    'Name of the node this agent runs on (the downward API gives spec.nodeName). Required.',
-    { placeholder: 'name' },
+    'Name of the node this agent runs on (the downward API gives spec.nodeName; a DNS-1123 subdomain). Required.',
+    { schema: kubeName('subdomain', 'a node name'), placeholder: 'name' },
   ),
-  root: stringFlag('Directory under which NodeConfig files are written; nothing outside it is touched.', {
-    default: DEFAULT_AGENT_ROOT,
-    placeholder: 'dir',
-  }),
+  root: stringFlag(
+    'Directory under which NodeConfig files are written; nothing outside it is touched. Created if missing; must be writable, and neither a system directory (/, /etc, /usr, /var, …) nor inside /bin, /boot, /dev, /etc, /lib*, /proc, /root, /sbin, /sys or /usr.',
+    { default: DEFAULT_AGENT_ROOT, schema: nonEmpty(), placeholder: 'dir' },
+  ),
+  'allow-system-root': booleanFlag(
+    "Accept a system directory as --root: anyone who can create a NodeConfig can then replace the node's own files.",
+  ),
   'recheck-interval': durationFlag('How often files are re-checked for drift (hand edits, deletions).', {
     default: DEFAULT_RECHECK_INTERVAL_MS,
-    min: 1000,
+    min: MIN_RECHECK_INTERVAL_MS,
+    max: MAX_RECHECK_INTERVAL_MS,
   }),
 }
 
@@ -275,6 +285,11 @@ void runCli({
       flags: AGENT_FLAGS,
       validate: (o) =>
         o.nodeName ? undefined : '--node-name: required (set it from spec.nodeName with the downward API)',
+      precheck: async (o) => {
+        const problem = await checkAgentRoot(o.root, { allowSystemRoot: o.allowSystemRoot })
+        if (problem === undefined) return undefined
+        return `--root: ${problem.message}${problem.kind === 'system' ? ' (--allow-system-root accepts it)' : ''}`
+      },
       run: (values) => agent(values),
     }),
     crd: defineCommand({
@@ -290,6 +305,8 @@ void runCli({
       flags: {
         image: stringFlag('Container image for the Deployment.', {
           default: `ghcr.io/example/edgeop:${VERSION}`,
+          schema: imageReference(),
+          placeholder: 'image',
         }),
       },
       run: (values) => {

@@ -2,6 +2,13 @@
  * @module duration — Go duration strings (`15s`, `1m30s`, `500ms`), as Kubernetes flags spell them.
  */
 
+/**
+ * The longest delay a Node timer honours: 2³¹−1 ms ≈ 24.8 days. A longer `setTimeout` fires after
+ * 1 ms instead (Node docs, `setTimeout`: TimeoutOverflowWarning), so a duration flag above it would
+ * turn a wait into a busy loop. Every duration flag's maximum is at most this.
+ */
+export const NODE_TIMER_MAX_MS = 2 ** 31 - 1
+
 /** Milliseconds per unit of Go's `time.ParseDuration` (`us` and `µs`/`μs` are microseconds). */
 const UNIT_MS: Record<string, number> = {
   ns: 1e-6,
@@ -14,7 +21,8 @@ const UNIT_MS: Record<string, number> = {
   h: 3_600_000,
 }
 
-const PART = /(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y
+/** One `<decimal><unit>` part; `\d+(?:\.\d*)?` rather than `\d+\.?\d*`, which backtracks quadratically. */
+const PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y
 
 /**
  * Parses a Go duration (`time.ParseDuration`): an optional sign, then one or more

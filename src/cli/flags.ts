@@ -7,7 +7,7 @@
  * last value; `--` ends the flags. A flag given on the command line wins over its environment variable.
  */
 import * as z from 'zod/mini'
-import { formatDuration, parseDuration } from './duration.ts'
+import { formatDuration, NODE_TIMER_MAX_MS, parseDuration } from './duration.ts'
 
 /**
  * One flag: how to decode one occurrence, its default and its help. `T` is the parsed type.
@@ -24,6 +24,8 @@ export interface Flag<T> {
   readonly placeholder: string
   /** The default as `--help` shows it. */
   readonly defaultText: string
+  /** The accepted range as `--help` shows it (`1..1000`, `1s..1h0m0s`); numeric flags only. */
+  readonly rangeText?: string
 }
 
 /** Flags by name (kebab-case, without `--`). */
@@ -47,7 +49,13 @@ export type FlagParseResult<F extends FlagSet> =
 /** Environment variables read for flags start with this: `--qps` ← `EDGEOP_QPS`. */
 export const DEFAULT_ENV_PREFIX = 'EDGEOP_'
 
-const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/
+/** A decimal with optional exponent; written so that a long bad value cannot make it backtrack. */
+const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/
+/**
+ * Longest piece of a bad value quoted back in an error: enough to recognise it, short enough that a
+ * pasted file or a secret does not end up whole in a log line.
+ */
+export const MAX_ECHOED_VALUE_CHARS = 64
 /** Go `strconv.ParseBool`. */
 const TRUE = ['1', 't', 'T', 'TRUE', 'true', 'True']
 const FALSE = ['0', 'f', 'F', 'FALSE', 'false', 'False']
@@ -59,7 +67,21 @@ const make = <T>(
   value: T,
   placeholder: string,
   defaultText = JSON.stringify(value),
-): Flag<T> => ({ kind, decode, default: value, description, placeholder, defaultText })
+  rangeText?: string,
+): Flag<T> => ({
+  kind,
+  decode,
+  default: value,
+  description,
+  placeholder,
+  defaultText,
+  ...(rangeText === undefined ? {} : { rangeText }),
+})
+
+/** A declaration error (the flag set itself is wrong), thrown when the module loads. */
+function declare(ok: boolean, what: string): void {
+  if (!ok) throw new RangeError(`flag declaration: ${what}`)
+}
 
 /** A string flag; `schema` adds checks (e.g. `z.string().check(z.regex(…, 'must be …'))`). */
 export function stringFlag(
@@ -75,18 +97,40 @@ export function stringFlag(
   )
 }
 
-/** A number flag: finite decimal; `integer` and `min` add checks. */
+/**
+ * A number flag: a finite decimal within `min..max` (both required: an unbounded count is how
+ * `--max-concurrent-reconciles=1e9` exhausts memory); `integer` refuses fractions. `--help` shows
+ * the range. Refusals say which rule failed: not a number, not finite (`1e400`), not an integer,
+ * below the minimum, above the maximum. `also` adds a rule inside the range (e.g. "-1, 0, or at least
+ * 0.01"), and `rangeText` then says it in `--help` instead of `min..max`.
+ */
 export function numberFlag(
   description: string,
-  options: { default: number; integer?: boolean; min?: number },
+  options: {
+    default: number
+    integer?: boolean
+    min: number
+    max: number
+    also?: { test: (n: number) => boolean; message: string }
+    rangeText?: string
+  },
 ): Flag<number> {
-  let n: z.ZodMiniNumber<number> = options.integer ? z.int('expected an integer') : z.number()
-  if (options.min !== undefined) n = n.check(z.gte(options.min, `must be at least ${options.min}`))
-  const decode = z.pipe(
-    z.pipe(z.string().check(z.regex(NUMBER, 'expected a number')), z.transform(Number)),
-    n,
+  const { min, max } = options
+  declare(
+    Number.isFinite(min) && Number.isFinite(max) && min <= options.default && options.default <= max,
+    `default ${options.default} outside ${min}..${max}`,
   )
-  return make('value', decode, description, options.default, options.integer ? 'int' : 'number')
+  let n: z.ZodMiniNumber<number> = options.integer ? z.int('expected an integer') : z.number()
+  n = n.check(z.gte(min, `must be at least ${min}`), z.lte(max, `must be at most ${max}`))
+  if (options.also) n = n.check(z.refine(options.also.test, options.also.message))
+  const text = z.string().check(
+    z.regex(NUMBER, 'expected a number'),
+    z.refine((s) => Number.isFinite(Number(s)), 'not a finite number'),
+  )
+  const decode = z.pipe(z.pipe(text, z.transform(Number)), n)
+  const placeholder = options.integer ? 'int' : 'number'
+  const range = options.rangeText ?? `${min}..${max}`
+  return make('value', decode, description, options.default, placeholder, undefined, range)
 }
 
 /** A boolean flag: `--x`, `--x=true`, `--x=false` (and Go's `1`, `t`, `F`, … spellings). */
@@ -98,11 +142,22 @@ export function booleanFlag(description: string, options: { default?: boolean } 
   return make('boolean', decode, description, options.default ?? false, '')
 }
 
-/** A Go-style duration (`15s`, `1m30s`, `500ms`), parsed to milliseconds; `min` in milliseconds. */
-export function durationFlag(description: string, options: { default: number; min?: number }): Flag<number> {
-  let n = z.number()
-  if (options.min !== undefined)
-    n = n.check(z.gte(options.min, `must be at least ${formatDuration(options.min)}`))
+/**
+ * A Go-style duration (`15s`, `1m30s`, `500ms`), parsed to milliseconds. `max` (milliseconds) is
+ * required and at most {@link NODE_TIMER_MAX_MS}, so no value can overflow a timer; `min` is optional
+ * (a flag where negative means "forever" has none). `--help` shows the range.
+ */
+export function durationFlag(
+  description: string,
+  options: { default: number; min?: number; max: number },
+): Flag<number> {
+  const { min, max } = options
+  declare(
+    max <= NODE_TIMER_MAX_MS && (min ?? -Infinity) <= options.default && options.default <= max,
+    `duration default ${options.default} or max ${max} out of range`,
+  )
+  let n = z.number().check(z.lte(max, `must be at most ${formatDuration(max)}`))
+  if (min !== undefined) n = n.check(z.gte(min, `must be at least ${formatDuration(min)}`))
   const text = z
     .string()
     .check(z.refine((s) => parseDuration(s) !== undefined, 'expected a duration like 15s, 1m30s or 500ms'))
@@ -113,7 +168,17 @@ export function durationFlag(description: string, options: { default: number; mi
     ),
     n,
   )
-  return make('value', decode, description, options.default, 'duration', formatDuration(options.default))
+  const range =
+    min === undefined ? `at most ${formatDuration(max)}` : `${formatDuration(min)}..${formatDuration(max)}`
+  return make(
+    'value',
+    decode,
+    description,
+    options.default,
+    'duration',
+    formatDuration(options.default),
+    range,
+  )
 }
 
 /** One of `values`. */
@@ -128,15 +193,18 @@ export function enumFlag<const V extends string>(
 
 /**
  * A repeatable string flag: every occurrence is added (`--namespace a --namespace b`); from the
- * environment, a comma-separated list. Empty items are dropped. Default `[]`.
+ * environment, a comma-separated list. Default `[]`. An empty item (`--namespace=`, `a,,b`) is
+ * refused with `empty` (default "must not be empty"): it usually means a variable expanded to
+ * nothing, and silently dropping it can change the meaning (no namespaces = all namespaces).
  */
 export function listFlag(
   description: string,
-  options: { schema?: z.ZodMiniType<string, string>; placeholder?: string } = {},
+  options: { schema?: z.ZodMiniType<string, string>; placeholder?: string; empty?: string } = {},
 ): Flag<string[]> {
+  const nonEmpty = z.string().check(z.minLength(1, options.empty ?? 'must not be empty'))
   return make(
     'list',
-    options.schema ?? z.string(),
+    options.schema ? z.pipe(nonEmpty, options.schema) : nonEmpty,
     description,
     [] as string[],
     options.placeholder ?? 'string',
@@ -148,6 +216,15 @@ export function listFlag(
 export function envName(flag: string, prefix: string = DEFAULT_ENV_PREFIX): string {
   return prefix + flag.toUpperCase().replace(/-/g, '_')
 }
+
+/** `text` cut to {@link MAX_ECHOED_VALUE_CHARS}. */
+const cut = (text: string): string =>
+  text.length > MAX_ECHOED_VALUE_CHARS ? `${text.slice(0, MAX_ECHOED_VALUE_CHARS)}…` : text
+/** `text` quoted for an error line, cut to {@link MAX_ECHOED_VALUE_CHARS} (with its full length). */
+export const echoValue = (text: string): string =>
+  text.length > MAX_ECHOED_VALUE_CHARS
+    ? `${JSON.stringify(text.slice(0, MAX_ECHOED_VALUE_CHARS))}… (${text.length} characters)`
+    : JSON.stringify(text)
 
 const camel = (s: string): string => s.replace(/-(.)/g, (_, c: string) => c.toUpperCase())
 
@@ -178,14 +255,14 @@ export function parseFlags<F extends FlagSet>(
     }
     if (!a.startsWith('--') || a === '--') {
       if (a.startsWith('-') && a !== '-')
-        return { ok: false, error: `unknown flag ${a} (flags start with --)` }
+        return { ok: false, error: `unknown flag ${cut(a)} (flags start with --)` }
       args.push(a)
       continue
     }
     const eq = a.indexOf('=')
     const name = a.slice(2, eq < 0 ? undefined : eq)
     const flag = Object.hasOwn(flags, name) ? flags[name] : undefined
-    if (flag === undefined) return { ok: false, error: `unknown flag --${name}` }
+    if (flag === undefined) return { ok: false, error: `unknown flag --${cut(name)}` }
     let text: string
     if (eq >= 0) text = a.slice(eq + 1)
     else if (flag.kind === 'boolean') text = 'true'
@@ -207,10 +284,10 @@ export function parseFlags<F extends FlagSet>(
       continue
     }
     const decoded: unknown[] = []
-    for (const t of flag.kind === 'list' ? texts.filter((s) => s !== '') : texts) {
+    for (const t of texts) {
       const r = z.safeParse(flag.decode, t)
       if (!r.success)
-        return { ok: false, error: `${where}: ${r.error.issues[0]?.message}, got ${JSON.stringify(t)}` }
+        return { ok: false, error: `${where}: ${r.error.issues[0]?.message}, got ${echoValue(t)}` }
       decoded.push(r.data)
     }
     values[camel(name)] = flag.kind === 'list' ? decoded : decoded[0]
@@ -218,13 +295,17 @@ export function parseFlags<F extends FlagSet>(
   return { ok: true, values: values as FlagValues<F>, args }
 }
 
-/** `--help` text for a flag set: one entry per flag with placeholder, description, default and variable. */
+/**
+ * `--help` text for a flag set: one entry per flag with placeholder, description, default, accepted
+ * range (numeric flags) and variable.
+ */
 export function formatFlagsHelp(flags: FlagSet, envPrefix: string = DEFAULT_ENV_PREFIX): string {
   const lines: string[] = []
   for (const [name, f] of Object.entries(flags)) {
     const repeat = f.kind === 'list' ? ' (repeatable)' : ''
     lines.push(`  --${name}${f.placeholder ? ` ${f.placeholder}` : ''}${repeat}`)
-    lines.push(`        ${f.description} (default ${f.defaultText}; env ${envName(name, envPrefix)})`)
+    const range = f.rangeText === undefined ? '' : `; range ${f.rangeText}`
+    lines.push(`        ${f.description} (default ${f.defaultText}${range}; env ${envName(name, envPrefix)})`)
   }
   return lines.join('\n')
 }

@@ -30,6 +30,7 @@ import {
   numberFlag,
   stringFlag,
 } from './flags.ts'
+import { kubeName } from './value-schemas.ts'
 
 /**
  * client-go's `rest.DefaultQPS` / `DefaultBurst` (5 / 10). An edge cluster runs one agent per node, so
@@ -39,12 +40,40 @@ import {
 export const DEFAULT_QPS = 5
 /** client-go's `rest.DefaultBurst`: requests allowed above {@link DEFAULT_QPS} in a burst. */
 export const DEFAULT_BURST = 10
+/**
+ * Highest `--qps`. One apiserver serves all its clients together 400 reads + 200 writes in flight by
+ * default (kube-apiserver `--max-requests-inflight`, `--max-mutating-requests-inflight`); a client
+ * limit far above that limits nothing. To lift the limit, disable it with -1 instead.
+ */
+export const MAX_QPS = 10_000
+/**
+ * Lowest positive `--qps`: one request per 100 s. Below it, start-up (a LIST and a WATCH per informer)
+ * takes hours and a backlog's waits approach the Node timer limit.
+ */
+export const MIN_POSITIVE_QPS = 0.01
+/** Highest `--burst`, for the reason of {@link MAX_QPS}: a burst that large is no limit. */
+export const MAX_BURST = 10_000
 /** controller-runtime `MaxConcurrentReconciles` default: one worker per controller. */
 export const DEFAULT_MAX_CONCURRENT_RECONCILES = 1
-/** Kubernetes namespace names are DNS-1123 labels. */
-const NAMESPACE = z
-  .string()
-  .check(z.regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'expected a namespace name (DNS-1123 label)'))
+/**
+ * Highest `--max-concurrent-reconciles`. Every worker starts at once and can hold a request in flight;
+ * the apiserver admits 600 in flight for all clients together by default (see {@link MAX_QPS}), so
+ * more workers in one process only queue, and `1e9` of them exhaust memory before the first reconcile.
+ */
+export const MAX_MAX_CONCURRENT_RECONCILES = 500
+/**
+ * Longest leader-election duration (lease, renew deadline, retry period): 1 h. After a crash the
+ * standbys wait one lease duration before taking over; past an hour that is an outage, not a failover.
+ * client-go sets no maximum; kube-controller-manager's lease is 15 s.
+ */
+export const MAX_LEADER_ELECTION_DURATION_MS = 3_600_000
+/**
+ * Longest `--shutdown-grace-period`: 24 h. Longer is "forever" in practice, which a negative value
+ * says directly.
+ */
+export const MAX_SHUTDOWN_GRACE_PERIOD_MS = 86_400_000
+/** Namespace names are DNS-1123 labels (apimachinery `ValidateNamespaceName`). */
+const NAMESPACE = kubeName('label', 'a namespace name')
 /** Go-style `[host]:port`, or `0` / empty to disable: the ops server's own parser decides. */
 const BIND_ADDRESS = z.string().check(
   z.refine((s) => {
@@ -69,17 +98,23 @@ export const OPERATOR_FLAGS = {
   namespace: listFlag('Namespace to watch; repeat for several. None: all namespaces.', {
     schema: NAMESPACE,
     placeholder: 'name',
+    empty: 'must not be empty (leave --namespace out to watch all namespaces)',
   }),
   'leader-elect': booleanFlag('Elect a leader through a Lease, so that only one replica reconciles.'),
   'leader-election-id': stringFlag(
-    'Name of the Lease used for leader election. Required with --leader-elect.',
+    'Name of the Lease used for leader election (a DNS-1123 subdomain). Required with --leader-elect.',
+    { schema: kubeName('subdomain', 'a Lease name'), placeholder: 'name' },
   ),
-  'leader-election-namespace': stringFlag("Namespace of the Lease. Unset: the pod's own namespace."),
+  'leader-election-namespace': stringFlag("Namespace of the Lease. Unset: the pod's own namespace.", {
+    schema: NAMESPACE,
+    placeholder: 'name',
+  }),
   'leader-election-lease-duration': durationFlag(
     'How long standbys wait after the last renewal before taking over.',
     {
       default: DEFAULT_LEASE_DURATION_MS,
       min: 1_000,
+      max: MAX_LEADER_ELECTION_DURATION_MS,
     },
   ),
   'leader-election-renew-deadline': durationFlag(
@@ -87,11 +122,13 @@ export const OPERATOR_FLAGS = {
     {
       default: DEFAULT_RENEW_DEADLINE_MS,
       min: 1,
+      max: MAX_LEADER_ELECTION_DURATION_MS,
     },
   ),
   'leader-election-retry-period': durationFlag('Interval between attempts to acquire or renew the Lease.', {
     default: DEFAULT_RETRY_PERIOD_MS,
     min: 1,
+    max: MAX_LEADER_ELECTION_DURATION_MS,
   }),
   'metrics-bind-address': stringFlag('Address of the /metrics endpoint; "0" disables it.', {
     default: DEFAULT_METRICS_BIND_ADDRESS,
@@ -112,21 +149,33 @@ export const OPERATOR_FLAGS = {
       default: DEFAULT_MAX_CONCURRENT_RECONCILES,
       integer: true,
       min: 1,
+      max: MAX_MAX_CONCURRENT_RECONCILES,
     },
   ),
-  qps: numberFlag('Client-side requests per second to the apiserver; negative disables the limit.', {
-    default: DEFAULT_QPS,
-  }),
+  qps: numberFlag(
+    `Client-side requests per second to the apiserver. -1 disables the limit (controller-runtime's choice); 0 means the default, ${DEFAULT_QPS}.`,
+    {
+      default: DEFAULT_QPS,
+      min: -1,
+      max: MAX_QPS,
+      also: {
+        test: (n) => n === -1 || n === 0 || n >= MIN_POSITIVE_QPS,
+        message: `expected -1 (no limit), 0 (the default, ${DEFAULT_QPS}) or ${MIN_POSITIVE_QPS}..${MAX_QPS}`,
+      },
+      rangeText: `-1, 0, or ${MIN_POSITIVE_QPS}..${MAX_QPS}`,
+    },
+  ),
   burst: numberFlag('Requests allowed above --qps in a burst.', {
     default: DEFAULT_BURST,
     integer: true,
     min: 1,
+    max: MAX_BURST,
   }),
   'log-level': enumFlag('Lowest level logged.', ['debug', 'info', 'warn', 'error'], DEFAULT_LOG_LEVEL),
   'log-format': enumFlag('json for log pipelines, text for terminals.', ['json', 'text'], DEFAULT_LOG_FORMAT),
   'shutdown-grace-period': durationFlag(
     'How long in-flight reconciles may run after SIGTERM; 0 does not wait, negative waits forever.',
-    { default: DEFAULT_SHUTDOWN_GRACE_PERIOD_MS },
+    { default: DEFAULT_SHUTDOWN_GRACE_PERIOD_MS, max: MAX_SHUTDOWN_GRACE_PERIOD_MS },
   ),
 }
 

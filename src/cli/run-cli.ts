@@ -6,7 +6,7 @@
  * a command fails or throws, or whatever a command returns.
  */
 import { errorMessage } from '../core/index.ts'
-import { type FlagSet, type FlagValues, formatFlagsHelp, parseFlags } from './flags.ts'
+import { echoValue, type FlagSet, type FlagValues, formatFlagsHelp, parseFlags } from './flags.ts'
 
 /** Exit code for a command line that cannot be parsed (Go `flag.ExitOnError`). */
 export const EXIT_USAGE = 2
@@ -22,6 +22,11 @@ export interface Command<F extends FlagSet = FlagSet> {
   args?: boolean
   /** Checks across flags: one line naming the flag, or undefined. */
   validate?(values: FlagValues<F>): string | undefined
+  /**
+   * Checks that need the machine (a directory exists and is writable), run by {@link runCli} after
+   * `validate` and before `run`: one line naming the flag (a usage error, exit 2), or undefined.
+   */
+  precheck?(values: FlagValues<F>): Promise<string | undefined> | string | undefined
   /** Runs the command; its result is the exit code (undefined = 0). */
   run(values: FlagValues<F>, args: string[]): Promise<number | undefined> | number | undefined
 }
@@ -70,7 +75,7 @@ export function parseCommandLine(
     if (!Object.hasOwn(spec.commands, first)) {
       return {
         kind: 'error',
-        message: `unknown command ${JSON.stringify(first)} (commands: ${Object.keys(spec.commands).join(', ')})`,
+        message: `unknown command ${echoValue(first)} (commands: ${Object.keys(spec.commands).join(', ')})`,
       }
     }
     name = first
@@ -85,7 +90,7 @@ export function parseCommandLine(
   const parsed = parseFlags(command.flags, rest, env, spec.envPrefix)
   if (!parsed.ok) return { kind: 'error', message: parsed.error }
   if (parsed.args.length > 0 && !command.args) {
-    return { kind: 'error', message: `unexpected argument ${JSON.stringify(parsed.args[0])}` }
+    return { kind: 'error', message: `unexpected argument ${echoValue(parsed.args[0]!)}` }
   }
   const invalid = command.validate?.(parsed.values)
   if (invalid !== undefined) return { kind: 'error', message: invalid }
@@ -123,7 +128,8 @@ export interface CliIO {
 
 /**
  * The thin process glue: parses, prints help to stdout or one error line to stderr
- * (`<name>: <message>`), runs the command, and exits with its code.
+ * (`<name>: <message>`), runs the command's `precheck` (a refusal exits 2), runs the command, and
+ * exits with its code.
  *
  * @example
  * await runCli({ name: 'my-operator', defaultCommand: 'run', commands: { run, check } })
@@ -145,9 +151,15 @@ export async function runCli(spec: CliSpec, io: Partial<CliIO> = {}): Promise<vo
     stderr.write(`${spec.name}: ${action.message}\n`)
     return exit(EXIT_USAGE)
   }
+  const command = spec.commands[action.command]!
   let code: number
   try {
-    code = (await spec.commands[action.command]!.run(action.values, action.args)) ?? 0
+    const refused = await command.precheck?.(action.values)
+    if (refused !== undefined) {
+      stderr.write(`${spec.name}: ${refused}\n`)
+      return exit(EXIT_USAGE)
+    }
+    code = (await command.run(action.values, action.args)) ?? 0
   } catch (err) {
     stderr.write(`${spec.name}: ${errorMessage(err).replace(/\s*\n\s*/g, ' ')}\n`)
     code = EXIT_FAILURE

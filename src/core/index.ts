@@ -19,6 +19,12 @@ export {
   isEdgeopError,
 } from './errors.ts'
 export { type LogFields, type Logger, type LogLevel, noopLogger, redactFields } from './log.ts'
+export {
+  DNS1123_LABEL_MAX_LENGTH,
+  DNS1123_SUBDOMAIN_MAX_LENGTH,
+  isDns1123Label,
+  isDns1123Subdomain,
+} from './names.ts'
 export { TokenBucket, type TokenBucketOptions } from './token-bucket.ts'
 export {
   type Condition,

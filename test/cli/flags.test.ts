@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import * as z from 'zod/mini'
+import { NODE_TIMER_MAX_MS } from '../../src/cli/duration.ts'
 import {
   booleanFlag,
   durationFlag,
@@ -15,10 +16,10 @@ import {
 
 const FLAGS = {
   name: stringFlag('A name.', { default: 'x' }),
-  count: numberFlag('A count.', { default: 1, integer: true, min: 1 }),
-  ratio: numberFlag('A ratio.', { default: 0.5 }),
+  count: numberFlag('A count.', { default: 1, integer: true, min: 1, max: 100 }),
+  ratio: numberFlag('A ratio.', { default: 0.5, min: -1, max: 1 }),
   verbose: booleanFlag('Talk more.'),
-  wait: durationFlag('A wait.', { default: 15_000, min: 1 }),
+  wait: durationFlag('A wait.', { default: 15_000, min: 1, max: 3_600_000 }),
   mode: enumFlag('A mode.', ['fast', 'slow'], 'slow'),
   tag: listFlag('A tag; repeatable.', {
     schema: z.string().check(z.regex(/^[a-z]+$/, 'expected lowercase letters')),
@@ -44,9 +45,9 @@ describe('parseFlags: accepted command lines', () => {
     ['--flag value', ['--name', 'a', '--count', '3'], {}, { name: 'a', count: 3 }],
     [
       'a value may start with a dash',
-      ['--ratio', '-1.5', '--name', '--odd'],
+      ['--ratio', '-0.5', '--name', '--odd'],
       {},
-      { ratio: -1.5, name: '--odd' },
+      { ratio: -0.5, name: '--odd' },
     ],
     ['--flag= sets the empty string', ['--name='], {}, { name: '' }],
     ['a value containing =', ['--name=a=b'], {}, { name: 'a=b' }],
@@ -63,7 +64,7 @@ describe('parseFlags: accepted command lines', () => {
     ['durations', ['--wait=1m30s'], {}, { wait: 90_000 }],
     ['enum', ['--mode', 'fast'], {}, { mode: 'fast' }],
     ['numbers in exponent form', ['--ratio=1e-3'], {}, { ratio: 0.001 }],
-    ['repeatable flags collect', ['--tag=a', '--tag', 'b', '--tag='], {}, { tag: ['a', 'b'] }],
+    ['repeatable flags collect', ['--tag=a', '--tag', 'b'], {}, { tag: ['a', 'b'] }],
     ['positional arguments are returned', ['one', '--count=2', 'two'], {}, { count: 2 }, ['one', 'two']],
     ['-- ends the flags', ['--count=2', '--', '--count=3', '-x'], {}, { count: 2 }, ['--count=3', '-x']],
     [
@@ -76,8 +77,14 @@ describe('parseFlags: accepted command lines', () => {
     [
       'a list from the environment is comma-separated',
       [],
-      { EDGEOP_TAG: 'a, b,,c' },
+      { EDGEOP_TAG: 'a, b,c' },
       { tag: ['a', 'b', 'c'] },
+    ],
+    [
+      'the bounds themselves are accepted',
+      ['--count=100', '--ratio=-1', '--wait=1h'],
+      {},
+      { count: 100, ratio: -1, wait: 3_600_000 },
     ],
     ['a list flag replaces the environment list', ['--tag=z'], { EDGEOP_TAG: 'a,b' }, { tag: ['z'] }],
     ['an empty variable counts as unset', [], { EDGEOP_COUNT: '' }, {}],
@@ -117,6 +124,27 @@ describe('parseFlags: one-line errors naming the flag', () => {
     [['--count='], {}, '--count: expected a number, got ""'],
     [['--ratio=0x10'], {}, '--ratio: expected a number, got "0x10"'],
     [['--ratio=Infinity'], {}, '--ratio: expected a number, got "Infinity"'],
+    [['--ratio=1e400'], {}, '--ratio: not a finite number, got "1e400"'],
+    [['--ratio=-1e400'], {}, '--ratio: not a finite number, got "-1e400"'],
+    [['--ratio=1.5'], {}, '--ratio: must be at most 1, got "1.5"'],
+    [['--ratio=-2'], {}, '--ratio: must be at least -1, got "-2"'],
+    [['--count=1e9'], {}, '--count: must be at most 100, got "1e9"'],
+    [['--wait=2h'], {}, '--wait: must be at most 1h0m0s, got "2h"'],
+    [['--wait=600h'], {}, '--wait: must be at most 1h0m0s, got "600h"'],
+    [['--wait=1ns'], {}, '--wait: must be at least 1ms, got "1ns"'],
+    [['--tag=a', '--tag='], {}, '--tag: must not be empty, got ""'],
+    [[], { EDGEOP_TAG: 'a,,b' }, '--tag (from EDGEOP_TAG): must not be empty, got ""'],
+    [
+      [`--name=${'x'.repeat(10_000)}`, `--count=${'9'.repeat(10_000)}x`],
+      {},
+      `--count: expected a number, got "${'9'.repeat(64)}"… (10001 characters)`,
+    ],
+    [[`--${'n'.repeat(1_000)}`], {}, `unknown flag --${'n'.repeat(64)}…`],
+    [
+      [],
+      { EDGEOP_WAIT: `${'1'.repeat(100_000)}x` },
+      `--wait (from EDGEOP_WAIT): expected a duration like 15s, 1m30s or 500ms, got "${'1'.repeat(64)}"… (100001 characters)`,
+    ],
     [['--verbose=yes'], {}, '--verbose: expected true or false, got "yes"'],
     [['--wait=15'], {}, '--wait: expected a duration like 15s, 1m30s or 500ms, got "15"'],
     [['--wait=0s'], {}, '--wait: must be at least 1ms, got "0s"'],
@@ -132,7 +160,7 @@ describe('parseFlags: one-line errors naming the flag', () => {
     [['--name=a\nb', '--count=x\ny'], {}, '--count: expected a number, got "x\\ny"'],
   ]
   for (const [argv, env, error] of cases) {
-    test(`${JSON.stringify(argv)} ${JSON.stringify(env)} → ${error}`, () => {
+    test(`${JSON.stringify(argv).slice(0, 80)} ${JSON.stringify(env)} → ${error.slice(0, 100)}`, () => {
       const r = parseFlags(FLAGS, argv, env)
       assert.deepEqual(r, { ok: false, error })
       assert.ok(!error.includes('\n'), 'one line')
@@ -152,6 +180,44 @@ describe('parseFlags: one-line errors naming the flag', () => {
   })
 })
 
+describe('declarations', () => {
+  test('a default outside its range, or a duration beyond the Node timer limit, is a programming error', () => {
+    assert.throws(() => numberFlag('x', { default: 0, min: 1, max: 2 }), RangeError)
+    assert.throws(() => numberFlag('x', { default: 1, min: 1, max: Infinity }), RangeError)
+    assert.throws(() => durationFlag('x', { default: 1, max: NODE_TIMER_MAX_MS + 1 }), RangeError)
+    assert.throws(() => durationFlag('x', { default: 2_000, min: 1, max: 1_000 }), RangeError)
+    assert.doesNotThrow(() => durationFlag('x', { default: 1, max: NODE_TIMER_MAX_MS }))
+  })
+
+  test('a duration flag shows "at most" when it has no minimum; numbers may replace the range text', () => {
+    const text = formatFlagsHelp({
+      grace: durationFlag('Grace.', { default: 0, max: 60_000 }),
+      rate: numberFlag('Rate.', {
+        default: 0,
+        min: -1,
+        max: 10,
+        also: { test: (n) => n === -1 || n >= 0, message: 'expected -1 or 0..10' },
+        rangeText: '-1, or 0..10',
+      }),
+    })
+    assert.match(text, /Grace\. \(default 0s; range at most 1m0s; env EDGEOP_GRACE\)/)
+    assert.match(text, /Rate\. \(default 0; range -1, or 0\.\.10; env EDGEOP_RATE\)/)
+    const rate = {
+      rate: numberFlag('Rate.', {
+        default: 0,
+        min: -1,
+        max: 10,
+        also: { test: (n) => n === -1 || n >= 0, message: 'expected -1 or 0..10' },
+      }),
+    }
+    assert.deepEqual(parseFlags(rate, ['--rate=-0.5']), {
+      ok: false,
+      error: '--rate: expected -1 or 0..10, got "-0.5"',
+    })
+    assert.equal(parseFlags(rate, ['--rate=-1']).ok, true)
+  })
+})
+
 describe('help', () => {
   test('every flag with placeholder, description, default and environment variable', () => {
     assert.equal(
@@ -164,7 +230,7 @@ describe('help', () => {
       }),
       [
         '  --wait duration',
-        '        A wait. (default 15s; env EDGEOP_WAIT)',
+        '        A wait. (default 15s; range 1ms..1h0m0s; env EDGEOP_WAIT)',
         '  --tag string (repeatable)',
         '        A tag; repeatable. (default []; env EDGEOP_TAG)',
         '  --verbose',

@@ -27,6 +27,10 @@ const DEFAULTS: OperatorOptions = {
   shutdownGracePeriod: 30_000,
 }
 
+const LABEL = 'DNS-1123 label: at most 63 of a-z, 0-9 and "-", starting and ending with a letter or digit'
+const SUBDOMAIN =
+  'DNS-1123 subdomain: at most 253 of a-z, 0-9, "-" and ".", each dot-separated part starting and ending with a letter or digit'
+
 function parse(argv: string[], env: Record<string, string> = {}) {
   const r = parseFlags(OPERATOR_FLAGS, argv, env)
   if (!r.ok) return r.error
@@ -106,6 +110,23 @@ describe('operator flags', () => {
       { maxConcurrentReconciles: 4, qps: -1, burst: 50 },
     ],
     ['fractional qps', ['--qps=0.5'], {}, { qps: 0.5 }],
+    ['qps 0 (the client turns it into 5) and its bounds', ['--qps=0'], {}, { qps: 0 }],
+    ['the lowest positive qps', ['--qps=0.01'], {}, { qps: 0.01 }],
+    ['the highest qps and burst', ['--qps=10000', '--burst=10000'], {}, { qps: 10_000, burst: 10_000 }],
+    ['the most workers', ['--max-concurrent-reconciles=500'], {}, { maxConcurrentReconciles: 500 }],
+    [
+      'the longest leader-election durations',
+      ['--leader-election-lease-duration=1h'],
+      {},
+      { leaderElectionLeaseDuration: 3_600_000 },
+    ],
+    ['the longest grace period', ['--shutdown-grace-period=24h'], {}, { shutdownGracePeriod: 86_400_000 }],
+    [
+      'a Lease name is a DNS-1123 subdomain (dots allowed)',
+      ['--leader-election-id=edgeop.example.com'],
+      {},
+      { leaderElectionId: 'edgeop.example.com' },
+    ],
     ['logging', ['--log-level=debug', '--log-format=text'], {}, { logLevel: 'debug', logFormat: 'text' }],
     [
       'grace period: 0 and negative are meaningful',
@@ -126,10 +147,71 @@ describe('operator flags', () => {
 
   const refused: [string[], Record<string, string>, string][] = [
     [['--qps=fast'], {}, '--qps: expected a number, got "fast"'],
+    [['--qps=1e400'], {}, '--qps: not a finite number, got "1e400"'],
     [['--burst=0'], {}, '--burst: must be at least 1, got "0"'],
     [['--max-concurrent-reconciles=0'], {}, '--max-concurrent-reconciles: must be at least 1, got "0"'],
     [['--max-concurrent-reconciles=2.5'], {}, '--max-concurrent-reconciles: expected an integer, got "2.5"'],
-    [['--namespace=Bad_NS'], {}, '--namespace: expected a namespace name (DNS-1123 label), got "Bad_NS"'],
+    [['--namespace=Bad_NS'], {}, `--namespace: expected a namespace name (${LABEL}), got "Bad_NS"`],
+    [
+      ['--namespace='],
+      {},
+      '--namespace: must not be empty (leave --namespace out to watch all namespaces), got ""',
+    ],
+    [
+      ['--namespace=a', '--namespace', ''],
+      {},
+      '--namespace: must not be empty (leave --namespace out to watch all namespaces), got ""',
+    ],
+    [
+      [],
+      { EDGEOP_NAMESPACE: ' ' },
+      '--namespace (from EDGEOP_NAMESPACE): must not be empty (leave --namespace out to watch all namespaces), got ""',
+    ],
+    [['--namespace=a.b'], {}, `--namespace: expected a namespace name (${LABEL}), got "a.b"`],
+    [
+      ['--leader-elect', '--leader-election-id=Bad_ID!'],
+      {},
+      `--leader-election-id: expected a Lease name (${SUBDOMAIN}), got "Bad_ID!"`,
+    ],
+    [
+      ['--leader-election-id=a..b'],
+      {},
+      `--leader-election-id: expected a Lease name (${SUBDOMAIN}), got "a..b"`,
+    ],
+    [
+      ['--leader-election-namespace=Bad_ID!'],
+      {},
+      `--leader-election-namespace: expected a namespace name (${LABEL}), got "Bad_ID!"`,
+    ],
+    [
+      [`--leader-election-namespace=${'a'.repeat(64)}`],
+      {},
+      `--leader-election-namespace: expected a namespace name (${LABEL}), got "${'a'.repeat(64)}"`,
+    ],
+    [['--max-concurrent-reconciles=1e9'], {}, '--max-concurrent-reconciles: must be at most 500, got "1e9"'],
+    [['--max-concurrent-reconciles=501'], {}, '--max-concurrent-reconciles: must be at most 500, got "501"'],
+    [['--qps=1e400'], {}, '--qps: not a finite number, got "1e400"'],
+    [['--qps=10001'], {}, '--qps: must be at most 10000, got "10001"'],
+    [['--qps=-2'], {}, '--qps: must be at least -1, got "-2"'],
+    [['--qps=-0.5'], {}, '--qps: expected -1 (no limit), 0 (the default, 5) or 0.01..10000, got "-0.5"'],
+    [['--qps=0.001'], {}, '--qps: expected -1 (no limit), 0 (the default, 5) or 0.01..10000, got "0.001"'],
+    [['--burst=1e6'], {}, '--burst: must be at most 10000, got "1e6"'],
+    [
+      ['--leader-election-lease-duration=600h'],
+      {},
+      '--leader-election-lease-duration: must be at most 1h0m0s, got "600h"',
+    ],
+    [
+      ['--leader-election-renew-deadline=2h'],
+      {},
+      '--leader-election-renew-deadline: must be at most 1h0m0s, got "2h"',
+    ],
+    [
+      ['--leader-election-retry-period=61m'],
+      {},
+      '--leader-election-retry-period: must be at most 1h0m0s, got "61m"',
+    ],
+    [['--shutdown-grace-period=600h'], {}, '--shutdown-grace-period: must be at most 24h0m0s, got "600h"'],
     [
       ['--metrics-bind-address=8080'],
       {},
@@ -187,13 +269,23 @@ describe('operator flags', () => {
     assert.deepEqual([nodeName, r.values.root, r.values.qps], ['n1', '/mnt', 2])
   })
 
-  test('--help text lists every flag with its default', () => {
+  test('--help text lists every flag with its default, and every numeric flag with its range', () => {
     const text = formatFlagsHelp(OPERATOR_FLAGS)
+    for (const [name, flag] of Object.entries(OPERATOR_FLAGS)) {
+      if (['int', 'number', 'duration'].includes(flag.placeholder))
+        assert.match(text, new RegExp(`^  --${name} .*\\n.*; range [^;]+; env`, 'm'), name)
+    }
     for (const name of Object.keys(OPERATOR_FLAGS)) assert.match(text, new RegExp(`^  --${name}\\b`, 'm'))
     for (const line of [
       '        Elect a leader through a Lease, so that only one replica reconciles. (default false; env EDGEOP_LEADER_ELECT)',
       '  --leader-election-lease-duration duration',
-      '        How long in-flight reconciles may run after SIGTERM; 0 does not wait, negative waits forever. (default 30s; env EDGEOP_SHUTDOWN_GRACE_PERIOD)',
+      '        How long standbys wait after the last renewal before taking over. (default 15s; range 1s..1h0m0s; env EDGEOP_LEADER_ELECTION_LEASE_DURATION)',
+      '        How long the leader keeps retrying a renewal before it steps down. (default 10s; range 1ms..1h0m0s; env EDGEOP_LEADER_ELECTION_RENEW_DEADLINE)',
+      '        Interval between attempts to acquire or renew the Lease. (default 2s; range 1ms..1h0m0s; env EDGEOP_LEADER_ELECTION_RETRY_PERIOD)',
+      '        Workers per controller; one object is never reconciled twice at once. (default 1; range 1..500; env EDGEOP_MAX_CONCURRENT_RECONCILES)',
+      "        Client-side requests per second to the apiserver. -1 disables the limit (controller-runtime's choice); 0 means the default, 5. (default 5; range -1, 0, or 0.01..10000; env EDGEOP_QPS)",
+      '        Requests allowed above --qps in a burst. (default 10; range 1..10000; env EDGEOP_BURST)',
+      '        How long in-flight reconciles may run after SIGTERM; 0 does not wait, negative waits forever. (default 30s; range at most 24h0m0s; env EDGEOP_SHUTDOWN_GRACE_PERIOD)',
       '        Address of the /metrics endpoint; "0" disables it. (default ":8080"; env EDGEOP_METRICS_BIND_ADDRESS)',
       '  --namespace name (repeatable)',
       '  --log-level debug|info|warn|error',

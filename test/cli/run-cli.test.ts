@@ -16,7 +16,10 @@ const run = defineCommand({
 })
 const check = defineCommand({
   description: 'Check the cluster and RBAC',
-  flags: { kubeconfig: OPERATOR_FLAGS.kubeconfig, timeout: numberFlag('Seconds.', { default: 5 }) },
+  flags: {
+    kubeconfig: OPERATOR_FLAGS.kubeconfig,
+    timeout: numberFlag('Seconds.', { default: 5, min: 0, max: 60 }),
+  },
   async run(values) {
     if (values.kubeconfig === 'boom') throw new Error('cannot read /boom:\nENOENT')
     ran.push(['check', values.timeout])
@@ -32,11 +35,23 @@ const echo = defineCommand({
     return 0
   },
 })
+const guarded = defineCommand({
+  description: 'Refuses a directory it cannot use',
+  flags: { dir: stringFlag('A directory.', { default: 'ok' }) },
+  async precheck(values) {
+    ran.push(['precheck', values.dir])
+    return values.dir === 'bad' ? '--dir: "bad" is not writable' : undefined
+  },
+  run(values) {
+    ran.push(['guarded', values.dir])
+    return 0
+  },
+})
 const SPEC: CliSpec = {
   name: 'edgeop',
   description: 'An operator.',
   defaultCommand: 'run',
-  commands: { run, check, echo },
+  commands: { run, check, echo, guarded },
 }
 
 describe('parseCommandLine', () => {
@@ -64,7 +79,7 @@ describe('parseCommandLine', () => {
       'unknown command',
       ['deploy'],
       {},
-      { kind: 'error', message: 'unknown command "deploy" (commands: run, check, echo)' },
+      { kind: 'error', message: 'unknown command "deploy" (commands: run, check, echo, guarded)' },
     ],
     [
       'unexpected positional argument',
@@ -108,9 +123,10 @@ describe('parseCommandLine', () => {
           'An operator.',
           '',
           'Commands:',
-          '  run    Run the operator (default)',
-          '  check  Check the cluster and RBAC',
-          '  echo   Echo',
+          '  run      Run the operator (default)',
+          '  check    Check the cluster and RBAC',
+          '  echo     Echo',
+          '  guarded  Refuses a directory it cannot use',
           '',
           'Flags (run):',
           '  --kubeconfig path',
@@ -120,7 +136,7 @@ describe('parseCommandLine', () => {
     )
     assert.match(
       top.text,
-      /--shutdown-grace-period duration\n.*\(default 30s; env EDGEOP_SHUTDOWN_GRACE_PERIOD\)\n$/,
+      /--shutdown-grace-period duration\n.*\(default 30s; range at most 24h0m0s; env EDGEOP_SHUTDOWN_GRACE_PERIOD\)\n$/,
     )
     const sub = parseCommandLine(SPEC, ['check', '--help'], {})
     assert.ok(sub.kind === 'help')
@@ -135,7 +151,7 @@ describe('parseCommandLine', () => {
         '  --kubeconfig path',
         '        Path to a kubeconfig file. Unset: $KUBECONFIG, then in-cluster, then ~/.kube/config. (default ""; env EDGEOP_KUBECONFIG)',
         '  --timeout number',
-        '        Seconds. (default 5; env EDGEOP_TIMEOUT)',
+        '        Seconds. (default 5; range 0..60; env EDGEOP_TIMEOUT)',
         '',
       ].join('\n'),
     )
@@ -186,6 +202,25 @@ describe('runCli: the process glue', () => {
     })
     assert.deepEqual((await cli(['--qps=13'])).exits, [3])
     assert.deepEqual((await cli(['check'])).exits, [1])
+  })
+
+  test('a precheck refusal prints one line and exits 2 before the command runs', async () => {
+    assert.deepEqual(await cli(['guarded', '--dir=bad']), {
+      stdout: '',
+      stderr: 'edgeop: --dir: "bad" is not writable\n',
+      exits: [2],
+      ran: [['precheck', 'bad']],
+    })
+    assert.deepEqual((await cli(['guarded'])).ran, [
+      ['precheck', 'ok'],
+      ['guarded', 'ok'],
+    ])
+  })
+
+  test('a long unknown command or argument is not echoed whole', async () => {
+    const r = await cli([`x${'y'.repeat(5_000)}`])
+    assert.equal(r.exits[0], 2)
+    assert.ok(r.stderr.length < 300, r.stderr.slice(0, 300))
   })
 
   test('a command that throws prints one line and exits 1', async () => {

@@ -15,7 +15,13 @@ import {
   type Predicate,
   type ReconcileRequest,
 } from '../../controller/index.ts'
-import { type Clock, EdgeopError, type KubeObject, type Logger } from '../../core/index.ts'
+import {
+  type Clock,
+  EdgeopError,
+  isDns1123Subdomain,
+  type KubeObject,
+  type Logger,
+} from '../../core/index.ts'
 import type { QueueMetrics } from '../../queue/index.ts'
 import { NODECONFIGS, type NodeConfig } from './api.ts'
 import { FileStore } from './file-store.ts'
@@ -27,8 +33,10 @@ export const DEFAULT_AGENT_ROOT = '/var/lib/edgeop/files'
 /** The controller's name (logs, metrics). */
 export const AGENT_CONTROLLER_NAME = 'nodeconfig-agent'
 
-/** Node names are DNS-1123 subdomains. */
-const NODE_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/
+/** Shortest `--recheck-interval`: re-reading every managed file more often than each second is all I/O. */
+export const MIN_RECHECK_INTERVAL_MS = 1_000
+/** Longest `--recheck-interval`: a hand edit left in place for more than a day is drift nobody watches. */
+export const MAX_RECHECK_INTERVAL_MS = 86_400_000
 
 /** Options of {@link nodeConfigAgent}. */
 export interface NodeConfigAgentOptions {
@@ -79,7 +87,7 @@ function nodeLabelsOnly(node: KubeObject): KubeObject {
  * await agent.run(signal)
  */
 export function nodeConfigAgent(o: NodeConfigAgentOptions): Controller<KubeObject> {
-  if (!NODE_NAME.test(o.nodeName))
+  if (!isDns1123Subdomain(o.nodeName))
     throw new EdgeopError(
       'EDGEOP_ERR_INVALID',
       `--node-name: ${JSON.stringify(o.nodeName)} is not a node name`,
