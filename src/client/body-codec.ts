@@ -1,8 +1,8 @@
 /**
  * @module body-codec — request bodies out, response bodies in: JSON encoding, text and JSON decoding, streamed chunks.
  */
-import { decodeError, transportError } from './request-errors.ts'
-import type { RequestSpec, StreamSpec } from './request-spec.ts'
+import { decodeError, type FailureContext, transportError } from './request-errors.ts'
+import type { RequestSpec } from './request-spec.ts'
 import type { Dispatcher } from './undici.ts'
 
 /** A response body as undici hands it over. */
@@ -14,12 +14,12 @@ export function encodeBody(body: unknown): string | undefined {
   return typeof body === 'string' ? body : JSON.stringify(body)
 }
 
-/** The whole body as text. A failure while reading is a transport error of `spec`. */
-export async function readText(body: ResponseBody, spec: RequestSpec): Promise<string> {
+/** The whole body as text. A failure while reading is a transport error (phase `body`) of `ctx`. */
+export async function readText(body: ResponseBody, ctx: FailureContext): Promise<string> {
   try {
     return await body.text()
   } catch (cause) {
-    throw transportError(cause, spec, spec.signal, undefined, 0)
+    throw transportError(cause, { ...ctx, phase: 'body' })
   }
 }
 
@@ -33,12 +33,12 @@ export function decodeJson(text: string, spec: RequestSpec): unknown {
   }
 }
 
-/** The chunks of a streamed body; a failure mid-stream is a transport error of `spec`. Destroys the body when done. */
-export async function* streamChunks(body: ResponseBody, spec: StreamSpec): AsyncGenerator<Uint8Array> {
+/** The chunks of a streamed body; a failure mid-stream is a transport error (phase `body`) of `ctx`. Destroys the body when done. */
+export async function* streamChunks(body: ResponseBody, ctx: FailureContext): AsyncGenerator<Uint8Array> {
   try {
     for await (const chunk of body) yield chunk as Uint8Array
   } catch (cause) {
-    throw transportError(cause, spec, spec.signal, undefined, spec.idleTimeoutMs ?? 0)
+    throw transportError(cause, { ...ctx, phase: 'body' })
   } finally {
     body.destroy()
   }

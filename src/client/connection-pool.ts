@@ -5,17 +5,27 @@ import { createSecureContext, type SecureContext } from 'node:tls'
 import type { ClusterConfig, Credentials } from '../config/cluster-config.ts'
 import { EdgeopError } from '../core/errors.ts'
 import { displayPath, type RequestSpec } from './request-spec.ts'
-import { Pool } from './undici.ts'
+import { Pool, stepAwareConnector } from './undici.ts'
 
 /** Idle connections are kept 60 s; reopening after that costs one TLS handshake, and an idle edge node holds no socket for nothing. */
 export const DEFAULT_KEEP_ALIVE_MS = 60_000
 /** Connections per pool when HTTP/1.1 is negotiated; client-go `MaxIdleConnsPerHost` is 25. */
 export const DEFAULT_MAX_CONNECTIONS = 25
 
+/**
+ * Limit on opening a connection, TCP connect and TLS handshake together: 10 s, undici's
+ * default, which edgeop always used. client-go's `net.Dialer` allows 30 s for TCP and then
+ * `TLSHandshakeTimeout` 10 s for TLS; an API server that has not answered a SYN in 10 s is
+ * down or unreachable, and the caller's backoff retries sooner than 30 s would.
+ */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000
+
 /** Options of {@link ConnectionPool}. */
 export interface ConnectionPoolOptions {
   /** Negotiate HTTP/2 (ALPN). */
   http2: boolean
+  /** Limit on TCP connect plus TLS handshake (ms). Default {@link DEFAULT_CONNECT_TIMEOUT_MS}. */
+  connectTimeoutMs?: number
 }
 
 /**
@@ -64,11 +74,13 @@ export class ConnectionPool {
       connections: DEFAULT_MAX_CONNECTIONS,
       keepAliveTimeout: DEFAULT_KEEP_ALIVE_MS,
       allowH2: this.#options.http2,
-      connect: {
+      connect: stepAwareConnector({
         ...(secureContext === undefined ? {} : { secureContext }),
         ...(tls.serverName === undefined ? {} : { servername: tls.serverName }),
         rejectUnauthorized: !tls.insecureSkipVerify,
-      },
+        allowH2: this.#options.http2,
+        timeout: this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      }),
     })
     this.#poolCertKey = certKey
     void old?.close().catch(() => {})

@@ -9,6 +9,7 @@
 import { EdgeopError } from '../core/errors.ts'
 import { ApiError, apiErrorFromResponse } from './api-error.ts'
 import { displayPath, type RequestSpec } from './request-spec.ts'
+import { connectTimeoutStep } from './undici.ts'
 
 /** The error for a response with status ≥ 400 whose body text is `text` (JSON or not). */
 export function responseError(
@@ -29,38 +30,68 @@ function tryJson(text: string): unknown {
 }
 
 /**
- * The error for a request that got no (complete) response. `callerSignal` aborted → aborted;
- * `deadline` aborted or an undici timeout → timeout; anything else → a network error.
+ * What the transport knows when an attempt ends without a complete response: the request,
+ * its limits, and whether the response headers had arrived. Every limit is in ms; 0 = none.
  */
-export function transportError(
-  cause: unknown,
-  spec: RequestSpec,
-  callerSignal: AbortSignal | undefined,
-  deadline: AbortSignal | undefined,
-  timeoutMs: number,
-): ApiError {
-  const base = { status: 0, method: spec.method, path: displayPath(spec.path), cause }
-  if (callerSignal?.aborted)
+export interface FailureContext {
+  spec: RequestSpec
+  /** The request's own deadline (`timeoutMs`), when it has one. */
+  deadline?: AbortSignal | undefined
+  deadlineMs: number
+  /** undici `headersTimeout`: the longest wait for the response headers. */
+  headersTimeoutMs: number
+  /** undici `bodyTimeout`: the longest gap between two chunks of the body. */
+  bodyTimeoutMs: number
+  /** `'headers'` until the response headers arrive, then `'body'`. */
+  phase: 'headers' | 'body'
+}
+
+/**
+ * Stable `reason` of each timeout (`code` is `EDGEOP_ERR_TIMEOUT`, `retryable` true): the step
+ * that ran out of time. undici's connect timeout covers TCP connect and TLS handshake with
+ * one timer; which of the two it interrupted is told apart by whether TCP had connected.
+ */
+export const TIMEOUT_REASONS = {
+  connect: 'ConnectTimeout',
+  'tls-handshake': 'TLSHandshakeTimeout',
+  headers: 'HeadersTimeout',
+  body: 'BodyTimeout',
+  deadline: 'RequestDeadline',
+} as const
+
+/**
+ * The error for an attempt that got no (complete) response: the caller's signal aborted →
+ * `EDGEOP_ERR_ABORTED`; a timeout → `EDGEOP_ERR_TIMEOUT` whose reason ({@link TIMEOUT_REASONS})
+ * and message name the step and its actual limit; anything else → `EDGEOP_ERR_NETWORK`.
+ */
+export function transportError(cause: unknown, ctx: FailureContext): ApiError {
+  const base = { status: 0, method: ctx.spec.method, path: displayPath(ctx.spec.path), cause }
+  if (ctx.spec.signal?.aborted)
     return new ApiError({
       ...base,
       code: 'EDGEOP_ERR_ABORTED',
       reason: 'Aborted',
       message: 'the request was aborted',
     })
-  const code = errorCodeOf(cause)
-  if (
-    deadline?.aborted ||
-    code === 'UND_ERR_HEADERS_TIMEOUT' ||
-    code === 'UND_ERR_BODY_TIMEOUT' ||
-    code === 'UND_ERR_CONNECT_TIMEOUT'
-  ) {
-    return new ApiError({
-      ...base,
-      code: 'EDGEOP_ERR_TIMEOUT',
-      reason: 'Timeout',
-      message: `no answer within ${timeoutMs} ms`,
-    })
+  const timeout = (step: keyof typeof TIMEOUT_REASONS, message: string): ApiError =>
+    new ApiError({ ...base, code: 'EDGEOP_ERR_TIMEOUT', reason: TIMEOUT_REASONS[step], message })
+  if (ctx.deadline?.aborted) {
+    const when =
+      ctx.phase === 'body' ? 'while the response body was read' : 'before the response headers came'
+    return timeout('deadline', `the request deadline of ${ctx.deadlineMs} ms (timeoutMs) passed ${when}`)
   }
+  const code = errorCodeOf(cause)
+  const connect = connectTimeoutStep(cause)
+  if (connect?.step === 'tls-handshake')
+    return timeout('tls-handshake', `TLS handshake not done within ${connect.timeoutMs} ms (connect timeout)`)
+  if (connect || code === 'UND_ERR_CONNECT_TIMEOUT') {
+    const limit = connect ? `${connect.timeoutMs} ms` : 'the connect timeout'
+    return timeout('connect', `TCP connect not done within ${limit} (connect timeout)`)
+  }
+  if (code === 'UND_ERR_HEADERS_TIMEOUT')
+    return timeout('headers', `no response headers within ${ctx.headersTimeoutMs} ms (headers timeout)`)
+  if (code === 'UND_ERR_BODY_TIMEOUT')
+    return timeout('body', `the response body stalled: no data for ${ctx.bodyTimeoutMs} ms (body timeout)`)
   const detail = code ?? (cause as Error)?.message ?? 'unknown error'
   return new ApiError({
     ...base,

@@ -21,6 +21,7 @@ import { type RequestRateLimiter, tokenBucketLimiter } from './rate-limiter.ts'
 import {
   abortedWhileWaiting,
   errorCodeOf,
+  type FailureContext,
   responseError,
   transportError,
   withPrevious,
@@ -29,7 +30,12 @@ import type { Method, RequestSpec, StreamResponse, StreamSpec } from './request-
 import { type AttemptOutcome, DEFAULT_MAX_RETRIES, decideRetry } from './retry-policy.ts'
 import { type Dispatcher, request } from './undici.ts'
 
-export { DEFAULT_KEEP_ALIVE_MS, DEFAULT_MAX_CONNECTIONS } from './connection-pool.ts'
+export {
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_KEEP_ALIVE_MS,
+  DEFAULT_MAX_CONNECTIONS,
+} from './connection-pool.ts'
+export { TIMEOUT_REASONS } from './request-errors.ts'
 export type { Method, RequestSpec, StreamResponse, StreamSpec } from './request-spec.ts'
 export { DEFAULT_MAX_RETRIES } from './retry-policy.ts'
 
@@ -39,6 +45,12 @@ export { DEFAULT_MAX_RETRIES } from './retry-policy.ts'
  * keeps a hung server from stalling a reconcile forever.
  */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000
+/**
+ * undici `headersTimeout` when a request has no deadline (`timeoutMs: 0`, or a watch without
+ * an idle timeout): 60 s, the same bound as {@link DEFAULT_REQUEST_TIMEOUT_MS}, instead of
+ * undici's 300 s. A request with a deadline waits for headers as long as the deadline.
+ */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 60_000
 
 /** Default User-Agent: `edgeop/<version> (<platform>/<arch>) node/<version>`. */
 export const DEFAULT_USER_AGENT = `edgeop/${VERSION} (${platform}/${arch}) node/${nodeVersion}`
@@ -59,7 +71,14 @@ export interface TransportOptions {
   burst?: number
   rateLimiter?: RequestRateLimiter
   userAgent?: string
+  /** Deadline of a non-watch call (ms), including retries; 0 = none. Default {@link DEFAULT_REQUEST_TIMEOUT_MS}. */
   timeoutMs?: number
+  /** Limit on TCP connect plus TLS handshake (ms). Default `DEFAULT_CONNECT_TIMEOUT_MS`. */
+  connectTimeoutMs?: number
+  /** Longest wait for response headers (ms). Default: the request's deadline, else the watch idle timeout, else {@link DEFAULT_HEADERS_TIMEOUT_MS}. */
+  headersTimeoutMs?: number
+  /** Longest gap between body chunks of a non-watch response (ms); 0 = none. Default: the request's deadline. Watches use `idleTimeoutMs`. */
+  bodyTimeoutMs?: number
   maxRetries?: number
   /** Negotiate HTTP/2 (ALPN) so that requests and watches share one connection. Default true. */
   http2?: boolean
@@ -81,6 +100,8 @@ export class Transport {
   readonly #limiter: RequestRateLimiter
   readonly #userAgent: string
   readonly #timeoutMs: number
+  readonly #headersTimeoutMs: number | undefined
+  readonly #bodyTimeoutMs: number | undefined
   readonly #maxRetries: number
   readonly #clock: Clock
   readonly #observer: RequestObserver
@@ -118,25 +139,30 @@ export class Transport {
     this.#limiter = options.rateLimiter ?? tokenBucketLimiter(options.qps, options.burst, this.#clock)
     this.#userAgent = options.userAgent ?? DEFAULT_USER_AGENT
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
+    this.#headersTimeoutMs = options.headersTimeoutMs
+    this.#bodyTimeoutMs = options.bodyTimeoutMs
     this.#maxRetries = Math.max(0, options.maxRetries ?? DEFAULT_MAX_RETRIES)
     this.#observer = options.observer ?? {}
-    this.#pool = new ConnectionPool(config, this.origin, { http2: options.http2 ?? true })
+    this.#pool = new ConnectionPool(config, this.origin, {
+      http2: options.http2 ?? true,
+      ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+    })
   }
 
   /** Sends a request and decodes the JSON response. Throws {@link ApiError} on failure. */
   async request<T = unknown>(spec: RequestSpec): Promise<T> {
-    const res = await this.#send(spec, false)
-    return decodeJson(await readText(res.body, spec), spec) as T
+    const { res, ctx } = await this.#send(spec, false)
+    return decodeJson(await readText(res.body, ctx), spec) as T
   }
 
   /** Opens a streamed response (a watch). Throws {@link ApiError} if the server refuses it. */
   async stream(spec: StreamSpec): Promise<StreamResponse> {
-    const res = await this.#send(spec, true)
+    const { res, ctx } = await this.#send(spec, true)
     const body = res.body
     return {
       status: res.statusCode,
       headers: res.headers,
-      body: streamChunks(body, spec),
+      body: streamChunks(body, ctx),
       close: () => body.destroy(),
     }
   }
@@ -152,7 +178,10 @@ export class Transport {
     await this.#pool.close()
   }
 
-  async #send(spec: StreamSpec, streaming: boolean): Promise<Dispatcher.ResponseData> {
+  async #send(
+    spec: StreamSpec,
+    streaming: boolean,
+  ): Promise<{ res: Dispatcher.ResponseData; ctx: FailureContext }> {
     if (this.#closed) throw new EdgeopError('EDGEOP_ERR_ABORTED', 'the client is closed', { step: spec.path })
     // Throttle the first attempt before the deadline starts (client-go), except watches.
     if (!streaming) await this.#throttle(spec.signal)
@@ -161,6 +190,16 @@ export class Transport {
     const signal = combine(spec.signal, deadline)
     const path = this.#basePath + (timeoutMs > 0 ? withServerTimeout(spec.path, timeoutMs) : spec.path)
     const body = encodeBody(spec.body)
+    const idle = streaming ? (spec.idleTimeoutMs ?? 0) : 0
+    const ctx: FailureContext = {
+      spec,
+      deadline,
+      deadlineMs: timeoutMs,
+      headersTimeoutMs:
+        this.#headersTimeoutMs ?? (timeoutMs > 0 ? timeoutMs : idle > 0 ? idle : DEFAULT_HEADERS_TIMEOUT_MS),
+      bodyTimeoutMs: streaming ? idle : (this.#bodyTimeoutMs ?? timeoutMs),
+      phase: 'headers',
+    }
     let refreshedCredentials = false
     let previous: ApiError | undefined
 
@@ -179,19 +218,18 @@ export class Transport {
           headers: requestHeaders(spec, this.#userAgent, credentials),
           body,
           signal,
-          headersTimeout:
-            timeoutMs > 0 ? timeoutMs : streaming && spec.idleTimeoutMs ? spec.idleTimeoutMs : 60_000,
-          bodyTimeout: streaming ? (spec.idleTimeoutMs ?? 0) : timeoutMs,
+          headersTimeout: ctx.headersTimeoutMs,
+          bodyTimeout: ctx.bodyTimeoutMs,
         })
         this.#observer.onResponse?.(spec.method, res.statusCode, this.#clock.monotonic() - started)
-        if (res.statusCode < 400) return res
-        const text = await readText(res.body, spec).catch(() => '')
+        if (res.statusCode < 400) return { res, ctx }
+        const text = await readText(res.body, ctx).catch(() => '')
         const retryAfter = res.headers['retry-after']
         err = responseError(res.statusCode, text, spec, retryAfter)
         outcome = { kind: 'response', status: res.statusCode, retryAfter }
       } catch (cause) {
         this.#observer.onResponse?.(spec.method, 0, this.#clock.monotonic() - started)
-        err = transportError(cause, spec, spec.signal, deadline, timeoutMs)
+        err = transportError(cause, ctx)
         // Watches too (client-go `Watch()` retries probable EOF and HTTP/2 connection loss
         // the same way): a watch reopened just after its connection dropped may be sent on
         // the dead connection; without this retry that costs a relist and a backoff step
