@@ -3,6 +3,7 @@
  */
 import path from 'node:path'
 import { EdgeopError } from '../core/errors.ts'
+import { quoteInput } from '../core/quote-input.ts'
 import {
   decodeKubeconfig,
   type KubeconfigCluster,
@@ -71,7 +72,7 @@ export function parseKubeconfig(text: string, file: string): KubeconfigFile {
   const abs = (p: string | null | undefined): string | undefined => (p ? path.resolve(dir, p) : undefined)
   const checkData = (kind: string, name: string, field: string, value: string | null | undefined): void => {
     if (value && decodeBase64(value) === undefined) {
-      throw configError(`${file}: ${field} of ${kind} "${name}" is not valid base64`)
+      throw configError(`${file}: ${field} of ${kind} ${quoteInput(name)} is not valid base64`)
     }
   }
   const clusters = named(file, 'clusters', doc.clusters, (e) => e.cluster).map((entry) => {
@@ -110,7 +111,9 @@ function named<E extends { name?: string | null | undefined }, T extends object>
     const name = entry?.name ?? ''
     const first = seen.get(name)
     if (first !== undefined)
-      throw configError(`${file}: ${list}[${i}]: the name "${name}" is already used by ${list}[${first}]`)
+      throw configError(
+        `${file}: ${list}[${i}]: the name ${quoteInput(name)} is already used by ${list}[${first}]`,
+      )
     seen.set(name, i)
     return { name, file, value: (entry && body(entry)) ?? ({} as T) }
   })

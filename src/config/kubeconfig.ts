@@ -4,6 +4,7 @@
 import { type Clock, realClock } from '../core/clock.ts'
 import { EdgeopError } from '../core/errors.ts'
 import { type Logger, noopLogger } from '../core/log.ts'
+import { quoteInput } from '../core/quote-input.ts'
 import type { ClusterConfig, CredentialProvider } from './cluster-config.ts'
 import { ExecCredentialProvider, type ExecRunner } from './exec-credentials.ts'
 import { type ResolvedContext, resolveContext } from './kubeconfig-context.ts'
@@ -63,7 +64,7 @@ export async function buildClusterConfig(
   options: KubeconfigBuildOptions = {},
 ): Promise<ClusterConfig> {
   const read = options.readFile ?? readTextFile
-  const inContext = `(context "${r.contextName}")`
+  const inContext = `(context ${quoteInput(r.contextName)})`
   const pem = async (file: string | undefined, data: string | undefined, field: string, owner: string) => {
     if (data !== undefined || file === undefined) return data
     try {
@@ -73,9 +74,9 @@ export async function buildClusterConfig(
       throw configError(`cannot read ${field} ${file} of ${owner} ${inContext}: ${code}`, err)
     }
   }
-  const ca = await pem(r.caFile, r.caData, 'certificate-authority', `cluster "${r.clusterName}"`)
-  const cert = await pem(r.certFile, r.certData, 'client-certificate', `user "${r.userName}"`)
-  const key = await pem(r.keyFile, r.keyData, 'client-key', `user "${r.userName}"`)
+  const ca = await pem(r.caFile, r.caData, 'certificate-authority', `cluster ${quoteInput(r.clusterName)}`)
+  const cert = await pem(r.certFile, r.certData, 'client-certificate', `user ${quoteInput(r.userName ?? '')}`)
+  const key = await pem(r.keyFile, r.keyData, 'client-key', `user ${quoteInput(r.userName ?? '')}`)
   const config: ClusterConfig = {
     server: r.server,
     tls: { insecureSkipVerify: r.insecureSkipVerify },
@@ -98,8 +99,8 @@ async function credentialsFor(
   ca: string | undefined,
   options: KubeconfigBuildOptions,
 ): Promise<CredentialProvider | undefined> {
-  const owner = `user "${r.userName}"`
-  const where = `(kubeconfig ${r.userFile}, context "${r.contextName}")`
+  const owner = `user ${quoteInput(r.userName ?? '')}`
+  const where = `(kubeconfig ${r.userFile}, context ${quoteInput(r.contextName)})`
   const auth = r.auth
   switch (auth.kind) {
     case 'none':
