@@ -2,7 +2,7 @@
  * @module kubeconfig-files — reading kubeconfig files and merging several the way kubectl does.
  */
 import path from 'node:path'
-import { EdgeopError } from '../core/errors.ts'
+import { EdgeopError, isEdgeopError } from '../core/errors.ts'
 import { quoteInput } from '../core/quote-input.ts'
 import {
   decodeKubeconfig,
@@ -10,7 +10,8 @@ import {
   type KubeconfigContext,
   type KubeconfigUser,
 } from './kubeconfig-schema.ts'
-import { type ReadTextFile, readTextFile } from './read-text-file.ts'
+import { readKubeconfigText } from './kubeconfig-text.ts'
+import type { ReadTextFile } from './read-text-file.ts'
 import { parseYaml } from './yaml.ts'
 
 /** A named entry of a kubeconfig and the file that defined it. */
@@ -122,13 +123,13 @@ function named<E extends { name?: string | null | undefined }, T extends object>
 /**
  * Reads kubeconfig files in precedence order. Paths are made absolute; empty and repeated
  * paths are skipped. With `missingOk` (the `KUBECONFIG` list) a file that does not exist
- * is skipped, as kubectl does; otherwise it is an error.
+ * is skipped, as kubectl does; otherwise it is an error. Each file is read bounded
+ * (`MAX_KUBECONFIG_BYTES`): a larger one is an error naming it and the cap.
  */
 export async function readKubeconfigFiles(
   paths: readonly string[],
   options: { missingOk?: boolean; readFile?: ReadTextFile } = {},
 ): Promise<KubeconfigFile[]> {
-  const read = options.readFile ?? readTextFile
   const seen = new Set<string>()
   const files: KubeconfigFile[] = []
   for (const p of paths) {
@@ -138,8 +139,9 @@ export async function readKubeconfigFiles(
     seen.add(file)
     let text: string
     try {
-      text = await read(file)
+      text = await readKubeconfigText(file, options.readFile)
     } catch (err) {
+      if (isEdgeopError(err)) throw err
       const code = (err as { code?: unknown }).code
       if (code === 'ENOENT' && options.missingOk) continue
       throw configError(

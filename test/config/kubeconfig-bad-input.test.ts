@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { after, test } from 'node:test'
 import { loadKubeconfig } from '../../src/config/kubeconfig.ts'
+import { MAX_KUBECONFIG_BYTES } from '../../src/config/kubeconfig-text.ts'
 import { parseYaml } from '../../src/config/yaml.ts'
 import { memoryFiles } from './support/helpers.ts'
 
@@ -59,4 +60,27 @@ test('a huge scalar is never echoed: names and keys in messages are cut and thei
     file('many-contexts.yaml', `${CLUSTER}contexts:\n${names}current-context: nope\n`),
   ])
   assert.match(many.message, /\(contexts: "ctx-0", .*"ctx-9" and 490 more\)$/)
+})
+
+test('a kubeconfig over MAX_KUBECONFIG_BYTES is refused by name and cap, without reading it whole', async () => {
+  assert.equal(MAX_KUBECONFIG_BYTES, 8 * 1024 * 1024)
+  const tooLarge = (f: string, size = '') =>
+    `kubeconfig ${f} is larger${size} than the 8 MiB edgeop reads; a kubeconfig is normally a few KiB: is this the right file?`
+  const over = file('over.yaml', `${CLUSTER}#${'x'.repeat(MAX_KUBECONFIG_BYTES - CLUSTER.length)}`)
+  const e = await loadError([over])
+  assert.deepEqual(
+    { code: e.code, message: e.message },
+    { code: 'EDGEOP_ERR_CONFIG', message: tooLarge(over) },
+  )
+  // /dev/zero never ends: only a bounded read can answer at all.
+  assert.equal((await loadError(['/dev/zero'])).message, tooLarge('/dev/zero'))
+  // An injected reader's text is held to the same cap.
+  const virtual = memoryFiles({ '/v/config': 'é'.repeat(MAX_KUBECONFIG_BYTES / 2 + 1) })
+  assert.equal(
+    (await loadError(['/v/config'], virtual)).message,
+    tooLarge('/v/config', ` (${MAX_KUBECONFIG_BYTES + 2} bytes)`),
+  )
+  // Exactly at the cap is read and parsed (here: it has no contexts).
+  const at = file('at-cap.yaml', `${CLUSTER}#${'x'.repeat(MAX_KUBECONFIG_BYTES - CLUSTER.length - 1)}`)
+  assert.match((await loadError([at])).message, /^current-context is not set in /)
 })
