@@ -10,7 +10,7 @@ import {
   type KubeconfigContext,
   type KubeconfigUser,
 } from './kubeconfig-schema.ts'
-import { readKubeconfigText } from './kubeconfig-text.ts'
+import { isBlankKubeconfig, readKubeconfigText } from './kubeconfig-text.ts'
 import type { ReadTextFile } from './read-text-file.ts'
 import { parseYaml } from './yaml.ts'
 
@@ -25,6 +25,8 @@ export interface Named<T> {
 /** One kubeconfig file, validated, with relative paths resolved against the file's directory. */
 export interface KubeconfigFile {
   file: string
+  /** True when the file holds nothing but blanks and comments. */
+  empty: boolean
   currentContext: string | undefined
   clusters: Named<KubeconfigCluster>[]
   users: Named<KubeconfigUser>[]
@@ -98,7 +100,8 @@ export function parseKubeconfig(text: string, file: string): KubeconfigFile {
     return { ...entry, value: resolved }
   })
   const contexts = named(file, 'contexts', doc.contexts, (e) => e.context)
-  return { file, currentContext: doc['current-context'] || undefined, clusters, users, contexts }
+  const empty = isBlankKubeconfig(text)
+  return { file, empty, currentContext: doc['current-context'] || undefined, clusters, users, contexts }
 }
 
 function named<E extends { name?: string | null | undefined }, T extends object>(

@@ -1,5 +1,5 @@
 /**
- * @module kubeconfig-text — from a kubeconfig file to text the YAML reader may take: bounded in size.
+ * @module kubeconfig-text — from a kubeconfig file to text the YAML reader may take: bounded in size; an empty file told apart.
  *
  * client-go reads a kubeconfig whole, whatever its size. edgeop reads at most
  * {@link MAX_KUBECONFIG_BYTES} and never the whole of a larger file.
@@ -65,4 +65,9 @@ async function readBounded(file: string): Promise<Buffer> {
   } finally {
     await handle.close()
   }
+}
+
+/** True when `text` holds nothing but blanks, line breaks and comments (an empty kubeconfig). */
+export function isBlankKubeconfig(text: string): boolean {
+  return /^(?:[ \t\r\n\uFEFF]|#[^\n]*)*$/.test(text)
 }

@@ -43,7 +43,8 @@ function configError(message: string, cause?: unknown): EdgeopError {
 }
 
 /**
- * Reads, merges and resolves kubeconfig files into a {@link ClusterConfig}.
+ * Reads, merges and resolves kubeconfig files into a {@link ClusterConfig}. When every file
+ * read is empty (blanks and comments only), that is the error, naming the files.
  *
  * @throws EdgeopError `EDGEOP_ERR_YAML` / `EDGEOP_ERR_CONFIG` naming the file, context and field.
  */
@@ -51,6 +52,13 @@ export async function loadKubeconfig(options: KubeconfigOptions): Promise<Cluste
   const files = await readKubeconfigFiles(options.paths, options)
   if (files.length === 0)
     throw configError(`none of the kubeconfig files exist: ${options.paths.filter(Boolean).join(', ')}`)
+  if (files.every((f) => f.empty)) {
+    const names = files.map((f) => f.file)
+    throw configError(
+      `${names.length === 1 ? `kubeconfig ${names[0]} is` : `kubeconfig files ${names.join(', ')} are`} empty ` +
+        '(nothing but blanks and comments); write a kubeconfig there or point to another file',
+    )
+  }
   return buildClusterConfig(resolveContext(mergeKubeconfigs(files), options.context), options)
 }
 
