@@ -111,3 +111,57 @@ test('an empty kubeconfig (blanks and comments only) is named as empty, not as "
   )
   assert.match((await loadError([file('empty-map.yaml', '{}\n')])).message, /^current-context is not set in /)
 })
+
+test('a NUL or another control character go-yaml refuses is an error at its file, line and column', async () => {
+  const nul = file('nul.yaml', `${CLUSTER}current-context: ab\u0000c\n`)
+  const e = await loadError([nul])
+  assert.deepEqual(
+    { code: e.code, message: e.message },
+    { code: 'EDGEOP_ERR_YAML', message: `${nul}:5:20: a NUL character (U+0000) is not allowed in YAML` },
+  )
+  const esc = file('escape.yaml', `${CLUSTER}# façade \u001b[31m\n`)
+  assert.equal(
+    (await loadError([esc])).message,
+    `${esc}:5:10: control character U+001B is not allowed in YAML`,
+  )
+  const virtual = memoryFiles({ '/v/config': 'a: 1\n\u007f: 2\n' })
+  assert.equal(
+    (await loadError(['/v/config'], virtual)).message,
+    '/v/config:2:1: control character U+007F is not allowed in YAML',
+  )
+  const surrogate = memoryFiles({ '/v/lone': 'a: "x\uD800"\n' })
+  assert.equal(
+    (await loadError(['/v/lone'], surrogate)).message,
+    '/v/lone:1:6: character U+D800 is not allowed in YAML',
+  )
+  // What YAML allows stays allowed: tab, CR LF, NEL, non-ASCII, a leading BOM.
+  const fine = file(
+    'allowed.yaml',
+    `\uFEFF${CLUSTER}\r\n# tab\t nel\u0085 façade 😀\ncurrent-context: none\n`,
+  )
+  assert.match((await loadError([fine])).message, /^context "none" not found/)
+})
+
+test('bytes that are not UTF-8 are an error at their file, line and column (counted in characters)', async () => {
+  const bad = (name: string, bytes: number[]) =>
+    file(name, Buffer.concat([Buffer.from(`${CLUSTER}# é`), Buffer.from(bytes), Buffer.from('\n')]))
+  for (const [name, bytes, first] of [
+    ['latin1.yaml', [0xe9, 0x41], 'E9'], // a Latin-1 "é"
+    ['stray-continuation.yaml', [0x80], '80'],
+    ['overlong.yaml', [0xc0, 0xaf], 'C0'],
+    ['surrogate.yaml', [0xed, 0xa0, 0x80], 'ED'],
+    ['above-max.yaml', [0xf4, 0x90, 0x80, 0x80], 'F4'],
+    ['truncated.yaml', [0xe2, 0x82], 'E2'],
+  ] as const) {
+    const f = bad(name, [...bytes])
+    const e = await loadError([f])
+    assert.deepEqual(
+      { code: e.code, message: e.message },
+      {
+        code: 'EDGEOP_ERR_YAML',
+        message: `${f}:5:4: invalid UTF-8 (byte 0x${first}); a kubeconfig must be UTF-8 text`,
+      },
+      name,
+    )
+  }
+})
