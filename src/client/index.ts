@@ -1,11 +1,74 @@
 /** @module client — the Kubernetes REST client over undici. */
-export * from './api-error.ts'
-export * from './discovery.ts'
-export * from './kube-client.ts'
-export * from './list-options.ts'
-export * from './rate-limiter.ts'
-export * from './resource.ts'
-export * from './resource-client.ts'
-export * from './retry-on-conflict.ts'
-export * from './transport.ts'
-export * from './watch-decoder.ts'
+export {
+  ApiError,
+  type ApiErrorInit,
+  hasStatusCause,
+  isAlreadyExists,
+  isBadRequest,
+  isConflict,
+  isForbidden,
+  isGone,
+  isGoneOrExpired,
+  isInternalError,
+  isInvalid,
+  isNotFound,
+  isResourceExpired,
+  isServerTimeout,
+  isServiceUnavailable,
+  isTimeout,
+  isTooLargeResourceVersion,
+  isTooManyRequests,
+  isUnauthorized,
+} from './api-error.ts'
+export {
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_KEEP_ALIVE_MS,
+  DEFAULT_MAX_CONNECTIONS,
+} from './connection-pool.ts'
+export {
+  type DiscoveredGroup,
+  type DiscoveredResource,
+  type DiscoverySnapshot,
+  discover,
+  type MappingQuery,
+  RestMapper,
+} from './discovery.ts'
+export { KubeClient } from './kube-client.ts'
+export type {
+  DeleteOptions,
+  ListOptions,
+  ResourceVersionMatch,
+  WatchOptions,
+  WriteOptions,
+} from './list-options.ts'
+export {
+  DEFAULT_BURST,
+  DEFAULT_QPS,
+  type RequestRateLimiter,
+  tokenBucketLimiter,
+  unlimited,
+} from './rate-limiter.ts'
+export { TIMEOUT_REASONS } from './request-errors.ts'
+export type { Method, RequestSpec, StreamResponse, StreamSpec } from './request-spec.ts'
+export { apiVersionOf, CORE_TYPES, type ResourceType, resourcePath } from './resource.ts'
+export {
+  type ApplyOptions,
+  type CallOptions,
+  type JsonPatchOp,
+  type PatchType,
+  type RawWatchOptions,
+  ResourceClient,
+  type Scale,
+  type WatchStream,
+} from './resource-client.ts'
+export { DEFAULT_CONFLICT_RETRY, retryOnConflict } from './retry-on-conflict.ts'
+export { DEFAULT_MAX_RETRIES } from './retry-policy.ts'
+export {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_USER_AGENT,
+  type RequestObserver,
+  Transport,
+  type TransportOptions,
+} from './transport.ts'
+export { DEFAULT_MAX_WATCH_LINE_BYTES } from './watch-decoder.ts'

@@ -2,6 +2,7 @@
  * @module kubeconfig-context — resolves one context of merged kubeconfigs into connection settings, without I/O.
  */
 import { EdgeopError } from '../core/errors.ts'
+import { quoteInput, quoteInputs } from '../core/quote-input.ts'
 import { decodeBase64, type KubeconfigSet } from './kubeconfig-files.ts'
 import type { KubeconfigExec } from './kubeconfig-schema.ts'
 
@@ -65,8 +66,7 @@ function configError(message: string): EdgeopError {
 }
 
 function list(names: Iterable<string>): string {
-  const all = [...names].filter((n) => n !== '')
-  return all.length ? all.map((n) => `"${n}"`).join(', ') : 'none'
+  return quoteInputs([...names].filter((n) => n !== ''))
 }
 
 /**
@@ -89,18 +89,20 @@ export function resolveContext(set: KubeconfigSet, contextName?: string): Resolv
   }
   const context = set.contexts.get(name)
   if (!context)
-    throw configError(`context "${name}" not found in ${files} (contexts: ${list(set.contexts.keys())})`)
+    throw configError(
+      `context ${quoteInput(name)} not found in ${files} (contexts: ${list(set.contexts.keys())})`,
+    )
   const ctx = context.value
-  const where = `context "${name}" in ${context.file}`
+  const where = `context ${quoteInput(name)} in ${context.file}`
   if (!ctx.cluster) throw configError(`${where} names no cluster`)
   const cluster = set.clusters.get(ctx.cluster)
-  if (!cluster) throw configError(`cluster "${ctx.cluster}" (${where}) not found in ${files}`)
+  if (!cluster) throw configError(`cluster ${quoteInput(ctx.cluster)} (${where}) not found in ${files}`)
   const c = cluster.value
-  const cWhere = `cluster "${cluster.name}" in ${cluster.file}`
+  const cWhere = `cluster ${quoteInput(cluster.name)} in ${cluster.file}`
   const user = ctx.user ? set.users.get(ctx.user) : undefined
-  if (ctx.user && !user) throw configError(`user "${ctx.user}" (${where}) not found in ${files}`)
+  if (ctx.user && !user) throw configError(`user ${quoteInput(ctx.user)} (${where}) not found in ${files}`)
   const u = user?.value ?? {}
-  const uWhere = `user "${user?.name}" in ${user?.file}`
+  const uWhere = `user ${quoteInput(user?.name ?? '')} in ${user?.file}`
   const both = (what: string, a: unknown, b: unknown, w: string): void => {
     if (a && b) throw configError(`${w} sets both ${what} and ${what}-data; keep one`)
   }
@@ -116,7 +118,7 @@ export function resolveContext(set: KubeconfigSet, contextName?: string): Resolv
   }
   if (u['auth-provider']) {
     throw configError(
-      `${uWhere} uses auth-provider "${u['auth-provider'].name ?? ''}", which edgeop does not support; use an exec plugin (for example kubelogin) instead`,
+      `${uWhere} uses auth-provider ${quoteInput(u['auth-provider'].name ?? '')}, which edgeop does not support; use an exec plugin (for example kubelogin) instead`,
     )
   }
   if (u.as || u['as-uid'] || u['as-groups']?.length || Object.keys(u['as-user-extra'] ?? {}).length) {

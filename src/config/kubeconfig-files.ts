@@ -2,14 +2,16 @@
  * @module kubeconfig-files — reading kubeconfig files and merging several the way kubectl does.
  */
 import path from 'node:path'
-import { EdgeopError } from '../core/errors.ts'
+import { EdgeopError, isEdgeopError } from '../core/errors.ts'
+import { quoteInput } from '../core/quote-input.ts'
 import {
   decodeKubeconfig,
   type KubeconfigCluster,
   type KubeconfigContext,
   type KubeconfigUser,
 } from './kubeconfig-schema.ts'
-import { type ReadTextFile, readTextFile } from './read-text-file.ts'
+import { isBlankKubeconfig, readKubeconfigText } from './kubeconfig-text.ts'
+import type { ReadTextFile } from './read-text-file.ts'
 import { parseYaml } from './yaml.ts'
 
 /** A named entry of a kubeconfig and the file that defined it. */
@@ -23,6 +25,8 @@ export interface Named<T> {
 /** One kubeconfig file, validated, with relative paths resolved against the file's directory. */
 export interface KubeconfigFile {
   file: string
+  /** True when the file holds nothing but blanks and comments. */
+  empty: boolean
   currentContext: string | undefined
   clusters: Named<KubeconfigCluster>[]
   users: Named<KubeconfigUser>[]
@@ -71,7 +75,7 @@ export function parseKubeconfig(text: string, file: string): KubeconfigFile {
   const abs = (p: string | null | undefined): string | undefined => (p ? path.resolve(dir, p) : undefined)
   const checkData = (kind: string, name: string, field: string, value: string | null | undefined): void => {
     if (value && decodeBase64(value) === undefined) {
-      throw configError(`${file}: ${field} of ${kind} "${name}" is not valid base64`)
+      throw configError(`${file}: ${field} of ${kind} ${quoteInput(name)} is not valid base64`)
     }
   }
   const clusters = named(file, 'clusters', doc.clusters, (e) => e.cluster).map((entry) => {
@@ -96,7 +100,8 @@ export function parseKubeconfig(text: string, file: string): KubeconfigFile {
     return { ...entry, value: resolved }
   })
   const contexts = named(file, 'contexts', doc.contexts, (e) => e.context)
-  return { file, currentContext: doc['current-context'] || undefined, clusters, users, contexts }
+  const empty = isBlankKubeconfig(text)
+  return { file, empty, currentContext: doc['current-context'] || undefined, clusters, users, contexts }
 }
 
 function named<E extends { name?: string | null | undefined }, T extends object>(
@@ -110,7 +115,9 @@ function named<E extends { name?: string | null | undefined }, T extends object>
     const name = entry?.name ?? ''
     const first = seen.get(name)
     if (first !== undefined)
-      throw configError(`${file}: ${list}[${i}]: the name "${name}" is already used by ${list}[${first}]`)
+      throw configError(
+        `${file}: ${list}[${i}]: the name ${quoteInput(name)} is already used by ${list}[${first}]`,
+      )
     seen.set(name, i)
     return { name, file, value: (entry && body(entry)) ?? ({} as T) }
   })
@@ -119,13 +126,13 @@ function named<E extends { name?: string | null | undefined }, T extends object>
 /**
  * Reads kubeconfig files in precedence order. Paths are made absolute; empty and repeated
  * paths are skipped. With `missingOk` (the `KUBECONFIG` list) a file that does not exist
- * is skipped, as kubectl does; otherwise it is an error.
+ * is skipped, as kubectl does; otherwise it is an error. Each file is read bounded
+ * (`MAX_KUBECONFIG_BYTES`): a larger one is an error naming it and the cap.
  */
 export async function readKubeconfigFiles(
   paths: readonly string[],
   options: { missingOk?: boolean; readFile?: ReadTextFile } = {},
 ): Promise<KubeconfigFile[]> {
-  const read = options.readFile ?? readTextFile
   const seen = new Set<string>()
   const files: KubeconfigFile[] = []
   for (const p of paths) {
@@ -135,8 +142,9 @@ export async function readKubeconfigFiles(
     seen.add(file)
     let text: string
     try {
-      text = await read(file)
+      text = await readKubeconfigText(file, options.readFile)
     } catch (err) {
+      if (isEdgeopError(err)) throw err
       const code = (err as { code?: unknown }).code
       if (code === 'ENOENT' && options.missingOk) continue
       throw configError(

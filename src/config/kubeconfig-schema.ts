@@ -7,6 +7,7 @@
  * as `sigs.k8s.io/yaml` does when the Go field is a string.
  */
 import * as z from 'zod/mini'
+import { quoteInput } from '../core/quote-input.ts'
 
 /** The string `sigs.k8s.io/yaml` produces when a YAML number or boolean lands in a Go string field. */
 function goString(value: unknown): unknown {
@@ -122,7 +123,8 @@ export function decodeKubeconfig(
   const section = path[0]
   const entry = typeof path[1] === 'number' ? pick(data, section, path[1]) : undefined
   const name = entry && typeof entry === 'object' ? (entry as { name?: unknown }).name : undefined
-  const named = typeof name === 'string' && section ? ` (${String(section).replace(/s$/, '')} "${name}")` : ''
+  const named =
+    typeof name === 'string' && section ? ` (${String(section).replace(/s$/, '')} ${quoteInput(name)})` : ''
   const expected =
     'expected' in issue && typeof issue.expected === 'string' ? EXPECTED[issue.expected] : undefined
   const problem = expected ? `expected ${expected}, got ${kindOf(value)}` : 'invalid value'

@@ -4,6 +4,7 @@
 import { type Clock, realClock } from '../core/clock.ts'
 import { EdgeopError } from '../core/errors.ts'
 import { type Logger, noopLogger } from '../core/log.ts'
+import { quoteInput } from '../core/quote-input.ts'
 import type { ClusterConfig, CredentialProvider } from './cluster-config.ts'
 import { ExecCredentialProvider, type ExecRunner } from './exec-credentials.ts'
 import { type ResolvedContext, resolveContext } from './kubeconfig-context.ts'
@@ -42,7 +43,8 @@ function configError(message: string, cause?: unknown): EdgeopError {
 }
 
 /**
- * Reads, merges and resolves kubeconfig files into a {@link ClusterConfig}.
+ * Reads, merges and resolves kubeconfig files into a {@link ClusterConfig}. When every file
+ * read is empty (blanks and comments only), that is the error, naming the files.
  *
  * @throws EdgeopError `EDGEOP_ERR_YAML` / `EDGEOP_ERR_CONFIG` naming the file, context and field.
  */
@@ -50,6 +52,13 @@ export async function loadKubeconfig(options: KubeconfigOptions): Promise<Cluste
   const files = await readKubeconfigFiles(options.paths, options)
   if (files.length === 0)
     throw configError(`none of the kubeconfig files exist: ${options.paths.filter(Boolean).join(', ')}`)
+  if (files.every((f) => f.empty)) {
+    const names = files.map((f) => f.file)
+    throw configError(
+      `${names.length === 1 ? `kubeconfig ${names[0]} is` : `kubeconfig files ${names.join(', ')} are`} empty ` +
+        '(nothing but blanks and comments); write a kubeconfig there or point to another file',
+    )
+  }
   return buildClusterConfig(resolveContext(mergeKubeconfigs(files), options.context), options)
 }
 
@@ -63,7 +72,7 @@ export async function buildClusterConfig(
   options: KubeconfigBuildOptions = {},
 ): Promise<ClusterConfig> {
   const read = options.readFile ?? readTextFile
-  const inContext = `(context "${r.contextName}")`
+  const inContext = `(context ${quoteInput(r.contextName)})`
   const pem = async (file: string | undefined, data: string | undefined, field: string, owner: string) => {
     if (data !== undefined || file === undefined) return data
     try {
@@ -73,9 +82,9 @@ export async function buildClusterConfig(
       throw configError(`cannot read ${field} ${file} of ${owner} ${inContext}: ${code}`, err)
     }
   }
-  const ca = await pem(r.caFile, r.caData, 'certificate-authority', `cluster "${r.clusterName}"`)
-  const cert = await pem(r.certFile, r.certData, 'client-certificate', `user "${r.userName}"`)
-  const key = await pem(r.keyFile, r.keyData, 'client-key', `user "${r.userName}"`)
+  const ca = await pem(r.caFile, r.caData, 'certificate-authority', `cluster ${quoteInput(r.clusterName)}`)
+  const cert = await pem(r.certFile, r.certData, 'client-certificate', `user ${quoteInput(r.userName ?? '')}`)
+  const key = await pem(r.keyFile, r.keyData, 'client-key', `user ${quoteInput(r.userName ?? '')}`)
   const config: ClusterConfig = {
     server: r.server,
     tls: { insecureSkipVerify: r.insecureSkipVerify },
@@ -98,8 +107,8 @@ async function credentialsFor(
   ca: string | undefined,
   options: KubeconfigBuildOptions,
 ): Promise<CredentialProvider | undefined> {
-  const owner = `user "${r.userName}"`
-  const where = `(kubeconfig ${r.userFile}, context "${r.contextName}")`
+  const owner = `user ${quoteInput(r.userName ?? '')}`
+  const where = `(kubeconfig ${r.userFile}, context ${quoteInput(r.contextName)})`
   const auth = r.auth
   switch (auth.kind) {
     case 'none':

@@ -3,7 +3,7 @@
  *
  * Columns are 0-based internally (a column is also an indentation width) and 1-based
  * in messages. Messages never quote document text: they name a position and, at most,
- * a mapping key or one indicator character.
+ * a mapping key or alias name (through core's `quoteInput`: escaped, at most 80 characters) or one indicator character.
  */
 import { EdgeopError } from '../core/errors.ts'
 

@@ -5,6 +5,8 @@
  * `sigs.k8s.io/yaml` on top of go-yaml v2, which follows YAML 1.1 (so `yes`/`no`/`on`/`off`
  * are booleans and `017` is octal).
  */
+
+import { quoteInput } from '../core/quote-input.ts'
 import { isBlank, isBlankOrEnd, type YamlCursor } from './yaml-cursor.ts'
 
 /** Characters that may not start a plain scalar (YAML 1.2 §7.3.3 `c-indicator`, minus `-?:`). */
@@ -167,7 +169,7 @@ export interface PlainScalar {
 export function readPlain(c: YamlCursor, parent: number, flow: boolean): PlainScalar {
   const ch = c.ch
   if (NOT_PLAIN_START.includes(ch) || ('-?:'.includes(ch) && endsPlain(c.at(1), flow))) {
-    throw c.error(`a plain value cannot start with "${ch}"; quote the value`)
+    throw c.error(`a plain value cannot start with ${quoteInput(ch)}; quote the value`)
   }
   let line = readPlainLine(c, flow)
   if (line.stop === 'key') return { text: line.text, key: true, multiLine: false }

@@ -2,6 +2,7 @@
  * @module yaml-state — what the YAML reader tracks across one document: anchors, alias and depth limits, mapping keys.
  */
 import { isDeepStrictEqual } from 'node:util'
+import { quoteInput } from '../core/quote-input.ts'
 import { isBlankOrEnd, type YamlCursor } from './yaml-cursor.ts'
 
 /** At most this many aliases per document: kubeconfigs need none; this bounds alias-expansion ("billion laughs") cost. Same figure as the `yaml` package's `maxAliasCount`. */
@@ -58,11 +59,11 @@ export class YamlState {
     const start = c.pos
     const name = this.#name()
     if (!this.#anchors.has(name))
-      throw c.error(`alias "*${name}" refers to no anchor defined before it`, start)
+      throw c.error(`alias ${quoteInput(`*${name}`)} refers to no anchor defined before it`, start)
     const value = this.#anchors.get(name)
     if (value === PENDING) {
       throw c.error(
-        `alias "*${name}" is inside the node it refers to (recursive aliases are not supported)`,
+        `alias ${quoteInput(`*${name}`)} is inside the node it refers to (recursive aliases are not supported)`,
         start,
       )
     }
@@ -109,7 +110,7 @@ export class YamlState {
     if (first !== undefined) {
       if (isDeepStrictEqual(map[key], value)) return
       const where = first === c.line(pos) ? `both on line ${first}` : `lines ${first} and ${c.line(pos)}`
-      throw c.error(`key "${key}" appears twice with different values (${where})`, pos)
+      throw c.error(`key ${quoteInput(key)} appears twice with different values (${where})`, pos)
     }
     lines.set(key, c.line(pos))
     Object.defineProperty(map, key, { value, enumerable: true, writable: true, configurable: true })
