@@ -207,5 +207,6 @@ if (hasCluster) {
     log(`npm start: ${err instanceof Error ? err.message : String(err)}`)
     return 1
   })
-  if (stopping.signal.aborted) log('npm start: stopped; the control plane and its files are gone')
+  if (stopping.signal.aborted)
+    log(`npm start: stopped (exit code ${process.exitCode}); the control plane and its files are gone`)
 }

@@ -15,9 +15,9 @@
  *   manager, scheduler, operator metrics and probes, database stand-in), found through their
  *   sockets in /proc; none may still be listening;
  * - files: the private TMPDIR it ran with must be empty (control-plane work dir: certificates,
- *   kubeconfigs, logs), and etcd's data directory (on /dev/shm, read from etcd's command line)
+ *   kubeconfigs, logs) except for npm's own compile cache, and etcd's data directory (on /dev/shm, read from etcd's command line)
  *   must be gone;
- * - shutdown: the operator drains once (no "second shutdown signal"), no teardown error is
+ * - shutdown: the operator drains and exits 0 (one Ctrl-C is one signal to it), no teardown error is
  *   printed, and npm ends the way it does after any Ctrl-C: killed by SIGINT, without "npm error".
  */
 import assert from 'node:assert/strict'
@@ -66,6 +66,12 @@ const EXPECTED = {
   'kube-scheduler': /\/kube-scheduler /,
   kwok: /\/kwok /,
 }
+
+/**
+ * What npm itself keeps in TMPDIR across runs: npm's cli.js turns on Node's module compile cache,
+ * which lives in `os.tmpdir()/node-compile-cache`. Not started by build/start.ts, and meant to stay.
+ */
+const NPM_OWN_TMP_ENTRIES = new Set(['node-compile-cache'])
 
 /** Variables that would point npm start at a cluster, the shared test control plane, or change flags. */
 function newcomerEnv(home: string, tmp: string, assets: string, mark: string): NodeJS.ProcessEnv {
@@ -230,7 +236,7 @@ test('npm start without a kubeconfig: demo/hello becomes Ready, and Ctrl-C leave
   const stillListening = listeningSockets()
     .filter((s) => ports.has(s.port))
     .map((s) => `${s.port} (was ${ports.get(s.port)})`)
-  const files = readdirSync(tmp)
+  const files = readdirSync(tmp).filter((f) => !NPM_OWN_TMP_ENTRIES.has(f))
   assert.deepEqual(left, [], `processes left running after npm exited; output:\n${tail()}`)
   assert.deepEqual(stillListening, [], 'ports still listening after npm exited')
   assert.deepEqual(files, [], `npm start left files in its TMPDIR ${tmp}`)
@@ -242,6 +248,8 @@ test('npm start without a kubeconfig: demo/hello becomes Ready, and Ctrl-C leave
     `npm re-raises the SIGINT it got; output:\n${tail()}`,
   )
   assert.doesNotMatch(output, /npm error/, 'npm reports no error')
-  assert.doesNotMatch(output, /second shutdown signal/, 'one Ctrl-C is one shutdown signal for the operator')
+  // The operator exits 0 only after a drain; a second signal (the terminal's plus a forwarded one)
+  // makes it exit at once with 130.
+  assert.match(output, /npm start: stopped \(exit code 0\)/, 'the operator drained and exited 0')
   assert.doesNotMatch(output, /teardown failed/, 'the control plane is torn down cleanly')
 })
