@@ -29,6 +29,13 @@ export interface LaunchOptions {
   uncached?: UncachedMode
   /** Where the supervisor's progress messages go; default: our stderr. */
   stderr?: 'inherit' | 'ignore' | number
+  /**
+   * Run it (and so the whole control plane) in its own process group, out of reach of a
+   * terminal's Ctrl-C, so the caller decides when it stops (e.g. after its own children).
+   */
+  detached?: boolean
+  /** Aborting it while the control plane starts stops the supervisor and rejects. */
+  signal?: AbortSignal
 }
 
 /** A running supervisor child. */
@@ -49,7 +56,10 @@ export async function launchSupervisor(options: LaunchOptions = {}): Promise<Lau
   const args = [SUPERVISOR_SCRIPT, '--watch-stdin', `--uncached=${options.uncached ?? 'lazy'}`]
   if (options.binDir !== undefined) args.push(`--bin-dir=${options.binDir}`)
   if (options.workDir !== undefined) args.push(`--work-dir=${options.workDir}`)
-  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', options.stderr ?? 'inherit'] })
+  const child = spawn(process.execPath, args, {
+    stdio: ['pipe', 'pipe', options.stderr ?? 'inherit'],
+    detached: options.detached ?? false,
+  })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   const stdout = child.stdout as Readable
   const lines = createInterface({ input: stdout })
@@ -73,6 +83,8 @@ export async function launchSupervisor(options: LaunchOptions = {}): Promise<Lau
       }
     })
     child.once('error', (err) => fail(`control plane supervisor: ${err.message}`))
+    if (options.signal?.aborted) fail('control plane start aborted')
+    options.signal?.addEventListener('abort', () => fail('control plane start aborted'), { once: true })
     // 'close' (not 'exit'): stdout is drained by then, so a last error line is not lost.
     child.once('close', (code, signal) =>
       fail(`control plane supervisor exited early (code ${code}, signal ${signal})`),
