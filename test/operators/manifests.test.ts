@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { readdir, readFile } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { parse, parseAllDocuments } from 'yaml'
+import { parse } from 'yaml'
 import { manifestFiles } from '../../build/manifests.ts'
 import { parseDuration } from '../../src/cli/duration.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { appServiceCrd } from '../../src/operators/appservice/api.ts'
+import { deployObjects, deployYamlFiles } from '../support/deploy-manifests.ts'
 
 const ROOT = join(import.meta.dirname, '../..')
 
@@ -69,14 +70,8 @@ test("the binary accepts the Deployment's arguments (flag validation passes; onl
   assert.match(r.stderr, /nonexistent\/kubeconfig/)
 })
 
-/** The documents of one deploy/ file, parsed from the checked-in text. */
-async function deployFile(file: string): Promise<KubeObject[]> {
-  const text = await readFile(join(ROOT, 'deploy', file), 'utf8')
-  return parseAllDocuments(text).map((d) => d.toJS() as KubeObject)
-}
-
 test('the pod outlives drain + Lease release: terminationGracePeriodSeconds exceeds the grace plus the release bound', async () => {
-  const [dep] = await deployFile('deployment.yaml')
+  const [dep] = await deployObjects('deployment.yaml')
   const pod = (dep as Pod).spec.template.spec
   const flag = (name: string) => {
     const arg = pod.containers[0]!.args.find((a) => a.startsWith(`--${name}=`))
@@ -93,9 +88,9 @@ test('the pod outlives drain + Lease release: terminationGracePeriodSeconds exce
 })
 
 test('kubectl apply -f deploy/ reads files in lexical order: the Namespace comes before every object in it', async () => {
-  const onDisk = (await readdir(join(ROOT, 'deploy'))).filter((f) => /\.ya?ml$/.test(f)).sort()
+  const onDisk = await deployYamlFiles()
   assert.deepEqual(onDisk, Object.keys(manifestFiles()).sort(), 'no stale or missing file in deploy/')
-  const objects = (await Promise.all(onDisk.map(deployFile))).flat()
+  const objects = (await Promise.all(onDisk.map(deployObjects))).flat()
   const nsAt = objects.findIndex((o) => o.kind === 'Namespace')
   assert.ok(nsAt >= 0)
   objects.forEach((o, i) => {
@@ -104,9 +99,9 @@ test('kubectl apply -f deploy/ reads files in lexical order: the Namespace comes
 })
 
 test('the metrics Service selects the operator pods and targets their metrics port', async () => {
-  const [svc] = await deployFile('metrics-service.yaml')
-  const [dep] = await deployFile('deployment.yaml')
-  const [policy] = await deployFile('networkpolicy.yaml')
+  const [svc] = await deployObjects('metrics-service.yaml')
+  const [dep] = await deployObjects('deployment.yaml')
+  const [policy] = await deployObjects('networkpolicy.yaml')
   const spec = svc!.spec as {
     selector: Record<string, string>
     ports: { name: string; port: number; targetPort: string }[]
@@ -129,9 +124,9 @@ test('the metrics Service selects the operator pods and targets their metrics po
 })
 
 test('every URL in the Deployment names something deploy/ ships (no --database-api to a Service that is not there)', async () => {
-  const [dep] = await deployFile('deployment.yaml')
+  const [dep] = await deployObjects('deployment.yaml')
   const services = new Set(
-    (await Promise.all(Object.keys(manifestFiles()).map(deployFile)))
+    (await Promise.all(Object.keys(manifestFiles()).map(deployObjects)))
       .flat()
       .filter((o) => o.kind === 'Service')
       .map((o) => `${o.metadata.name}.${o.metadata.namespace}.svc`),
