@@ -72,6 +72,13 @@ type Schema = { _zod: { def: Def } }
 
 const INT32 = { minimum: -2147483648, maximum: 2147483647 }
 
+/**
+ * zod string formats with an OpenAPI format the apiserver checks to the same rule (apiextensions
+ * supported formats, k8s.io/kube-openapi `pkg/validation/strfmt`): `z.iso.datetime()` is RFC 3339,
+ * what `date-time` accepts and what metav1.Time writes. Other formats stay plain strings.
+ */
+const OPENAPI_FORMATS: Record<string, string> = { datetime: 'date-time' }
+
 /** Converts a zod/mini schema to a structural openAPIV3Schema. Unsupported constructs throw. */
 export function openApiFromZod(schema: z.ZodMiniType): OpenApiSchema {
   return convert(schema as unknown as Schema, '')
@@ -109,7 +116,8 @@ function base(def: Def, path: string): OpenApiSchema {
     case 'array':
       return withChecks({ type: 'array', items: convert(def.element as Schema, `${path}[]`) }, def)
     case 'string':
-      return withChecks({ type: 'string' }, def)
+      // A format schema (`z.iso.datetime()`) carries its format on its own def.
+      return withChecks(withStringFormat({ type: 'string' }, def), def)
     case 'number': {
       const integer =
         (typeof def.format === 'string' && def.format.startsWith('int')) || def.format === 'safeint'
@@ -180,10 +188,18 @@ function withChecks(out: OpenApiSchema, def: Def): OpenApiSchema {
         else out.maxLength = d.maximum as number
         break
       case 'string_format':
-        if (d.format === 'regex' && d.pattern instanceof RegExp) out.pattern = d.pattern.source
+        withStringFormat(out, d)
         break
     }
   }
+  return out
+}
+
+function withStringFormat(out: OpenApiSchema, d: Record<string, unknown>): OpenApiSchema {
+  if (d.check !== 'string_format') return out
+  if (d.format === 'regex' && d.pattern instanceof RegExp) out.pattern = d.pattern.source
+  const format = OPENAPI_FORMATS[d.format as string]
+  if (format) out.format = format
   return out
 }
 

@@ -86,6 +86,10 @@ export function apiserverArgs(options: ApiserverOptions): string[] {
     // Without kube-controller-manager nobody creates the `default` ServiceAccount, and
     // this plugin would reject Pods in fresh namespaces (recipe pitfall 9).
     '--disable-admission-plugins=ServiceAccount',
+    // Added to the default plugins (this flag adds, it does not replace), as hardened clusters
+    // and OpenShift run it: setting `blockOwnerDeletion` then needs `update` on the owner's
+    // `finalizers`, so tests under deploy/'s RBAC see what such a cluster would refuse.
+    '--enable-admission-plugins=OwnerReferencesPermissionEnforcement',
     '--etcd-compaction-interval=0',
     `--watch-cache=${options.flavor === 'cached'}`,
     // The fault proxy authenticates with the front-proxy client cert and names the caller in headers.

@@ -1,7 +1,8 @@
 /**
  * End to end: the built artifact (dist/edgeop.cjs) as two leader-elected processes,
- * under exactly the RBAC of deploy/, talking to the real control plane through the
- * fault proxy (which also counts their API requests), with controller-manager,
+ * as deploy/'s ServiceAccount under exactly deploy/'s RBAC (with the
+ * OwnerReferencesPermissionEnforcement admission plugin on), talking to the real
+ * control plane through the fault proxy (which also counts their API requests), with controller-manager,
  * scheduler and KWOK so Deployments really become available.
  */
 import assert from 'node:assert/strict'
@@ -12,11 +13,12 @@ import { CORE_TYPES } from '../../src/client/resource.ts'
 import { retryOnConflict } from '../../src/client/retry-on-conflict.ts'
 import type { Lease } from '../../src/core/types.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
-import { leaseRules, operatorRules } from '../../src/operators/appservice/manifests.ts'
+import { OPERATOR_NAME, OPERATOR_NAMESPACE } from '../../src/operators/appservice/manifests.ts'
 import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
 import type { FaultProxy } from '../controlplane/fault-proxy.ts'
 import { type DatabaseStandin, startDatabaseStandin } from '../standin/database-api.ts'
 import { appServiceWhere, condition, installAppServiceCrd } from '../support/appservice.ts'
+import { applyObjects, deployObjects, serviceAccountToken } from '../support/deploy-manifests.ts'
 import { eventually } from '../support/informers.ts'
 import { adminClient } from '../support/kube.ts'
 import { type OperatorProcess, startOperator } from '../support/operator-process.ts'
@@ -27,7 +29,7 @@ let admin: KubeClient
 let proxy: FaultProxy
 let db: DatabaseStandin
 let ns: string
-let opNs: string
+let leaseName: string
 let args: string[]
 const ops: OperatorProcess[] = []
 const cleanups: (() => Promise<unknown>)[] = []
@@ -39,53 +41,24 @@ before(async () => {
   cleanups.push(() => admin.close())
   await installAppServiceCrd(admin)
   ns = await env.createNamespace('e2e')
-  opNs = await env.createNamespace('e2e-op')
-  // deploy/'s RBAC, bound to a client-certificate user instead of the ServiceAccount.
-  const user = `edgeop-e2e-${randomBytes(3).toString('hex')}`
-  const rbac = 'rbac.authorization.k8s.io'
-  const ref = (kind: string, name: string) => ({ apiGroup: rbac, kind, name })
-  await admin
-    .resource({
-      group: rbac,
-      version: 'v1',
-      resource: 'clusterroles',
-      namespaced: false,
-      kind: 'ClusterRole',
-    })
-    .create({ metadata: { name: user }, rules: operatorRules() })
-  await admin
-    .resource({
-      group: rbac,
-      version: 'v1',
-      resource: 'clusterrolebindings',
-      namespaced: false,
-      kind: 'ClusterRoleBinding',
-    })
-    .create({
-      metadata: { name: user },
-      roleRef: ref('ClusterRole', user),
-      subjects: [{ kind: 'User', apiGroup: rbac, name: user }],
-    })
-  await admin
-    .resource({ group: rbac, version: 'v1', resource: 'roles', namespaced: true, kind: 'Role' }, opNs)
-    .create({ metadata: { name: 'leader' }, rules: leaseRules() })
-  await admin
-    .resource(
-      { group: rbac, version: 'v1', resource: 'rolebindings', namespaced: true, kind: 'RoleBinding' },
-      opNs,
-    )
-    .create({
-      metadata: { name: 'leader' },
-      roleRef: ref('Role', 'leader'),
-      subjects: [{ kind: 'User', apiGroup: rbac, name: user }],
-    })
-  const identity = await env.userKubeconfig(user)
+  // deploy/'s Namespace and RBAC, applied unchanged; the operator runs as the shipped
+  // ServiceAccount with a bound token, as in its pod. The Lease lives where deploy/'s Role
+  // allows it, under a name of this run's own.
+  await applyObjects(admin, [
+    ...(await deployObjects('00-namespace.yaml')),
+    ...(await deployObjects('rbac.yaml')),
+  ])
+  leaseName = `appservice-e2e-${randomBytes(3).toString('hex')}`
+  cleanups.push(() => admin.resource(CORE_TYPES.leases, OPERATOR_NAMESPACE).delete(leaseName))
+  const token = await serviceAccountToken(
+    env.server,
+    { caPem: env.caPem, ...env.admin },
+    OPERATOR_NAMESPACE,
+    OPERATOR_NAME,
+  )
   proxy = await env.startFaultProxy()
   cleanups.push(() => proxy.close())
-  const kubeconfig = await env.writeKubeconfig({
-    server: proxy.url,
-    credentials: { certPem: identity.certPem, keyPem: identity.keyPem },
-  })
+  const kubeconfig = await env.writeKubeconfig({ server: proxy.url, credentials: { token } })
   db = await startDatabaseStandin()
   cleanups.push(() => db.close())
   args = [
@@ -93,8 +66,8 @@ before(async () => {
     `--kubeconfig=${kubeconfig}`,
     `--namespace=${ns}`,
     '--leader-elect',
-    '--leader-election-id=appservice-e2e',
-    `--leader-election-namespace=${opNs}`,
+    `--leader-election-id=${leaseName}`,
+    `--leader-election-namespace=${OPERATOR_NAMESPACE}`,
     `--leader-election-lease-duration=${LEASE.duration}ms`,
     `--leader-election-renew-deadline=${LEASE.renew}ms`,
     `--leader-election-retry-period=${LEASE.retry}ms`,
@@ -290,7 +263,7 @@ test('SIGTERM the leader: it drains, releases the Lease and exits 0', async () =
   const lead = await leader()
   lead.kill('SIGTERM')
   assert.equal(await lead.exited, 0)
-  const lease = await admin.resource<Lease>(CORE_TYPES.leases, opNs).get('appservice-e2e')
+  const lease = await admin.resource<Lease>(CORE_TYPES.leases, OPERATOR_NAMESPACE).get(leaseName)
   assert.equal(lease.spec?.holderIdentity ?? '', '', 'released')
   assert.ok(lead.logs.some((l) => l.msg === 'stopped'))
 })

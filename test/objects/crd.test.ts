@@ -46,6 +46,19 @@ test('zod/mini → structural openAPIV3Schema: types, defaults, bounds, required
   })
 })
 
+test('string formats: an RFC 3339 timestamp becomes format date-time; other formats stay plain strings', () => {
+  const schema = z.object({
+    at: z.iso.datetime({ offset: true }),
+    checked: z.optional(z.string().check(z.iso.datetime())),
+    mail: z.email(),
+  })
+  assert.deepEqual(openApiFromZod(schema).properties, {
+    at: { type: 'string', format: 'date-time' },
+    checked: { type: 'string', format: 'date-time' },
+    mail: { type: 'string' },
+  })
+})
+
 test('constructs a CRD cannot express are refused with the path', () => {
   assert.throws(
     () => openApiFromZod(z.object({ a: z.object({ b: z.union([z.string(), z.number()]) }) })),

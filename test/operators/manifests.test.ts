@@ -5,9 +5,25 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { parse } from 'yaml'
 import { manifestFiles } from '../../build/manifests.ts'
+import { parseDuration } from '../../src/cli/duration.ts'
+import type { KubeObject } from '../../src/core/types.ts'
 import { appServiceCrd } from '../../src/operators/appservice/api.ts'
+import { deployObjects, deployYamlFiles } from '../support/deploy-manifests.ts'
 
 const ROOT = join(import.meta.dirname, '../..')
+
+/** The slice of the operator Deployment these tests read. */
+type Pod = KubeObject & {
+  spec: {
+    template: {
+      metadata: { labels: Record<string, string> }
+      spec: {
+        terminationGracePeriodSeconds: number
+        containers: { args: string[]; ports: { name: string; containerPort: number }[] }[]
+      }
+    }
+  }
+}
 
 test('deploy/*.yaml equal the generated manifests (run npm run build:manifests after a change)', async () => {
   for (const [file, text] of Object.entries(manifestFiles())) {
@@ -52,4 +68,71 @@ test("the binary accepts the Deployment's arguments (flag validation passes; onl
   )
   assert.notEqual(r.status, 2, `usage error: ${r.stderr}`)
   assert.match(r.stderr, /nonexistent\/kubeconfig/)
+})
+
+test('the pod outlives drain + Lease release: terminationGracePeriodSeconds exceeds the grace plus the release bound', async () => {
+  const [dep] = await deployObjects('deployment.yaml')
+  const pod = (dep as Pod).spec.template.spec
+  const flag = (name: string) => {
+    const arg = pod.containers[0]!.args.find((a) => a.startsWith(`--${name}=`))
+    assert.ok(arg, `--${name} is set explicitly in deploy/deployment.yaml`)
+    return parseDuration(arg.slice(name.length + 3))!
+  }
+  const drain = flag('shutdown-grace-period')
+  const release = flag('leader-election-renew-deadline')
+  assert.ok(drain > 0 && release > 0)
+  assert.ok(
+    pod.terminationGracePeriodSeconds * 1000 > drain + release,
+    `pod grace ${pod.terminationGracePeriodSeconds} s vs drain ${drain} ms + release ${release} ms`,
+  )
+})
+
+test('kubectl apply -f deploy/ reads files in lexical order: the Namespace comes before every object in it', async () => {
+  const onDisk = await deployYamlFiles()
+  assert.deepEqual(onDisk, Object.keys(manifestFiles()).sort(), 'no stale or missing file in deploy/')
+  const objects = (await Promise.all(onDisk.map(deployObjects))).flat()
+  const nsAt = objects.findIndex((o) => o.kind === 'Namespace')
+  assert.ok(nsAt >= 0)
+  objects.forEach((o, i) => {
+    if (o.metadata.namespace) assert.ok(i > nsAt, `${o.kind}/${o.metadata.name} before its Namespace`)
+  })
+})
+
+test('the metrics Service selects the operator pods and targets their metrics port', async () => {
+  const [svc] = await deployObjects('metrics-service.yaml')
+  const [dep] = await deployObjects('deployment.yaml')
+  const [policy] = await deployObjects('networkpolicy.yaml')
+  const spec = svc!.spec as {
+    selector: Record<string, string>
+    ports: { name: string; port: number; targetPort: string }[]
+  }
+  const template = (dep as Pod).spec.template
+  for (const [k, v] of Object.entries(spec.selector)) assert.equal(template.metadata.labels[k], v, k)
+  const [port] = spec.ports
+  assert.equal(port?.name, 'metrics')
+  assert.equal(port?.port, 8080)
+  const container = template.spec.containers[0]!
+  const target = container.ports.find((p) => p.name === port?.targetPort)
+  assert.equal(target?.containerPort, 8080)
+  const admitted = (policy!.spec as { ingress: { ports: { port: number }[] }[] }).ingress.flatMap(
+    (r) => r.ports,
+  )
+  assert.ok(
+    admitted.some((p) => p.port === target?.containerPort),
+    'the NetworkPolicy admits the metrics port',
+  )
+})
+
+test('every URL in the Deployment names something deploy/ ships (no --database-api to a Service that is not there)', async () => {
+  const [dep] = await deployObjects('deployment.yaml')
+  const services = new Set(
+    (await Promise.all(Object.keys(manifestFiles()).map(deployObjects)))
+      .flat()
+      .filter((o) => o.kind === 'Service')
+      .map((o) => `${o.metadata.name}.${o.metadata.namespace}.svc`),
+  )
+  for (const arg of (dep as Pod).spec.template.spec.containers[0]!.args) {
+    const host = /^--[\w-]+=\w+:\/\/([^/:]+)/.exec(arg)?.[1]
+    if (host) assert.ok(services.has(host), `${arg}: ${host} is not a Service in deploy/`)
+  }
 })

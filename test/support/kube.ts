@@ -26,3 +26,21 @@ export function adminConfig(env: TestCluster, server: string): ClusterConfig {
 export function adminClient(env: TestCluster, server: string, options: TransportOptions = {}): KubeClient {
   return new KubeClient(adminConfig(env, server), { qps: -1, ...options })
 }
+
+/** A client for a client-certificate user (e.g. from `env.userKubeconfig`), throttling off. */
+export function userClient(
+  env: Pick<TestCluster, 'caPem'>,
+  server: string,
+  user: { name: string; certPem: string; keyPem: string },
+  namespace = 'default',
+): KubeClient {
+  return new KubeClient(
+    {
+      server,
+      tls: { ca: env.caPem, cert: user.certPem, key: user.keyPem, insecureSkipVerify: false },
+      namespace,
+      source: `test user ${user.name}`,
+    },
+    { qps: -1 },
+  )
+}

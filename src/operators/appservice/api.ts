@@ -44,7 +44,7 @@ const ConditionSchema = z.object({
   type: z.string(),
   status: z.enum(['True', 'False', 'Unknown']),
   observedGeneration: z.optional(z.int()),
-  lastTransitionTime: z.string(),
+  lastTransitionTime: z.iso.datetime({ offset: true }),
   reason: z.string(),
   message: z.string(),
 })
@@ -100,8 +100,9 @@ export function appServiceCrd() {
       labelSelectorPath: '.status.selector',
     },
     printerColumns: [
-      { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
-      { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
+      { name: 'Desired', type: 'integer', jsonPath: '.spec.replicas' },
+      { name: 'Ready', type: 'integer', jsonPath: '.status.readyReplicas' },
+      { name: 'Reason', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason' },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
     ],
   })

@@ -6,7 +6,9 @@
  * uses, Lease access only in its own namespace. Resource requests and limits come
  * from measurements (README, "Numbers").
  */
+import { DEFAULT_SHUTDOWN_GRACE_PERIOD_MS } from '../../controller/index.ts'
 import type { KubeObject } from '../../core/index.ts'
+import { DEFAULT_RENEW_DEADLINE_MS } from '../../leader/index.ts'
 import { appServiceCrd, GROUP } from './api.ts'
 
 /** Namespace the operator runs in. */
@@ -17,11 +19,34 @@ export const OPERATOR_NAME = 'edgeop-appservice'
 export const METRICS_PORT = 8080
 export const PROBE_PORT = 8081
 
+/** How long in-flight reconciles may run after SIGTERM (`--shutdown-grace-period`; controller-runtime's 30 s). */
+export const DRAIN_GRACE_MS = DEFAULT_SHUTDOWN_GRACE_PERIOD_MS
+/** The Lease release's own bound (`--leader-election-renew-deadline`): the release gives up after it. */
+export const RELEASE_BOUND_MS = DEFAULT_RENEW_DEADLINE_MS
+/**
+ * After the release: informers and the metrics/probe servers close and the process exits.
+ * Those are local and take milliseconds; 5 s leaves room on a loaded node.
+ */
+export const STOP_SLACK_MS = 5_000
+/**
+ * What the release needs beyond the drain: its own bound plus the stop slack. The kubelet's
+ * default `terminationGracePeriodSeconds` (30 s) equals the drain alone, so a pod whose drain
+ * used its full grace was SIGKILLed before it released the Lease, and the next leader waited
+ * out the whole lease duration instead of taking over at once.
+ */
+export const RELEASE_MARGIN_MS = RELEASE_BOUND_MS + STOP_SLACK_MS
+/** The pod's termination grace: drain, then release and exit, before the kubelet's SIGKILL. */
+export const TERMINATION_GRACE_PERIOD_SECONDS = Math.ceil((DRAIN_GRACE_MS + RELEASE_MARGIN_MS) / 1000)
+
 /** The ClusterRole rules: what the reconciler actually calls. */
 export function operatorRules() {
   return [
     { apiGroups: [GROUP], resources: ['appservices'], verbs: ['get', 'list', 'watch', 'patch'] },
     { apiGroups: [GROUP], resources: ['appservices/status'], verbs: ['patch'] },
+    // The owned Deployment and Service carry `blockOwnerDeletion: true`; with the
+    // OwnerReferencesPermissionEnforcement admission plugin, setting it needs `update` on the
+    // owner's `finalizers` subresource, or their create is Forbidden.
+    { apiGroups: [GROUP], resources: ['appservices/finalizers'], verbs: ['update'] },
     { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'watch', 'create', 'patch'] },
     { apiGroups: [''], resources: ['services'], verbs: ['get', 'list', 'watch', 'create', 'patch'] },
     { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
@@ -35,7 +60,10 @@ export function leaseRules() {
 
 const labels = { 'app.kubernetes.io/name': OPERATOR_NAME, 'app.kubernetes.io/part-of': 'edgeop' }
 
-/** The operator's manifests, in apply order, by file name. */
+/**
+ * The operator's manifests, in apply order, by file name. `kubectl apply -f deploy/` reads the
+ * files in lexical order, so the Namespace's file sorts first: every namespaced object after it.
+ */
 export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Record<string, KubeObject[]> {
   const meta = (name: string, namespaced = true) => ({
     name,
@@ -43,7 +71,7 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
     labels,
   })
   return {
-    'namespace.yaml': [
+    '00-namespace.yaml': [
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: OPERATOR_NAMESPACE, labels } },
     ],
     'crd.yaml': [appServiceCrd() as unknown as KubeObject],
@@ -97,6 +125,7 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
             metadata: { labels },
             spec: {
               serviceAccountName: OPERATOR_NAME,
+              terminationGracePeriodSeconds: TERMINATION_GRACE_PERIOD_SECONDS,
               securityContext: {
                 runAsNonRoot: true,
                 runAsUser: 65532,
@@ -114,7 +143,9 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
                     `--leader-election-namespace=${OPERATOR_NAMESPACE}`,
                     `--metrics-bind-address=:${METRICS_PORT}`,
                     `--health-probe-bind-address=:${PROBE_PORT}`,
-                    '--database-api=http://database-api.edgeop-system.svc:8080',
+                    `--shutdown-grace-period=${DRAIN_GRACE_MS / 1000}s`,
+                    `--leader-election-renew-deadline=${RELEASE_BOUND_MS / 1000}s`,
+                    // No `--database-api`: no database service ships with edgeop (deploy/README.md).
                   ],
                   ports: [
                     { name: 'metrics', containerPort: METRICS_PORT },
@@ -138,6 +169,18 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
               ],
             },
           },
+        },
+      },
+    ],
+    'metrics-service.yaml': [
+      {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: meta(`${OPERATOR_NAME}-metrics`),
+        spec: {
+          type: 'ClusterIP',
+          selector: { 'app.kubernetes.io/name': OPERATOR_NAME },
+          ports: [{ name: 'metrics', port: METRICS_PORT, targetPort: 'metrics', protocol: 'TCP' }],
         },
       },
     ],
