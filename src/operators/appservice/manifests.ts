@@ -6,9 +6,10 @@
  * uses, Lease access only in its own namespace. Resource requests and limits come
  * from measurements (README, "Numbers").
  */
-import { DEFAULT_SHUTDOWN_GRACE_PERIOD_MS } from '../../controller/index.ts'
+
 import type { KubeObject } from '../../core/index.ts'
 import { DEFAULT_RENEW_DEADLINE_MS } from '../../leader/index.ts'
+import { DEFAULT_SHUTDOWN_GRACE_PERIOD_MS } from '../../manager/index.ts'
 import { appServiceCrd, GROUP } from './api.ts'
 
 /** Namespace the operator runs in. */
