@@ -301,7 +301,7 @@ void runCli({
     }),
     manifests: defineCommand({
       description:
-        'Print every manifest needed to run the operator (namespace, CRD, RBAC, Deployment, NetworkPolicy)',
+        'Print every manifest needed to run the operator (namespace, CRD, RBAC, Deployment, metrics Service, NetworkPolicy)',
       flags: {
         image: stringFlag('Container image for the Deployment.', {
           default: `ghcr.io/example/edgeop:${VERSION}`,
