@@ -57,6 +57,7 @@ export interface TlsConfig {
 export interface ClusterConfig {
   /** API server base URL, e.g. `https://127.0.0.1:6443` (may carry a path prefix). */
   server: string
+  /** How the server is verified and which static client certificate is presented. */
   tls: TlsConfig
   /** Undefined = anonymous. */
   credentials?: CredentialProvider

@@ -27,9 +27,11 @@ export const DEFAULT_BETA_INTERACTIVE_MODE = 'IfAvailable'
 export interface ExecPluginConfig {
   /** Program name (looked up in PATH) or absolute path. */
   command: string
+  /** Arguments, passed as they are (no shell). Default none. */
   args?: readonly string[]
   /** Added to the parent environment. */
   env?: readonly { name: string; value: string }[]
+  /** ExecCredential version; one of {@link EXEC_API_VERSIONS}. The plugin's reply must carry the same one. */
   apiVersion: string
   /** Shown when the command is not found. */
   installHint?: string | undefined
@@ -41,19 +43,27 @@ export interface ExecPluginConfig {
 
 /** `spec.cluster` of `KUBERNETES_EXEC_INFO` (client-go `clientauthentication/v1.Cluster` JSON). */
 export interface ExecClusterInfo {
+  /** API server URL of the context (client-go `clientauthentication.Cluster.Server`). */
   server: string
+  /** SNI / verification name, when the cluster sets one. */
   'tls-server-name'?: string
+  /** Present (true) only when the cluster skips server verification. */
   'insecure-skip-tls-verify'?: boolean
   /** Base64 of the CA PEM. */
   'certificate-authority-data'?: string
+  /** The cluster's `proxy-url`, when set. */
   'proxy-url'?: string
+  /** Present (true) only when the cluster sets `disable-compression`. */
   'disable-compression'?: boolean
+  /** The cluster's `client.authentication.k8s.io/exec` extension, passed through unchanged (client-go `Cluster.Config`). */
   config?: unknown
 }
 
 /** One plugin run as the runner sees it. */
 export interface ExecRunRequest {
+  /** Program name (looked up in PATH) or absolute path; started without a shell. */
   command: string
+  /** Arguments, passed as they are. */
   args: string[]
   /** The complete environment of the plugin. */
   env: Record<string, string>
@@ -65,7 +75,9 @@ export interface ExecRunRequest {
 export interface ExecRunResult {
   /** Null when killed by a signal. */
   exitCode: number | null
+  /** Name of the signal that killed the plugin (e.g. `SIGKILL`); null or absent when it exited. */
   signal?: string | null
+  /** Everything the plugin wrote to stdout, UTF-8 decoded; must be one ExecCredential JSON object. */
   stdout: string
 }
 
@@ -90,16 +102,19 @@ export const spawnExecPlugin: ExecRunner = (request) =>
 
 /** Options for {@link ExecCredentialProvider}. */
 export interface ExecCredentialProviderOptions {
+  /** The plugin to run; validated by the constructor. */
   exec: ExecPluginConfig
   /** The kubeconfig user, for messages. */
   user: string
   /** Sent to the plugin only when `provideClusterInfo` is true. */
   cluster?: ExecClusterInfo
+  /** `now()` is compared with the credential's `expirationTimestamp`. Default `realClock`. */
   clock?: Clock
   /** The parent environment. Default `process.env`. */
   env?: Record<string, string | undefined>
   /** Whether stdin is a terminal. Default `process.stdin.isTTY`. */
   stdinIsTTY?: boolean
+  /** Starts the plugin. Default {@link spawnExecPlugin}. */
   run?: ExecRunner
 }
 
@@ -114,6 +129,7 @@ function execError(message: string, retryable = false): EdgeopError {
  *   invalid (no command, unsupported apiVersion, missing or unknown interactiveMode).
  */
 export class ExecCredentialProvider implements CredentialProvider {
+  /** `exec plugin "<command>"`, for messages; never contains arguments or env values. */
   readonly describe: string
   readonly #exec: ExecPluginConfig
   readonly #mode: string
@@ -126,6 +142,7 @@ export class ExecCredentialProvider implements CredentialProvider {
   #cached: Credentials | undefined
   #inflight: Promise<Credentials> | undefined
 
+  /** Validates `options.exec` (see the class's `@throws`); the plugin first runs on the first `get`. */
   constructor(options: ExecCredentialProviderOptions) {
     const { exec, user } = options
     this.describe = `exec plugin "${exec.command}"`

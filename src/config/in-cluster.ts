@@ -24,11 +24,17 @@ export const IN_CLUSTER_NAMESPACE_FILE = `${SERVICE_ACCOUNT_DIR}/namespace`
 export interface InClusterOptions {
   /** Default `process.env`. */
   env?: Record<string, string | undefined>
+  /** Bearer token file; must be readable at load time, then re-read as it rotates. Default {@link IN_CLUSTER_TOKEN_FILE}. */
   tokenFile?: string
+  /** CA bundle; when unreadable or not PEM, an error is logged and the system roots are used. Default {@link IN_CLUSTER_CA_FILE}. */
   caFile?: string
+  /** Namespace file; missing or blank means {@link DEFAULT_NAMESPACE}. Default {@link IN_CLUSTER_NAMESPACE_FILE}. */
   namespaceFile?: string
+  /** Ages the cached token (see {@link TokenFileProvider}). Default `realClock`. */
   clock?: Clock
+  /** Receives the CA fallback error and token re-read warnings; never a secret. Default: no logging. */
   logger?: Logger
+  /** Reads the token, CA and namespace files. Default: `fs.promises.readFile` as UTF-8. */
   readFile?: ReadTextFile
 }
 

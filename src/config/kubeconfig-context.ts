@@ -11,11 +11,17 @@ export const EXEC_CLUSTER_EXTENSION = 'client.authentication.k8s.io/exec'
 
 /** An exec plugin section as written in the kubeconfig (paths already resolved). */
 export interface ExecSection {
+  /** `exec.command`, absolute when it contains a path separator; `''` when unset (refused when the provider is built). */
   command: string
+  /** `exec.args`; a null entry becomes `''`. */
   args: string[]
+  /** `exec.env`; every entry has a name (else resolution throws `EDGEOP_ERR_CONFIG`), a null value becomes `''`. */
   env: { name: string; value: string }[]
+  /** `exec.apiVersion`; `''` when unset (refused when the provider is built). */
   apiVersion: string
+  /** `exec.installHint`; undefined when unset or empty. */
   installHint: string | undefined
+  /** `exec.provideClusterInfo`; false when unset. */
   provideClusterInfo: boolean
   /** As written; validated when the provider is built. */
   interactiveMode: string | undefined
@@ -31,11 +37,13 @@ export type ResolvedAuth =
 
 /** A context resolved from a kubeconfig: names, server, TLS sources and auth, before any file is read. */
 export interface ResolvedContext {
+  /** The context used: the `contextName` argument, else the merged `current-context`. */
   contextName: string
   /** The kubeconfig file that defined the context. */
   contextFile: string
   /** All kubeconfig files that were merged. */
   files: string[]
+  /** The cluster the context names; it exists in the merged files. */
   clusterName: string
   /** Undefined when the context names no user (anonymous). */
   userName: string | undefined
@@ -45,17 +53,27 @@ export interface ResolvedContext {
   server: string
   /** Undefined when the context sets none. */
   namespace: string | undefined
+  /** `certificate-authority`, absolute; never set together with {@link ResolvedContext.caData}. */
   caFile: string | undefined
   /** Decoded `certificate-authority-data`. */
   caData: string | undefined
+  /** `client-certificate`, absolute. A certificate (file or data) is always paired with a key. */
   certFile: string | undefined
+  /** Decoded `client-certificate-data` (PEM). */
   certData: string | undefined
+  /** `client-key`, absolute. */
   keyFile: string | undefined
+  /** Decoded `client-key-data` (PEM). Secret. */
   keyData: string | undefined
+  /** `tls-server-name`; undefined when unset or empty. */
   tlsServerName: string | undefined
+  /** `insecure-skip-tls-verify`; false when unset. */
   insecureSkipVerify: boolean
+  /** `proxy-url`; undefined when unset. The client transport refuses a proxy (not supported yet). */
   proxyUrl: string | undefined
+  /** `disable-compression`; false when unset. Only passed on to exec plugins (edgeop never asks for compression). */
   disableCompression: boolean
+  /** The one method used: `tokenFile` (with `token` as fallback), else `token`, else `username`, else `exec` when there is no client certificate. */
   auth: ResolvedAuth
   /** The cluster's `client.authentication.k8s.io/exec` extension, if any. */
   execExtension: unknown

@@ -16,20 +16,27 @@ import { parseYaml } from './yaml.ts'
 
 /** A named entry of a kubeconfig and the file that defined it. */
 export interface Named<T> {
+  /** The entry's `name`; `''` when missing. Unique within its file. */
   name: string
   /** Absolute path of the kubeconfig file the entry comes from. */
   file: string
+  /** The entry's body (`cluster`, `user` or `context`); `{}` when missing or null. */
   value: T
 }
 
 /** One kubeconfig file, validated, with relative paths resolved against the file's directory. */
 export interface KubeconfigFile {
+  /** Absolute path of the file. */
   file: string
   /** True when the file holds nothing but blanks and comments. */
   empty: boolean
+  /** `current-context`; undefined when unset or empty. */
   currentContext: string | undefined
+  /** `clusters` in file order; `certificate-authority` already absolute. */
   clusters: Named<KubeconfigCluster>[]
+  /** `users` in file order; file paths (and an exec `command` with a path separator) already absolute. */
   users: Named<KubeconfigUser>[]
+  /** `contexts` in file order. */
   contexts: Named<KubeconfigContext>[]
 }
 
@@ -39,8 +46,11 @@ export interface KubeconfigSet {
   files: string[]
   /** The first non-empty `current-context`, and its file. */
   currentContext: { name: string; file: string } | undefined
+  /** Cluster name → the entry of the first file that defines it. */
   clusters: Map<string, Named<KubeconfigCluster>>
+  /** User name → the entry of the first file that defines it. */
   users: Map<string, Named<KubeconfigUser>>
+  /** Context name → the entry of the first file that defines it. */
   contexts: Map<string, Named<KubeconfigContext>>
 }
 

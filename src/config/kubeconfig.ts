@@ -16,9 +16,11 @@ import { TokenFileProvider } from './token-file.ts'
 
 /** How to build credentials and read files; shared by {@link loadKubeconfig} and {@link buildClusterConfig}. */
 export interface KubeconfigBuildOptions {
+  /** Ages cached token-file tokens and exec credentials. Default `realClock`. */
   clock?: Clock
   /** Receives token-file rotation warnings. Never receives a secret. */
   logger?: Logger
+  /** Reads PEM and token files (and, in {@link loadKubeconfig}, the kubeconfig files). Default: `fs.promises.readFile` as UTF-8. */
   readFile?: ReadTextFile
   /** Parent environment of exec plugins. Default `process.env`. */
   env?: Record<string, string | undefined>

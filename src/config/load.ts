@@ -29,11 +29,15 @@ export interface LoadClusterConfigOptions {
   env?: Record<string, string | undefined>
   /** Home directory for `~/.kube/config`. Default `env.HOME`, else `os.homedir()`. */
   homeDir?: string
+  /** Ages cached token-file tokens and exec credentials. Default `realClock`. */
   clock?: Clock
+  /** Receives the in-cluster → home-kubeconfig fallback, CA fallback and token re-read messages; never a secret. Default: no logging. */
   logger?: Logger
   /** Test seams. */
   readFile?: ReadTextFile
+  /** Test seam: service-account file paths for in-cluster loading (defaults: the files in `SERVICE_ACCOUNT_DIR`). */
   inCluster?: Pick<InClusterOptions, 'tokenFile' | 'caFile' | 'namespaceFile'>
+  /** Test seam: how exec plugins are started and whether stdin counts as a terminal. */
   exec?: Pick<KubeconfigBuildOptions, 'execRunner' | 'stdinIsTTY'>
 }
 

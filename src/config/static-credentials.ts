@@ -5,6 +5,7 @@ import type { CredentialProvider, Credentials } from './cluster-config.ts'
 
 /** A provider that always returns the same credentials; it has no `invalidate` (a retry cannot help). */
 export class StaticCredentialProvider implements CredentialProvider {
+  /** The description given to the constructor, for messages. */
   readonly describe: string
   readonly #credentials: Credentials
 

@@ -21,9 +21,11 @@ export const TOKEN_FILE_LEEWAY_MS = 10_000
 export interface TokenFileProviderOptions {
   /** Absolute path of the token file. */
   path: string
+  /** Monotonic time that ages the cached token. Default `realClock`. */
   clock?: Clock
   /** Receives a warning when a re-read fails and the last good token stays in use. */
   logger?: Logger
+  /** Reads the file. Default: `fs.promises.readFile` as UTF-8. */
   readFile?: ReadTextFile
   /**
    * Used while the file cannot be read and no token was read yet (a kubeconfig user with
@@ -38,6 +40,7 @@ export interface TokenFileProviderOptions {
  * good token keeps being used and the file is tried again on the next `get`.
  */
 export class TokenFileProvider implements CredentialProvider {
+  /** `token file <path>`, for messages. */
   readonly describe: string
   readonly #path: string
   readonly #clock: Clock
@@ -49,6 +52,7 @@ export class TokenFileProvider implements CredentialProvider {
   #stale = true
   #inflight: Promise<Credentials> | undefined
 
+  /** Reads nothing yet: the first {@link TokenFileProvider.get} reads the file (and fails if it cannot). */
   constructor(options: TokenFileProviderOptions) {
     this.#path = options.path
     this.describe = `token file ${options.path}`

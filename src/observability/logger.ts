@@ -26,6 +26,7 @@ export type LogFormat = 'json' | 'text'
 
 /** Where lines go: anything with `write(string)` (`process.stderr`, a test buffer). */
 export interface LogStream {
+  /** Receives one whole line, newline included, per log call; its result is ignored and a throw is swallowed. */
   write(chunk: string): unknown
 }
 
@@ -37,6 +38,7 @@ export interface LoggerOptions {
   format?: LogFormat
   /** Default `process.stderr` (controller-runtime and klog log to stderr). */
   stream?: LogStream
+  /** Source of each line's `ts` (`clock.now()`, wall time). Default `realClock`. */
   clock?: Clock
   /** Fields on every line. */
   fields?: LogFields
