@@ -70,16 +70,23 @@ function genericReason(status: number, method: string): string {
 
 /** Fields of an {@link ApiError}. */
 export interface ApiErrorInit {
+  /** Default `EDGEOP_ERR_API` (retryable by status); `EDGEOP_ERR_NETWORK` and `EDGEOP_ERR_TIMEOUT` are always retryable, any other code never. */
   code?: ErrorCode
   /** HTTP status; 0 when no response was received. */
   status: number
+  /** `metav1.StatusReason` (e.g. `NotFound`); `''` when unknown. */
   reason: string
+  /** The server's message without prefix (becomes {@link ApiError.serverMessage}); `''` for none. */
   message: string
+  /** HTTP method of the request, for the message. */
   method: string
+  /** Request path, for the message; must not contain a credential. */
   path: string
+  /** `metav1.StatusDetails`; its `causes` become {@link ApiError.causes}. */
   details?: StatusDetails
   /** `Retry-After` in seconds (header, else `details.retryAfterSeconds`). */
   retryAfter?: number
+  /** The underlying error (e.g. undici's), kept as `cause`; never shown in the message. */
   cause?: unknown
 }
 
@@ -90,16 +97,27 @@ export interface ApiErrorInit {
  * never contains credentials (they travel in headers), so it is safe to log.
  */
 export class ApiError extends EdgeopError {
+  /** HTTP status (the Status body's `code` when set); 0 when no response came (network error, timeout, abort). */
   readonly status: number
+  /**
+   * `metav1.StatusReason` from the Status body, else the reason client-go's `NewGenericServerResponse`
+   * gives the status code (`''` if none); with no response, `NetworkError`, `Aborted` or a `TIMEOUT_REASONS` value.
+   */
   readonly reason: string
+  /** The Status body's `details`; for a body that is not a `Failure` Status, one cause `UnexpectedServerResponse` quoting at most 200 characters. */
   readonly details: StatusDetails | undefined
+  /** `details.causes`, else `[]`: e.g. one per invalid field (422) or per `FieldManagerConflict` (apply 409). */
   readonly causes: StatusCause[]
+  /** HTTP method of the failed request. */
   readonly method: string
+  /** Request path without its query; never contains a credential, so safe to log. */
   readonly path: string
+  /** Seconds the server asked to wait: the integer `Retry-After` header, else `details.retryAfterSeconds`; undefined when neither. */
   readonly retryAfter: number | undefined
   /** The server's own message (from the Status body), without the prefix. */
   readonly serverMessage: string
 
+  /** Composes the message; `retryable` is derived from `code`, `status` and `reason` (see the module rules). */
   constructor(init: ApiErrorInit) {
     const prefix = `${init.method} ${init.path}`
     const what = init.status > 0 ? `${init.status}${init.reason ? ` ${init.reason}` : ''}` : init.reason

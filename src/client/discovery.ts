@@ -16,22 +16,31 @@ export const ACCEPT_AGGREGATED_DISCOVERY =
 
 /** One discovered resource (a {@link ResourceType} plus what discovery says about it). */
 export interface DiscoveredResource extends ResourceType {
+  /** Kind of the objects, e.g. `Deployment`; `''` when aggregated discovery names none. */
   kind: string
+  /** Verbs the server supports on it (`get`, `list`, `watch`, …); `[]` when not reported. */
   verbs: string[]
+  /** kubectl short names, e.g. `deploy`; {@link RestMapper.mapping} matches them. */
   shortNames: string[]
+  /** Singular name, e.g. `deployment`; `''` when not reported. {@link RestMapper.mapping} matches it. */
   singular: string
+  /** Its subresources, e.g. `status`, `scale`. */
   subresources: string[]
 }
 
 /** A group with its versions in preference order (first = preferred). */
 export interface DiscoveredGroup {
+  /** API group; `''` for the core group. */
   group: string
+  /** Served versions, the preferred one first. */
   versions: string[]
 }
 
 /** Everything discovery found. */
 export interface DiscoverySnapshot {
+  /** Every served group: the core group (`/api`) first, then `/apis` in server order. */
   groups: DiscoveredGroup[]
+  /** Every top-level resource of every served version; subresources are listed on their parent. */
   resources: DiscoveredResource[]
   /** Whether aggregated discovery was used. */
   aggregated: boolean
@@ -182,6 +191,7 @@ export class RestMapper {
   #snapshot: DiscoverySnapshot | undefined
   #refreshing: Promise<DiscoverySnapshot> | undefined
 
+  /** Sends nothing until the first lookup. Share one per cluster, e.g. {@link KubeClient.mapper}. */
   constructor(transport: Transport) {
     this.#transport = transport
   }

@@ -19,9 +19,12 @@ import { type RequestSpec, Transport, type TransportOptions } from './transport.
  * await client.close()
  */
 export class KubeClient {
+  /** The shared connection (pool, rate limiter, retries) every resource client of this client uses. */
   readonly transport: Transport
+  /** Kind ↔ resource mapping from discovery, fetched on first lookup and cached. */
   readonly mapper: RestMapper
 
+  /** Opens no connection yet; throws as {@link Transport}'s constructor does (`EDGEOP_ERR_CONFIG`). */
   constructor(config: ClusterConfig, options: TransportOptions = {}) {
     this.transport = new Transport(config, options)
     this.mapper = new RestMapper(this.transport)

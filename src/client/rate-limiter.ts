@@ -12,6 +12,7 @@ export const DEFAULT_BURST = 10
 
 /** Throttles requests. `wait` resolves when the request may go, with the milliseconds waited. */
 export interface RequestRateLimiter {
+  /** Resolves with the ms waited (0: no wait) once the request may go; rejects with `EDGEOP_ERR_ABORTED` if `signal` aborts first. */
   wait(signal?: AbortSignal): Promise<number>
 }
 

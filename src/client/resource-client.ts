@@ -35,6 +35,7 @@ export const ACCEPT_PARTIAL_METADATA_LIST =
 
 /** Per-call options every verb accepts. */
 export interface CallOptions {
+  /** Aborting it ends the call at any stage (throttle, credentials, request, retry wait) with `EDGEOP_ERR_ABORTED`. */
   signal?: AbortSignal
   /** Deadline for this call (ms); overrides the client default. */
   timeoutMs?: number
@@ -46,6 +47,7 @@ export interface ApplyOptions extends CallOptions {
   fieldManager: string
   /** Take ownership of fields other managers own instead of failing with 409. */
   force?: boolean
+  /** `dryRun=All`: the server validates and answers as if applied, and persists nothing. */
   dryRun?: boolean
 }
 
@@ -53,6 +55,7 @@ export interface ApplyOptions extends CallOptions {
 export interface RawWatchOptions extends WatchOptions, CallOptions {
   /** Tear down the stream when no byte (not even a bookmark) arrives for this long. */
   idleTimeoutMs?: number
+  /** Longest accepted event line in bytes; a longer one throws `EDGEOP_ERR_DECODE`. Default {@link DEFAULT_MAX_WATCH_LINE_BYTES}. */
   maxLineBytes?: DecodeOptions['maxLineBytes']
   /** Watch metadata only (PartialObjectMetadata events). */
   metadataOnly?: boolean
@@ -60,9 +63,13 @@ export interface RawWatchOptions extends WatchOptions, CallOptions {
 
 /** JSON patch operation (RFC 6902). */
 export interface JsonPatchOp {
+  /** The operation; a failed `test` makes the whole patch fail, so nothing is applied. */
   op: 'add' | 'remove' | 'replace' | 'move' | 'copy' | 'test'
+  /** Target as a JSON Pointer (RFC 6901): `/metadata/labels/app`, with `~1` for `/` and `~0` for `~`. */
   path: string
+  /** The value for `add`, `replace` and `test`. */
   value?: unknown
+  /** Source JSON Pointer for `move` and `copy`. */
   from?: string
 }
 
@@ -77,10 +84,13 @@ export interface JsonPatchOp {
  * const cm = await cms.get('settings')
  */
 export class ResourceClient<T extends KubeObject = KubeObject> {
+  /** The resource every call addresses. */
   readonly type: ResourceType
+  /** The bound namespace; always undefined for a cluster-scoped type, and undefined = all namespaces for list and watch. */
   readonly namespace: string | undefined
   readonly #transport: Transport
 
+  /** Usually obtained from {@link KubeClient.resource}. A namespace given for a cluster-scoped type is dropped. */
   constructor(transport: Transport, type: ResourceType, namespace?: string) {
     this.#transport = transport
     this.type = type
@@ -312,6 +322,10 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
 
 /** An open watch stream. */
 export interface WatchStream<T extends KubeObject = KubeObject> {
+  /**
+   * The events in server order, to iterate once; ends when the server closes the stream. A watch
+   * `ERROR` event is yielded, not thrown; a bad line throws `EDGEOP_ERR_DECODE`, a lost connection an {@link ApiError}.
+   */
   events: AsyncIterable<WatchEvent<T>>
   /** Closes the stream; idempotent. */
   close(): void
@@ -319,7 +333,9 @@ export interface WatchStream<T extends KubeObject = KubeObject> {
 
 /** autoscaling/v1 Scale. */
 export interface Scale extends KubeObject {
+  /** `replicas`: the desired count; writing it through {@link ResourceClient.updateScale} scales the target. */
   spec?: { replicas?: number }
+  /** The observed `replicas`, and `selector`: the label query (string form) of the pods counted. */
   status?: { replicas?: number; selector?: string }
 }
 

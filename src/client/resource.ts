@@ -7,6 +7,7 @@ import { EdgeopError } from '../core/errors.ts'
 export interface ResourceType {
   /** API group; `''` for the core group (`/api/v1`). */
   group: string
+  /** API version within the group, e.g. `v1`; must be one the server serves for this resource. */
   version: string
   /** Plural resource name, e.g. `deployments`. */
   resource: string

@@ -69,7 +69,9 @@ export interface TransportOptions {
   qps?: number
   /** Client-side burst; 0 → client-go default 10. */
   burst?: number
+  /** Replaces the token bucket built from `qps` and `burst` (both are then ignored). */
   rateLimiter?: RequestRateLimiter
+  /** User-Agent header; the server derives a default `fieldManager` from it. Default {@link DEFAULT_USER_AGENT}. */
   userAgent?: string
   /** Deadline of a non-watch call (ms), including retries; 0 = none. Default {@link DEFAULT_REQUEST_TIMEOUT_MS}. */
   timeoutMs?: number
@@ -79,10 +81,13 @@ export interface TransportOptions {
   headersTimeoutMs?: number
   /** Longest gap between body chunks of a non-watch response (ms); 0 = none. Default: the request's deadline. Watches use `idleTimeoutMs`. */
   bodyTimeoutMs?: number
+  /** Retries per call (429/5xx with `Retry-After`, lost GET connections); negative counts as 0. Default {@link DEFAULT_MAX_RETRIES}. */
   maxRetries?: number
   /** Negotiate HTTP/2 (ALPN) so that requests and watches share one connection. Default true. */
   http2?: boolean
+  /** Drives the rate limiter, retry waits and measured durations (deadlines use real time). Default {@link realClock}. */
   clock?: Clock
+  /** Receives per-attempt statuses and throttle waits. Default: none. */
   observer?: RequestObserver
 }
 
@@ -94,7 +99,9 @@ export interface TransportOptions {
  * `EDGEOP_ERR_ABORTED`) or `EDGEOP_ERR_DECODE`; no credential is ever in a message.
  */
 export class Transport {
+  /** The cluster this transport connects to. */
   readonly config: ClusterConfig
+  /** `scheme://host:port` of `config.server`; a path prefix of the server is put before every request path. */
   readonly origin: string
   readonly #basePath: string
   readonly #limiter: RequestRateLimiter
@@ -108,6 +115,12 @@ export class Transport {
   readonly #pool: ConnectionPool
   #closed = false
 
+  /**
+   * Opens no connection yet.
+   *
+   * @throws EdgeopError `EDGEOP_ERR_CONFIG` when `config` sets a `proxyUrl` (not supported yet), sets both
+   *   a CA and `insecureSkipVerify` (as client-go refuses), or `server` is not a URL.
+   */
   constructor(config: ClusterConfig, options: TransportOptions = {}) {
     if (config.proxyUrl) {
       throw new EdgeopError(
