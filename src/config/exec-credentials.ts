@@ -108,7 +108,7 @@ export interface ExecCredentialProviderOptions {
   user: string
   /** Sent to the plugin only when `provideClusterInfo` is true. */
   cluster?: ExecClusterInfo
-  /** `now()` is compared with the credential's `expirationTimestamp`. Default `realClock`. */
+  /** `now()` is compared with the credential's `expirationTimestamp`. Default {@link realClock}. */
   clock?: Clock
   /** The parent environment. Default `process.env`. */
   env?: Record<string, string | undefined>

@@ -30,9 +30,9 @@ export interface InClusterOptions {
   caFile?: string
   /** Namespace file; missing or blank means {@link DEFAULT_NAMESPACE}. Default {@link IN_CLUSTER_NAMESPACE_FILE}. */
   namespaceFile?: string
-  /** Ages the cached token (see {@link TokenFileProvider}). Default `realClock`. */
+  /** Ages the cached token (see {@link TokenFileProvider}). Default {@link realClock}. */
   clock?: Clock
-  /** Receives the CA fallback error and token re-read warnings; never a secret. Default: no logging. */
+  /** Receives the CA fallback error and token re-read warnings; never a secret. Default {@link noopLogger} (silent). */
   logger?: Logger
   /** Reads the token, CA and namespace files. Default: `fs.promises.readFile` as UTF-8. */
   readFile?: ReadTextFile

@@ -16,7 +16,7 @@ import { TokenFileProvider } from './token-file.ts'
 
 /** How to build credentials and read files; shared by {@link loadKubeconfig} and {@link buildClusterConfig}. */
 export interface KubeconfigBuildOptions {
-  /** Ages cached token-file tokens and exec credentials. Default `realClock`. */
+  /** Ages cached token-file tokens and exec credentials. Default {@link realClock}. */
   clock?: Clock
   /** Receives token-file rotation warnings. Never receives a secret. */
   logger?: Logger

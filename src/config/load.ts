@@ -31,7 +31,7 @@ export interface LoadClusterConfigOptions {
   homeDir?: string
   /** Ages cached token-file tokens and exec credentials. Default `realClock`. */
   clock?: Clock
-  /** Receives the in-cluster → home-kubeconfig fallback, CA fallback and token re-read messages; never a secret. Default: no logging. */
+  /** Receives the in-cluster → home-kubeconfig fallback, CA fallback and token re-read messages; never a secret. Default {@link noopLogger} (silent). */
   logger?: Logger
   /** Test seams. */
   readFile?: ReadTextFile

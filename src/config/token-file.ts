@@ -21,7 +21,7 @@ export const TOKEN_FILE_LEEWAY_MS = 10_000
 export interface TokenFileProviderOptions {
   /** Absolute path of the token file. */
   path: string
-  /** Monotonic time that ages the cached token. Default `realClock`. */
+  /** Monotonic time that ages the cached token. Default {@link realClock}. */
   clock?: Clock
   /** Receives a warning when a re-read fails and the last good token stays in use. */
   logger?: Logger

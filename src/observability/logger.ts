@@ -38,7 +38,7 @@ export interface LoggerOptions {
   format?: LogFormat
   /** Default `process.stderr` (controller-runtime and klog log to stderr). */
   stream?: LogStream
-  /** Source of each line's `ts` (`clock.now()`, wall time). Default `realClock`. */
+  /** Source of each line's `ts` (`clock.now()`, wall time). Default {@link realClock}. */
   clock?: Clock
   /** Fields on every line. */
   fields?: LogFields
