@@ -52,7 +52,7 @@ export class TokenFileProvider implements CredentialProvider {
   #stale = true
   #inflight: Promise<Credentials> | undefined
 
-  /** Reads nothing yet: the first {@link TokenFileProvider.get} reads the file (and fails if it cannot). */
+  /** Reads nothing yet: the first {@link TokenFileProvider.get} reads it (and fails if it cannot, unless `fallbackToken` is set). */
   constructor(options: TokenFileProviderOptions) {
     this.#path = options.path
     this.describe = `token file ${options.path}`
