@@ -13,6 +13,7 @@ import { type InformerOptions, SharedInformer } from './informer.ts'
 
 /** What identifies an informer: resource, scope and selectors. */
 export interface InformerSpec extends Selectors {
+  /** The resource to watch. */
   type: ResourceType
   /** Undefined: all namespaces (or cluster-scoped). */
   namespace?: string
@@ -35,6 +36,7 @@ export class InformerFactory {
   readonly #specs = new Map<SharedInformer<KubeObject>, InformerSpec>()
   readonly #running = new Map<SharedInformer<KubeObject>, Promise<void>>()
 
+  /** A factory whose informers share `client` and start from `defaults` (each informer's own options win). */
   constructor(client: KubeClient, defaults: InformerOptions<KubeObject> = {}) {
     this.#client = client
     this.#defaults = defaults

@@ -20,6 +20,7 @@ export const MIN_RESYNC_PERIOD_MS = 1000
 /** Options of {@link SharedInformer}. */
 export interface InformerOptions<T extends KubeObject>
   extends Omit<WatcherOptions<T>, 'transform' | 'logger' | 'clock'> {
+  /** Secondary indexes of the store, by name (the namespace index is always there). */
   indexers?: Record<string, IndexFunc<T>>
   /** Drop `metadata.managedFields` before caching. Default true. */
   stripManagedFields?: boolean
@@ -30,7 +31,9 @@ export interface InformerOptions<T extends KubeObject>
    * corrupting shared state. Default true; turn off only after measuring the cost.
    */
   freeze?: boolean
+  /** Time source of the watcher and the sync wait; inject a ManualClock in tests. */
   clock?: Clock
+  /** Where the watcher's failures, sync and handler errors are logged. */
   logger?: Logger
 }
 
@@ -52,7 +55,9 @@ export interface InformerHealth extends WatcherHealth {
  * Does not guarantee: ordering across handlers or across objects.
  */
 export class SharedInformer<T extends KubeObject = KubeObject> {
+  /** The cache: written only by the informer; objects in it are deep-frozen unless `freeze: false`. */
   readonly store: Indexer<T>
+  /** The list/watch engine that feeds the store. */
   readonly watcher: Watcher<T>
   readonly #indexer: MemoryIndexer<T>
   readonly #listeners = new Set<Listener<T>>()
@@ -67,6 +72,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
   #markSynced: () => void = () => {}
   #cancelResync: CancelTimer | undefined
 
+  /** An informer over `source`; it lists and watches only once {@link SharedInformer.run} is called. */
   constructor(source: ListerWatcher<T>, options: InformerOptions<T> = {}) {
     this.#clock = options.clock ?? realClock
     this.#syncedOnce = new Promise((resolve) => {

@@ -28,7 +28,9 @@ export interface DeleteInfo {
 export interface EventHandler<T extends KubeObject = KubeObject> {
   /** `isInInitialList`: part of the state present when the handler was registered or at first sync. */
   onAdd?(obj: T, isInInitialList: boolean): unknown
+  /** An object changed; a handler resync re-delivers every cached object as `onUpdate(obj, obj)`. */
   onUpdate?(oldObj: T, newObj: T): unknown
+  /** An object is gone; see {@link DeleteInfo} for a deletion found only at a relist. */
   onDelete?(obj: T, info: DeleteInfo): unknown
 }
 

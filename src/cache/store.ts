@@ -6,9 +6,13 @@ import { type KubeObject, type ObjectKey, objectKey } from '../core/types.ts'
 
 /** Read access to a cache. Objects are shared and read-only (frozen unless the informer was told otherwise). */
 export interface Store<T extends KubeObject = KubeObject> {
+  /** The object under `namespace/name` (or `name`), or undefined. */
   get(key: ObjectKey): T | undefined
+  /** Every object, in no particular order. */
   list(): T[]
+  /** Every key, in no particular order. */
   keys(): ObjectKey[]
+  /** How many objects the store holds. */
   readonly size: number
 }
 
@@ -46,30 +50,37 @@ export class MemoryIndexer<T extends KubeObject = KubeObject> implements Indexer
   /** index name → value → keys */
   readonly #indices = new Map<string, Map<string, Set<ObjectKey>>>()
 
+  /** An empty store with the namespace index plus `indexers`. */
   constructor(indexers: Record<string, IndexFunc<T>> = {}) {
     this.addIndexers({ [NAMESPACE_INDEX]: namespaceIndexFunc as IndexFunc<T>, ...indexers })
   }
 
+  /** How many objects the store holds. */
   get size(): number {
     return this.#items.size
   }
 
+  /** The object under `key`, or undefined. */
   get(key: ObjectKey): T | undefined {
     return this.#items.get(key)
   }
 
+  /** Every object, in no particular order. */
   list(): T[] {
     return [...this.#items.values()]
   }
 
+  /** Every key, in no particular order. */
   keys(): ObjectKey[] {
     return [...this.#items.keys()]
   }
 
+  /** Objects whose `index` values include `value`; throws `EDGEOP_ERR_INVALID` for an unknown index. */
   byIndex(index: string, value: string): T[] {
     return this.indexKeys(index, value).map((k) => this.#items.get(k)!)
   }
 
+  /** Keys of the objects whose `index` values include `value`; throws `EDGEOP_ERR_INVALID` for an unknown index. */
   indexKeys(index: string, value: string): ObjectKey[] {
     const idx = this.#indices.get(index)
     if (!idx)
@@ -79,6 +90,7 @@ export class MemoryIndexer<T extends KubeObject = KubeObject> implements Indexer
     return [...(idx.get(value) ?? [])]
   }
 
+  /** Every value `index` currently holds; throws `EDGEOP_ERR_INVALID` for an unknown index. */
   indexValues(index: string): string[] {
     const idx = this.#indices.get(index)
     if (!idx)
@@ -88,10 +100,12 @@ export class MemoryIndexer<T extends KubeObject = KubeObject> implements Indexer
     return [...idx.keys()]
   }
 
+  /** Objects of one namespace, through the namespace index. */
   listNamespace(namespace: string): T[] {
     return this.byIndex(NAMESPACE_INDEX, namespace)
   }
 
+  /** Adds indexes and indexes the objects already stored; a name in use throws `EDGEOP_ERR_INVALID` and adds nothing. */
   addIndexers(indexers: Record<string, IndexFunc<T>>): void {
     for (const name of Object.keys(indexers)) {
       if (this.#indexers.has(name))

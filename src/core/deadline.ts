@@ -12,6 +12,7 @@ const noop = (): void => {}
 
 /** A signal bound to a deadline; `dispose` cancels the timer and detaches from the parent. */
 export interface Deadline {
+  /** Aborts when the time is up (reason: the timeout error) or when the parent signal aborts (its reason). */
   readonly signal: AbortSignal
   /** Idempotent. Call it when the bounded work is over, or the timer keeps the process alive. */
   dispose(): void
