@@ -19,12 +19,12 @@ import type { Lease } from '../../src/core/types.ts'
 import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
 import type { FaultAction, FaultProxy } from '../controlplane/fault-proxy.ts'
 import { adminClient } from '../support/kube.ts'
+import { seededRandom } from '../support/random.ts'
 import {
   assertNoOverlap,
   type CandidateOptions,
   type CandidateProcess,
   Election,
-  seededRandom,
 } from './fixtures/leader-harness.ts'
 
 const TIMING = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 }

@@ -8,7 +8,8 @@ import {
   type DelayingQueue,
   InMemoryQueueMetrics,
 } from '../../src/queue/index.ts'
-import { peek, SUITE, seededRandom } from './support.ts'
+import { seededRandom } from '../support/random.ts'
+import { peek, SUITE } from './support.ts'
 
 async function drain<T>(q: DelayingQueue<T>): Promise<T[]> {
   const out: T[] = []

@@ -16,7 +16,8 @@ import {
   type WorkQueue,
 } from '../../src/queue/index.ts'
 import { RING_BUFFER_MIN_CAPACITY, RingBuffer } from '../../src/queue/ring-buffer.ts'
-import { nextTurn, peek, SUITE, seededRandom } from './support.ts'
+import { seededRandom } from '../support/random.ts'
+import { nextTurn, peek, SUITE } from './support.ts'
 
 const run = promisify(execFile)
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { RING_BUFFER_MIN_CAPACITY, RingBuffer } from '../../src/queue/ring-buffer.ts'
-import { SUITE, seededRandom } from './support.ts'
+import { seededRandom } from '../support/random.ts'
+import { SUITE } from './support.ts'
 
 describe('ring buffer', SUITE, () => {
   test('shifts items in push order across wrap-around and growth', () => {
