@@ -17,7 +17,7 @@ import { appServiceController } from '../../src/operators/appservice/operator.ts
 import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
 import { type DatabaseStandin, startDatabaseStandin } from '../standin/database-api.ts'
 import { appServiceWhere, condition, installAppServiceCrd } from '../support/appservice.ts'
-import { eventually } from '../support/informers.ts'
+import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
 
 let env: TestEnv

@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { setTimeout as delay } from 'node:timers/promises'
 import { Agent, type Dispatcher, request } from 'undici'
 import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
+import { eventually } from '../support/eventually.ts'
 
 /** Controllers react within a second or two; generous for a loaded 2-core machine. */
 const CONVERGE_TIMEOUT_MS = 60_000
@@ -37,16 +37,9 @@ async function api(
   return { status: res.statusCode, json: text === '' ? undefined : JSON.parse(text) }
 }
 
-/** Polls `check` until it returns a value other than undefined. */
-async function eventually<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + CONVERGE_TIMEOUT_MS
-  for (;;) {
-    const value = await check()
-    if (value !== undefined) return value
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`)
-    await delay(250)
-  }
-}
+/** Waits until `check` holds, polling every 250 ms for up to {@link CONVERGE_TIMEOUT_MS}. */
+const converged = (what: string, check: () => Promise<boolean>) =>
+  eventually(check, CONVERGE_TIMEOUT_MS, what, { intervalMs: 250 })
 
 before(async () => {
   env = await getTestEnv()
@@ -74,9 +67,9 @@ test('a Deployment gets a ReplicaSet and Ready Pods on the fake node; deleting i
     },
   }
   assert.equal((await api('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, deployment)).status, 201)
-  await eventually('2 ready replicas', async () => {
+  await converged('2 ready replicas', async () => {
     const d = await api('GET', `/apis/apps/v1/namespaces/${ns}/deployments/web`)
-    return d.json.status?.readyReplicas === 2 ? true : undefined
+    return d.json.status?.readyReplicas === 2
   })
   const rs = await api('GET', `/apis/apps/v1/namespaces/${ns}/replicasets`)
   assert.equal(rs.json.items.length, 1)
@@ -96,9 +89,9 @@ test('a Deployment gets a ReplicaSet and Ready Pods on the fake node; deleting i
     ).status,
     200,
   )
-  await eventually('pods garbage-collected', async () => {
+  await converged('pods garbage-collected', async () => {
     const left = await api('GET', `/api/v1/namespaces/${ns}/pods`)
-    return left.json.items.length === 0 ? true : undefined
+    return left.json.items.length === 0
   })
 })
 
@@ -110,9 +103,9 @@ test('a Job completes', async () => {
     spec: { template: { spec: { ...podSpec, restartPolicy: 'Never' } } },
   }
   assert.equal((await api('POST', `/apis/batch/v1/namespaces/${ns}/jobs`, job)).status, 201)
-  await eventually('Job succeeded', async () => {
+  await converged('Job succeeded', async () => {
     const j = await api('GET', `/apis/batch/v1/namespaces/${ns}/jobs/once`)
-    return j.json.status?.succeeded === 1 ? true : undefined
+    return j.json.status?.succeeded === 1
   })
 })
 
@@ -123,7 +116,8 @@ test('a namespace can be deleted', async () => {
     201,
   )
   assert.equal((await api('DELETE', `/api/v1/namespaces/${doomed}`)).status, 200)
-  await eventually('namespace gone', async () =>
-    (await api('GET', `/api/v1/namespaces/${doomed}`)).status === 404 ? true : undefined,
+  await converged(
+    'namespace gone',
+    async () => (await api('GET', `/api/v1/namespaces/${doomed}`)).status === 404,
   )
 })

@@ -22,7 +22,7 @@ import { CORE_TYPES } from '../../src/client/resource.ts'
 import { NODECONFIGS, type NodeConfig } from '../../src/operators/nodeconfig/api.ts'
 import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
 import type { FaultProxy, RequestRecord } from '../controlplane/fault-proxy.ts'
-import { eventually } from '../support/informers.ts'
+import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
 import { AgentProcess, grantAgentRbac, installNodeConfigCrd } from './fixtures/nodeconfig-harness.ts'
 

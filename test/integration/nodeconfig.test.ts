@@ -16,7 +16,7 @@ import { CORE_TYPES } from '../../src/client/resource.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { NODECONFIGS, type NodeConfig, type NodeFile } from '../../src/operators/nodeconfig/api.ts'
 import { type FaultProxy, getTestEnv, type TestEnv } from '../controlplane/env.ts'
-import { eventually } from '../support/informers.ts'
+import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
 import {
   AgentProcess,

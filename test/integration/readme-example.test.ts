@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
-import { eventually } from '../support/informers.ts'
+import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
 
 const ROOT = join(import.meta.dirname, '../..')

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
-import { eventually, serverState, watchInformer } from '../support/informers.ts'
+import { eventually } from '../support/eventually.ts'
+import { serverState, watchInformer } from '../support/informers.ts'
 import { adminClient } from '../support/kube.ts'
 
 let env: TestEnv

@@ -8,7 +8,8 @@ import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
 import type { FaultProxy, RequestRecord } from '../controlplane/fault-proxy.ts'
-import { eventually, serverState, watchInformer } from '../support/informers.ts'
+import { eventually } from '../support/eventually.ts'
+import { serverState, watchInformer } from '../support/informers.ts'
 import { adminClient } from '../support/kube.ts'
 
 let env: TestEnv
