@@ -4,10 +4,10 @@
  * completes, and garbage collection and namespace deletion work. Shared lease.
  */
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { before, test } from 'node:test'
 import { Agent, type Dispatcher, request } from 'undici'
-import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
 import { eventually } from '../support/eventually.ts'
+import { useTestEnv } from '../support/test-env.ts'
 
 /** Controllers react within a second or two; generous for a loaded 2-core machine. */
 const CONVERGE_TIMEOUT_MS = 60_000
@@ -15,7 +15,7 @@ const CONVERGE_TIMEOUT_MS = 60_000
 // biome-ignore lint/suspicious/noExplicitAny: raw JSON of the API, asserted field by field
 type Json = any
 
-let env: TestEnv
+const { env, defer } = useTestEnv()
 let admin: Agent
 let ns: string
 
@@ -24,7 +24,7 @@ async function api(
   path: string,
   body?: unknown,
 ): Promise<{ status: number; json: Json }> {
-  const res = await request(`${env.server}${path}`, {
+  const res = await request(`${env().server}${path}`, {
     method,
     dispatcher: admin,
     headers: {
@@ -42,14 +42,10 @@ const converged = (what: string, check: () => Promise<boolean>) =>
   eventually(check, CONVERGE_TIMEOUT_MS, what, { intervalMs: 250 })
 
 before(async () => {
-  env = await getTestEnv()
-  admin = new Agent({ connect: { ca: env.caPem, cert: env.admin.certPem, key: env.admin.keyPem } })
-  await env.startControllers()
-  ns = await env.createNamespace('controllers')
-})
-
-after(async () => {
-  await admin?.destroy()
+  admin = new Agent({ connect: { ca: env().caPem, cert: env().admin.certPem, key: env().admin.keyPem } })
+  defer(() => admin.destroy())
+  await env().startControllers()
+  ns = await env().createNamespace('controllers')
 })
 
 const labels = { app: 'smoke' }
@@ -110,7 +106,7 @@ test('a Job completes', async () => {
 })
 
 test('a namespace can be deleted', async () => {
-  const doomed = await env.createNamespace('doomed')
+  const doomed = await env().createNamespace('doomed')
   assert.equal(
     (await api('POST', `/api/v1/namespaces/${doomed}/configmaps`, { metadata: { name: 'x' } })).status,
     201,
