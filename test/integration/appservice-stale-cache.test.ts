@@ -8,7 +8,7 @@
  * before the predecessor's last change, which is exactly what a lagging cache holds.
  */
 import assert from 'node:assert/strict'
-import { before, test } from 'node:test'
+import { test } from 'node:test'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import type { ReconcileContext, ReconcileResult } from '../../src/controller/reconciler.ts'
@@ -23,7 +23,7 @@ import { installAppServiceCrd } from '../support/appservice.ts'
 import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
-const { env, defer } = useTestEnv()
+const { env, setup, defer } = useTestEnv()
 let client: KubeClient
 let db: DatabaseStandin
 let recorder: EventRecorder
@@ -31,7 +31,7 @@ let ns: string
 const ac = new AbortController()
 const ctx: ReconcileContext = { signal: ac.signal, log: noopLogger, reconcileId: 'test' }
 
-before(async () => {
+setup(async () => {
   client = adminClient(env(), env().server)
   defer(() => client.close())
   await installAppServiceCrd(client)

@@ -4,7 +4,7 @@
  * (The e2e suite runs the built artifact as a separate process under deploy/ RBAC.)
  */
 import assert from 'node:assert/strict'
-import { before, test } from 'node:test'
+import { test } from 'node:test'
 import { InformerFactory } from '../../src/cache/factory.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
@@ -20,14 +20,14 @@ import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
-const { env, defer } = useTestEnv()
+const { env, setup, defer } = useTestEnv()
 let client: KubeClient
 let db: DatabaseStandin
 let ns: string
 const reconciled: string[] = []
 const ac = new AbortController()
 
-before(async () => {
+setup(async () => {
   await env().startControllers()
   client = adminClient(env(), env().server)
   await installAppServiceCrd(client)

@@ -3,18 +3,18 @@
  * expires old resourceVersions and continue tokens (exclusive: compaction affects everyone).
  */
 import assert from 'node:assert/strict'
-import { before, test } from 'node:test'
+import { test } from 'node:test'
 import { isGoneOrExpired, isResourceExpired } from '../../src/client/api-error.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
-const { env, defer } = useTestEnv({ exclusive: true })
+const { env, setup, defer } = useTestEnv({ exclusive: true })
 let client: KubeClient
 let ns: string
 
-before(async () => {
+setup(async () => {
   const { server } = await env().uncached()
   client = adminClient(env(), server)
   defer(() => client.close())

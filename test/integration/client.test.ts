@@ -3,7 +3,7 @@
  * pagination, metadata-only, subresources, discovery, raw watches, HTTP/2.
  */
 import assert from 'node:assert/strict'
-import { before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import {
   hasStatusCause,
   isAlreadyExists,
@@ -18,11 +18,11 @@ import type { KubeObject, WatchEvent } from '../../src/core/types.ts'
 import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
-const { env, defer } = useTestEnv()
+const { env, setup, defer } = useTestEnv()
 let client: KubeClient
 let ns: string
 
-before(async () => {
+setup(async () => {
   client = adminClient(env(), env().server)
   defer(() => client.close())
   ns = await env().createNamespace('client')

@@ -4,7 +4,7 @@
  * events aggregated into a series.
  */
 import assert from 'node:assert/strict'
-import { before, test } from 'node:test'
+import { test } from 'node:test'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import type { KubeEvent, KubeObject } from '../../src/core/types.ts'
@@ -16,10 +16,10 @@ import { withControllerReference } from '../../src/objects/owner.ts'
 import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
-const { env, defer } = useTestEnv()
+const { env, setup, defer } = useTestEnv()
 let client: KubeClient
 let ns: string
-before(async () => {
+setup(async () => {
   client = adminClient(env(), env().server)
   defer(() => client.close())
   ns = await env().createNamespace('helpers')

@@ -4,7 +4,7 @@
  * completes, and garbage collection and namespace deletion work. Shared lease.
  */
 import assert from 'node:assert/strict'
-import { before, test } from 'node:test'
+import { test } from 'node:test'
 import { Agent, type Dispatcher, request } from 'undici'
 import { eventually } from '../support/eventually.ts'
 import { useTestEnv } from '../support/test-env.ts'
@@ -15,7 +15,7 @@ const CONVERGE_TIMEOUT_MS = 60_000
 // biome-ignore lint/suspicious/noExplicitAny: raw JSON of the API, asserted field by field
 type Json = any
 
-const { env, defer } = useTestEnv()
+const { env, setup, defer } = useTestEnv()
 let admin: Agent
 let ns: string
 
@@ -41,7 +41,7 @@ async function api(
 const converged = (what: string, check: () => Promise<boolean>) =>
   eventually(check, CONVERGE_TIMEOUT_MS, what, { intervalMs: 250 })
 
-before(async () => {
+setup(async () => {
   admin = new Agent({ connect: { ca: env().caPem, cert: env().admin.certPem, key: env().admin.keyPem } })
   defer(() => admin.destroy())
   await env().startControllers()

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { before, test } from 'node:test'
+import { test } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
 import { Agent, type Dispatcher, request } from 'undici'
 import { useTestEnv } from '../support/test-env.ts'
@@ -12,7 +12,7 @@ import { useTestEnv } from '../support/test-env.ts'
 // biome-ignore lint/suspicious/noExplicitAny: raw JSON of the API, asserted field by field
 type Json = any
 
-const { env, defer } = useTestEnv({ exclusive: true })
+const { env, setup, defer } = useTestEnv({ exclusive: true })
 let admin: Agent
 let ns: string
 const agents: Agent[] = []
@@ -66,7 +66,7 @@ function configMap(name: string, data: Record<string, string> = {}) {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { smoke: 'yes' } }, data }
 }
 
-before(async () => {
+setup(async () => {
   admin = agentFor(env().admin.certPem, env().admin.keyPem)
   ns = await env().createNamespace('smoke')
 })

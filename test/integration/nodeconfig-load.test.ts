@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdtemp, realpath, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { after, before, test } from 'node:test'
+import { after, test } from 'node:test'
 import * as esbuild from 'esbuild'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
@@ -34,14 +34,14 @@ const nodes = Array.from({ length: AGENTS }, (_, i) => `ncload-${run}-${i}`)
 const group = `edgeop:nodeconfig-load-${run}`
 const CONFIG = `load-${run}`
 
-const { env } = useTestEnv()
+const { env, setup } = useTestEnv()
 let client: KubeClient
 let proxy: FaultProxy
 let work: string
 let bundle: string
 const agents: AgentProcess[] = []
 
-before(async () => {
+setup(async () => {
   client = adminClient(env(), env().server)
   await installNodeConfigCrd(client)
   await grantAgentRbac(client, group, `edgeop-nodeconfig-load-${run}`)

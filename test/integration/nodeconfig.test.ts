@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto'
 import { chmod, mkdtemp, readdir, readFile, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { after, before, test } from 'node:test'
+import { after, test } from 'node:test'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import type { KubeObject } from '../../src/core/types.ts'
@@ -40,7 +40,7 @@ const initialLabels: Record<Key, Record<string, string>> = {
 const RECHECK_MS = 1000
 const WAIT_MS = 60_000
 
-const { env } = useTestEnv()
+const { env, setup } = useTestEnv()
 let client: KubeClient
 let proxy: FaultProxy
 const group = `edgeop:nodeconfig-agents-${run}`
@@ -50,7 +50,7 @@ const agents = {} as Record<Key, AgentProcess>
 const created = new Set<string>()
 let outside: string
 
-before(async () => {
+setup(async () => {
   client = adminClient(env(), env().server)
   await installNodeConfigCrd(client)
   await grantAgentRbac(client, group, `edgeop-nodeconfig-test-${run}`)

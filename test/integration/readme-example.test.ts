@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { before, test } from 'node:test'
+import { test } from 'node:test'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import { eventually } from '../support/eventually.ts'
@@ -16,9 +16,9 @@ import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
 const ROOT = join(import.meta.dirname, '../..')
-const { env, defer } = useTestEnv()
+const { env, setup, defer } = useTestEnv()
 let admin: KubeClient
-before(async () => {
+setup(async () => {
   await env().startControllers() // the garbage collector removes copies of deleted originals
   admin = adminClient(env(), env().server)
   defer(() => admin.close())

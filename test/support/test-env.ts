@@ -3,12 +3,16 @@
  * the cleanups that run after them.
  *
  * ```ts
- * const { env, defer } = useTestEnv()               // or useTestEnv({ exclusive: true })
- * before(async () => {
+ * const { env, setup, defer } = useTestEnv()        // or useTestEnv({ exclusive: true })
+ * setup(async () => {
  *   client = adminClient(env(), env().server)
  *   defer(() => client.close())
  * })
  * ```
+ *
+ * A file's set-up goes into `setup`, not into a plain `before`: node:test starts top-level
+ * `before` hooks as they are registered, without waiting for the earlier ones, so a plain
+ * `before` could run before the control plane is there. Tests and `after` hooks do wait.
  */
 import { after, before } from 'node:test'
 import { getTestEnv, type TestEnv, type TestEnvOptions } from '../controlplane/env.ts'
@@ -18,8 +22,10 @@ export type Cleanup = () => unknown
 
 /** What {@link useTestEnv} gives a test file. */
 export interface TestEnvSuite {
-  /** The control plane. Throws when called before the file's first `before` hook has run. */
+  /** The control plane. Throws when called before it is there (outside tests and {@link TestEnvSuite.setup}). */
   env(): TestEnv
+  /** Registers `fn` as a `before` hook that runs once {@link TestEnvSuite.env} is there. */
+  setup(fn: () => unknown): void
   /**
    * Runs `cleanups` after the file's tests: the last one deferred first (so `defer(a, b)` runs b, then
    * a), each awaited, a failing one ignored so that the others still run.
@@ -30,14 +36,16 @@ export interface TestEnvSuite {
 /**
  * Registers, at the top level of a test file, a `before` hook taking the control plane
  * (`getTestEnv(options)`, so `{ exclusive: true }` keeps its meaning) and an `after` hook running the
- * deferred cleanups. Call it before the file registers its own hooks, so they run with `env()` ready.
+ * deferred cleanups.
  */
 export function useTestEnv(options: TestEnvOptions = {}): TestEnvSuite {
   let current: TestEnv | undefined
   const cleanups: Cleanup[] = []
-  before(async () => {
+  const acquire = async (): Promise<void> => {
+    // getTestEnv returns the same environment to every call in a process.
     current = await getTestEnv(options)
-  })
+  }
+  before(acquire)
   after(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) {
       try {
@@ -49,8 +57,15 @@ export function useTestEnv(options: TestEnvOptions = {}): TestEnvSuite {
   })
   return {
     env() {
-      if (current === undefined) throw new Error('useTestEnv: env() was called before the before() hook ran')
+      if (current === undefined)
+        throw new Error('useTestEnv: env() was called before the control plane was there; use setup()')
       return current
+    },
+    setup(fn) {
+      before(async () => {
+        await acquire()
+        await fn()
+      })
     },
     defer(...more) {
       cleanups.push(...more)
