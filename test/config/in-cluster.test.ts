@@ -12,7 +12,7 @@ import {
 } from '../../src/config/in-cluster.ts'
 import { TokenFileProvider } from '../../src/config/token-file.ts'
 import { ManualClock } from '../../src/core/clock.ts'
-import type { LogFields, Logger } from '../../src/core/log.ts'
+import { recordingLogger } from '../support/recording-logger.ts'
 
 const CA = '-----BEGIN CERTIFICATE-----\nIN-CLUSTER TEST CA\n-----END CERTIFICATE-----\n'
 const tmp = mkdtempSync(path.join(tmpdir(), 'edgeop-incluster-'))
@@ -30,20 +30,6 @@ function serviceAccount(name: string, files: { token?: string; ca?: string; name
   if (files.ca !== undefined) writeFileSync(paths.caFile, files.ca)
   if (files.namespace !== undefined) writeFileSync(paths.namespaceFile, files.namespace)
   return paths
-}
-
-function errors(): Logger & { lines: { msg: string; fields?: LogFields }[] } {
-  const lines: { msg: string; fields?: LogFields }[] = []
-  const logger: Logger = {
-    debug() {},
-    info() {},
-    warn() {},
-    error: (msg, fields) => {
-      lines.push({ msg, ...(fields ? { fields } : {}) })
-    },
-    child: () => logger,
-  }
-  return Object.assign(logger, { lines })
 }
 
 const ENV = { KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443' }
@@ -98,14 +84,14 @@ test('an IPv6 service host is bracketed', async () => {
 
 test('a missing or unparsable CA is logged and the system roots are used; no namespace file means "default"', async () => {
   const missing = serviceAccount('no-ca', { token: 't' })
-  const logger = errors()
+  const logger = recordingLogger(['error'])
   const config = await loadInClusterConfig({ env: ENV, logger, ...missing })
   assert.equal(config.tls.ca, undefined)
   assert.equal(config.namespace, 'default')
   assert.equal(logger.lines[0]?.msg, 'cannot load the in-cluster CA; using the system roots')
   assert.equal(logger.lines[0]?.fields?.path, missing.caFile)
   const garbage = serviceAccount('bad-ca', { token: 't', ca: 'not a certificate', namespace: '' })
-  const logger2 = errors()
+  const logger2 = recordingLogger(['error'])
   const config2 = await loadInClusterConfig({ env: ENV, logger: logger2, ...garbage })
   assert.equal(config2.tls.ca, undefined)
   assert.equal(config2.namespace, 'default')

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { after, test } from 'node:test'
 import { loadClusterConfig } from '../../src/config/load.ts'
-import type { LogFields, Logger } from '../../src/core/log.ts'
+import { recordingLogger } from '../support/recording-logger.ts'
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'edgeop-load-'))
 after(() => rmSync(tmp, { recursive: true, force: true }))
@@ -36,21 +36,6 @@ const inCluster = {
   namespaceFile: path.join(sa, 'namespace'),
 }
 const CLUSTER_ENV = { KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443' }
-
-function recorder(): Logger & { lines: { level: string; msg: string; fields?: LogFields }[] } {
-  const lines: { level: string; msg: string; fields?: LogFields }[] = []
-  const at = (level: string) => (msg: string, fields?: LogFields) => {
-    lines.push({ level, msg, ...(fields ? { fields } : {}) })
-  }
-  const logger: Logger = {
-    debug: at('debug'),
-    info: at('info'),
-    warn: at('warn'),
-    error: at('error'),
-    child: () => logger,
-  }
-  return Object.assign(logger, { lines })
-}
 
 test('1. an explicit kubeconfig wins over KUBECONFIG, in-cluster and home', async () => {
   const config = await loadClusterConfig({
@@ -96,7 +81,7 @@ test('3. in-cluster when KUBECONFIG is unset and the service variables are set',
 
 test('3b. when in-cluster fails, ~/.kube/config is used if it exists (logged), else the in-cluster error is thrown', async () => {
   const broken = { ...inCluster, tokenFile: path.join(sa, 'absent') }
-  const logger = recorder()
+  const logger = recordingLogger()
   const config = await loadClusterConfig({ env: CLUSTER_ENV, homeDir: home, inCluster: broken, logger })
   assert.equal(config.server, 'https://home.example.org')
   assert.equal(logger.lines[0]?.msg, 'in-cluster config failed; using the home kubeconfig')

@@ -14,7 +14,7 @@ import { parseKubeconfig } from '../../src/config/kubeconfig-files.ts'
 import { TokenFileProvider } from '../../src/config/token-file.ts'
 import { ManualClock } from '../../src/core/clock.ts'
 import { isEdgeopError } from '../../src/core/errors.ts'
-import type { LogFields, Logger } from '../../src/core/log.ts'
+import { recordingLogger } from '../support/recording-logger.ts'
 import { errorTexts } from './support/helpers.ts'
 
 const S = {
@@ -221,19 +221,15 @@ test('auth-provider config is not quoted when it is refused', async () => {
 test('token file content: not in the re-read warning nor in any later error', async () => {
   const file = path.join(tmp, 'sa-token')
   writeFileSync(file, S.tokenFile)
-  const lines: { msg: string; fields?: LogFields }[] = []
-  const log = (msg: string, fields?: LogFields): void => {
-    lines.push({ msg, ...(fields ? { fields } : {}) })
-  }
-  const logger: Logger = { debug: log, info: log, warn: log, error: log, child: () => logger }
+  const logger = recordingLogger()
   const clock = new ManualClock()
   const p = new TokenFileProvider({ path: file, clock, logger })
   await p.get()
   unlinkSync(file)
   await clock.advance(60_000)
   await p.get()
-  assert.equal(lines.length, 1)
-  for (const secret of ALL) assert.ok(!JSON.stringify(lines).includes(secret))
+  assert.equal(logger.lines.length, 1)
+  for (const secret of ALL) assert.ok(!JSON.stringify(logger.lines).includes(secret))
   await failure('fresh provider, file gone', () => new TokenFileProvider({ path: file }).get())
 })
 

@@ -5,27 +5,11 @@ import path from 'node:path'
 import { after, test } from 'node:test'
 import { TOKEN_FILE_LEEWAY_MS, TOKEN_FILE_PERIOD_MS, TokenFileProvider } from '../../src/config/token-file.ts'
 import { ManualClock } from '../../src/core/clock.ts'
-import type { LogFields, Logger } from '../../src/core/log.ts'
+import { recordingLogger } from '../support/recording-logger.ts'
 import { memoryFiles } from './support/helpers.ts'
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'edgeop-token-'))
 after(() => rmSync(tmp, { recursive: true, force: true }))
-
-/** A logger that records every line. */
-function recordingLogger(): Logger & { lines: { level: string; msg: string; fields?: LogFields }[] } {
-  const lines: { level: string; msg: string; fields?: LogFields }[] = []
-  const at = (level: string) => (msg: string, fields?: LogFields) => {
-    lines.push({ level, msg, ...(fields ? { fields } : {}) })
-  }
-  const logger: Logger = {
-    debug: at('debug'),
-    info: at('info'),
-    warn: at('warn'),
-    error: at('error'),
-    child: () => logger,
-  }
-  return Object.assign(logger, { lines })
-}
 
 test('the re-read cadence is client-go’s: 1 min period minus 10 s leeway', () => {
   assert.equal(TOKEN_FILE_PERIOD_MS, 60_000)

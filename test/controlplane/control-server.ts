@@ -24,10 +24,10 @@
  */
 import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { LOOPBACK } from '../support/ports.ts'
 import type { ApiserverFlavor } from './apiserver.ts'
 import type { ControlPlane } from './control-plane.ts'
 import { type LeaseMode, LeaseQueue } from './lease.ts'
-import { LOOPBACK } from './ports.ts'
 
 /** Header carrying the caller's lease id. */
 export const LEASE_HEADER = 'x-edgeop-lease'

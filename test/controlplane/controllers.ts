@@ -8,11 +8,11 @@
  */
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { freePorts, LOOPBACK } from '../support/ports.ts'
 import { kubeJson, kubeRequest, type TlsIdentity } from './kube-request.ts'
 import { writeKubeconfig } from './kubeconfig.ts'
 import { kwokStagesConfig } from './kwok-stages.ts'
 import { MASTERS_GROUP, type TestPki } from './pki.ts'
-import { freePorts, LOOPBACK } from './ports.ts'
 import { ManagedProcess } from './process.ts'
 import { waitUntil } from './wait.ts'
 

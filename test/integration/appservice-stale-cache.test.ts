@@ -8,7 +8,7 @@
  * before the predecessor's last change, which is exactly what a lagging cache holds.
  */
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import type { ReconcileContext, ReconcileResult } from '../../src/controller/reconciler.ts'
@@ -18,11 +18,12 @@ import { EventRecorder } from '../../src/objects/events.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
 import { databaseApi } from '../../src/operators/appservice/database-api.ts'
 import { appServiceReconciler } from '../../src/operators/appservice/reconcile.ts'
-import { getTestEnv } from '../controlplane/env.ts'
 import { type DatabaseStandin, startDatabaseStandin } from '../standin/database-api.ts'
 import { installAppServiceCrd } from '../support/appservice.ts'
 import { adminClient } from '../support/kube.ts'
+import { useTestEnv } from '../support/test-env.ts'
 
+const { env, setup, defer } = useTestEnv()
 let client: KubeClient
 let db: DatabaseStandin
 let recorder: EventRecorder
@@ -30,19 +31,18 @@ let ns: string
 const ac = new AbortController()
 const ctx: ReconcileContext = { signal: ac.signal, log: noopLogger, reconcileId: 'test' }
 
-before(async () => {
-  const env = await getTestEnv()
-  client = adminClient(env, env.server)
+setup(async () => {
+  client = adminClient(env(), env().server)
+  defer(() => client.close())
   await installAppServiceCrd(client)
   db = await startDatabaseStandin()
-  ns = await env.createNamespace('stale')
+  defer(() => db.close())
+  ns = await env().createNamespace('stale')
   recorder = new EventRecorder(client, { controller: 'platform.example.com/appservice', instance: 'test' })
-})
-after(async () => {
-  ac.abort()
-  await recorder?.flush()
-  await db?.close()
-  await client?.close()
+  defer(
+    () => ac.abort(),
+    () => recorder.flush(),
+  )
 })
 
 const apps = () => client.resource<AppService>(APPSERVICES, ns)

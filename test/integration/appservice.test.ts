@@ -4,7 +4,7 @@
  * (The e2e suite runs the built artifact as a separate process under deploy/ RBAC.)
  */
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import { InformerFactory } from '../../src/cache/factory.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
@@ -14,27 +14,29 @@ import { EventRecorder } from '../../src/objects/events.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
 import { databaseApi } from '../../src/operators/appservice/database-api.ts'
 import { appServiceController } from '../../src/operators/appservice/operator.ts'
-import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
 import { type DatabaseStandin, startDatabaseStandin } from '../standin/database-api.ts'
 import { appServiceWhere, condition, installAppServiceCrd } from '../support/appservice.ts'
-import { eventually } from '../support/informers.ts'
+import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
+import { useTestEnv } from '../support/test-env.ts'
 
-let env: TestEnv
+const { env, setup, defer } = useTestEnv()
 let client: KubeClient
 let db: DatabaseStandin
 let ns: string
 const reconciled: string[] = []
 const ac = new AbortController()
-const cleanups: (() => Promise<unknown>)[] = []
 
-before(async () => {
-  env = await getTestEnv()
-  await env.startControllers()
-  client = adminClient(env, env.server)
+setup(async () => {
+  await env().startControllers()
+  client = adminClient(env(), env().server)
   await installAppServiceCrd(client)
   db = await startDatabaseStandin()
-  ns = await env.createNamespace('appsrv')
+  defer(
+    () => client.close(),
+    () => db.close(),
+  )
+  ns = await env().createNamespace('appsrv')
   const factory = new InformerFactory(client)
   const recorder = new EventRecorder(client, {
     controller: 'platform.example.com/appservice',
@@ -58,19 +60,12 @@ before(async () => {
   factory.start(ac.signal)
   await factory.waitForSync(30_000)
   const running = controller.run(ac.signal)
-  cleanups.push(async () => {
+  defer(async () => {
     ac.abort()
     await running
     await factory.stopped()
     await recorder.flush()
   })
-  cleanups.push(
-    () => db.close(),
-    () => client.close(),
-  )
-})
-after(async () => {
-  for (const c of cleanups) await c().catch(() => {})
 })
 
 const apps = () => client.resource<AppService>(APPSERVICES, ns)

@@ -3,24 +3,23 @@
  * expires old resourceVersions and continue tokens (exclusive: compaction affects everyone).
  */
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import { isGoneOrExpired, isResourceExpired } from '../../src/client/api-error.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
-import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
 import { adminClient } from '../support/kube.ts'
+import { useTestEnv } from '../support/test-env.ts'
 
-let env: TestEnv
+const { env, setup, defer } = useTestEnv({ exclusive: true })
 let client: KubeClient
 let ns: string
 
-before(async () => {
-  env = await getTestEnv({ exclusive: true })
-  const { server } = await env.uncached()
-  client = adminClient(env, server)
-  ns = await env.createNamespace('expired')
+setup(async () => {
+  const { server } = await env().uncached()
+  client = adminClient(env(), server)
+  defer(() => client.close())
+  ns = await env().createNamespace('expired')
 })
-after(() => client?.close())
 
 test('after compaction: exact list at an old RV → 410 Expired; old continue token → 410; watch → ERROR 410', async () => {
   const cms = client.resource(CORE_TYPES.configMaps, ns)
@@ -33,7 +32,7 @@ test('after compaction: exact list at an old RV → 410 Expired; old continue to
   // two writes after the old RV put the compaction point beyond where the watch starts.
   await cms.create({ metadata: { name: 'after-1' } })
   await cms.create({ metadata: { name: 'after-2' } })
-  await env.compact()
+  await env().compact()
 
   const exact = await cms
     .list({ resourceVersion: oldRv, resourceVersionMatch: 'Exact' })

@@ -3,7 +3,7 @@
  * pagination, metadata-only, subresources, discovery, raw watches, HTTP/2.
  */
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import {
   hasStatusCause,
   isAlreadyExists,
@@ -15,19 +15,18 @@ import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES, type ResourceType } from '../../src/client/resource.ts'
 import { retryOnConflict } from '../../src/client/retry-on-conflict.ts'
 import type { KubeObject, WatchEvent } from '../../src/core/types.ts'
-import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
 import { adminClient } from '../support/kube.ts'
+import { useTestEnv } from '../support/test-env.ts'
 
-let env: TestEnv
+const { env, setup, defer } = useTestEnv()
 let client: KubeClient
 let ns: string
 
-before(async () => {
-  env = await getTestEnv()
-  client = adminClient(env, env.server)
-  ns = await env.createNamespace('client')
+setup(async () => {
+  client = adminClient(env(), env().server)
+  defer(() => client.close())
+  ns = await env().createNamespace('client')
 })
-after(() => client?.close())
 
 const cm = (
   name: string,
@@ -114,7 +113,7 @@ describe('verbs on ConfigMaps', () => {
   })
 
   test('pagination with limit=2 returns every object exactly once', async () => {
-    const pns = await env.createNamespace('pages')
+    const pns = await env().createNamespace('pages')
     const cms = client.resource(CORE_TYPES.configMaps, pns)
     for (let i = 0; i < 5; i++) await cms.create(cm(`page-${i}`))
     const pages = []
@@ -263,7 +262,7 @@ describe('custom resources, status subresource and discovery', () => {
 
 describe('raw watch', () => {
   test('events after the list resourceVersion arrive in order; the consumer can stop early', async () => {
-    const wns = await env.createNamespace('watch')
+    const wns = await env().createNamespace('watch')
     const cms = client.resource(CORE_TYPES.configMaps, wns)
     const list = await cms.list()
     const seen: WatchEvent[] = []
@@ -290,7 +289,7 @@ describe('raw watch', () => {
   })
 
   test('a streaming list (sendInitialEvents) replays state then the initial-events-end bookmark', async () => {
-    const sns = await env.createNamespace('stream')
+    const sns = await env().createNamespace('stream')
     const cms = client.resource(CORE_TYPES.configMaps, sns)
     for (const n of ['s1', 's2']) await cms.create(cm(n))
     const added: string[] = []
@@ -316,7 +315,7 @@ describe('raw watch', () => {
 
 describe('transport against the real server', () => {
   test('HTTP/2: concurrent requests and an open watch share one connection', async () => {
-    const c = adminClient(env, env.server)
+    const c = adminClient(env(), env().server)
     try {
       const cms = c.resource(CORE_TYPES.configMaps, ns)
       const ac = new AbortController()
@@ -332,8 +331,8 @@ describe('transport against the real server', () => {
   })
 
   test('a 429 with Retry-After from the fault proxy is retried and succeeds', async () => {
-    const proxy = await env.startFaultProxy()
-    const c = adminClient(env, proxy.url)
+    const proxy = await env().startFaultProxy()
+    const c = adminClient(env(), proxy.url)
     try {
       proxy.addFault({
         method: 'GET',

@@ -6,33 +6,26 @@ import assert from 'node:assert/strict'
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import { isForbidden } from '../../src/client/api-error.ts'
 import { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import { loadClusterConfig } from '../../src/config/load.ts'
-import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
+import { useTestEnv } from '../support/test-env.ts'
 
-let env: TestEnv
-const cleanups: (() => Promise<unknown>)[] = []
-before(async () => {
-  env = await getTestEnv()
-})
-after(async () => {
-  for (const c of cleanups.reverse()) await c().catch(() => {})
-})
+const { env, defer } = useTestEnv()
 
 test('the admin kubeconfig written by the harness loads and reaches the server', async () => {
-  const config = await loadClusterConfig({ kubeconfig: env.kubeconfig, env: {} })
-  assert.equal(config.server, env.server)
+  const config = await loadClusterConfig({ kubeconfig: env().kubeconfig, env: {} })
+  assert.equal(config.server, env().server)
   const client = new KubeClient(config)
-  cleanups.push(() => client.close())
+  defer(() => client.close())
   const version = await client.request<{ gitVersion: string }>({ method: 'GET', path: '/version' })
-  assert.equal(version.gitVersion, `v${env.versions.kubernetes}`)
+  assert.equal(version.gitVersion, `v${env().versions.kubernetes}`)
 })
 
 test('an exec plugin that returns a client certificate authenticates as that user', async () => {
-  const user = await env.userKubeconfig('exec-user')
+  const user = await env().userKubeconfig('exec-user')
   const dir = await mkdtemp(join(tmpdir(), 'edgeop-exec-'))
   const certFile = join(dir, 'cert.pem')
   const keyFile = join(dir, 'key.pem')
@@ -50,8 +43,8 @@ test('an exec plugin that returns a client certificate authenticates as that use
       'clusters:',
       '- name: test',
       '  cluster:',
-      `    server: ${env.server}`,
-      `    certificate-authority-data: ${Buffer.from(env.caPem).toString('base64')}`,
+      `    server: ${env().server}`,
+      `    certificate-authority-data: ${Buffer.from(env().caPem).toString('base64')}`,
       'users:',
       '- name: exec',
       '  user:',
@@ -74,7 +67,7 @@ test('an exec plugin that returns a client certificate authenticates as that use
   const client = new KubeClient(await loadClusterConfig({ kubeconfig, env: { PATH: process.env.PATH } }), {
     qps: -1,
   })
-  cleanups.push(() => client.close())
+  defer(() => client.close())
   // The identity is exec-user with no RBAC: listing secrets is forbidden *for that user*.
   const err = await client
     .resource(CORE_TYPES.secrets, 'default')

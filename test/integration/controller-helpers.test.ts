@@ -4,7 +4,7 @@
  * events aggregated into a series.
  */
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import type { KubeEvent, KubeObject } from '../../src/core/types.ts'
@@ -13,21 +13,16 @@ import { setCondition, updateStatusIfChanged } from '../../src/objects/condition
 import { EventRecorder } from '../../src/objects/events.ts'
 import { ensureFinalizer, finalize, removeFinalizer } from '../../src/objects/finalizer.ts'
 import { withControllerReference } from '../../src/objects/owner.ts'
-import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
 import { adminClient } from '../support/kube.ts'
+import { useTestEnv } from '../support/test-env.ts'
 
-let env: TestEnv
+const { env, setup, defer } = useTestEnv()
 let client: KubeClient
 let ns: string
-const cleanups: (() => Promise<unknown>)[] = []
-before(async () => {
-  env = await getTestEnv()
-  client = adminClient(env, env.server)
-  cleanups.push(() => client.close())
-  ns = await env.createNamespace('helpers')
-})
-after(async () => {
-  for (const c of cleanups.reverse()) await c().catch(() => {})
+setup(async () => {
+  client = adminClient(env(), env().server)
+  defer(() => client.close())
+  ns = await env().createNamespace('helpers')
 })
 
 test("ensureFinalizer from a stale copy keeps a concurrent writer's finalizer; removal keeps theirs too", async () => {
@@ -74,9 +69,9 @@ test('finalize: finalizer first; on delete, cleanup runs, a failing cleanup keep
 })
 
 test('applyIfDrifted: creates, skips when nothing differs (no request), corrects drift, leaves foreign fields alone', async () => {
-  const proxy = await env.startFaultProxy()
-  const viaProxy = adminClient(env, proxy.url)
-  cleanups.push(
+  const proxy = await env().startFaultProxy()
+  const viaProxy = adminClient(env(), proxy.url)
+  defer(
     () => proxy.close(),
     () => viaProxy.close(),
   )
@@ -145,7 +140,7 @@ test('updateStatusIfChanged writes only semantic changes; lastTransitionTime sur
       ],
     },
   })
-  cleanups.push(() => crds.delete(`things.${group}`))
+  defer(() => crds.delete(`things.${group}`))
   const things = client.resource(
     { group, version: 'v1', resource: 'things', namespaced: true, kind: 'Thing' },
     ns,

@@ -4,10 +4,10 @@
  * completes, and garbage collection and namespace deletion work. Shared lease.
  */
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
-import { setTimeout as delay } from 'node:timers/promises'
+import { test } from 'node:test'
 import { Agent, type Dispatcher, request } from 'undici'
-import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
+import { eventually } from '../support/eventually.ts'
+import { useTestEnv } from '../support/test-env.ts'
 
 /** Controllers react within a second or two; generous for a loaded 2-core machine. */
 const CONVERGE_TIMEOUT_MS = 60_000
@@ -15,7 +15,7 @@ const CONVERGE_TIMEOUT_MS = 60_000
 // biome-ignore lint/suspicious/noExplicitAny: raw JSON of the API, asserted field by field
 type Json = any
 
-let env: TestEnv
+const { env, setup, defer } = useTestEnv()
 let admin: Agent
 let ns: string
 
@@ -24,7 +24,7 @@ async function api(
   path: string,
   body?: unknown,
 ): Promise<{ status: number; json: Json }> {
-  const res = await request(`${env.server}${path}`, {
+  const res = await request(`${env().server}${path}`, {
     method,
     dispatcher: admin,
     headers: {
@@ -37,26 +37,15 @@ async function api(
   return { status: res.statusCode, json: text === '' ? undefined : JSON.parse(text) }
 }
 
-/** Polls `check` until it returns a value other than undefined. */
-async function eventually<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + CONVERGE_TIMEOUT_MS
-  for (;;) {
-    const value = await check()
-    if (value !== undefined) return value
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`)
-    await delay(250)
-  }
-}
+/** Waits until `check` holds, polling every 250 ms for up to {@link CONVERGE_TIMEOUT_MS}. */
+const converged = (what: string, check: () => Promise<boolean>) =>
+  eventually(check, CONVERGE_TIMEOUT_MS, what, { intervalMs: 250 })
 
-before(async () => {
-  env = await getTestEnv()
-  admin = new Agent({ connect: { ca: env.caPem, cert: env.admin.certPem, key: env.admin.keyPem } })
-  await env.startControllers()
-  ns = await env.createNamespace('controllers')
-})
-
-after(async () => {
-  await admin?.destroy()
+setup(async () => {
+  admin = new Agent({ connect: { ca: env().caPem, cert: env().admin.certPem, key: env().admin.keyPem } })
+  defer(() => admin.destroy())
+  await env().startControllers()
+  ns = await env().createNamespace('controllers')
 })
 
 const labels = { app: 'smoke' }
@@ -74,9 +63,9 @@ test('a Deployment gets a ReplicaSet and Ready Pods on the fake node; deleting i
     },
   }
   assert.equal((await api('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, deployment)).status, 201)
-  await eventually('2 ready replicas', async () => {
+  await converged('2 ready replicas', async () => {
     const d = await api('GET', `/apis/apps/v1/namespaces/${ns}/deployments/web`)
-    return d.json.status?.readyReplicas === 2 ? true : undefined
+    return d.json.status?.readyReplicas === 2
   })
   const rs = await api('GET', `/apis/apps/v1/namespaces/${ns}/replicasets`)
   assert.equal(rs.json.items.length, 1)
@@ -96,9 +85,9 @@ test('a Deployment gets a ReplicaSet and Ready Pods on the fake node; deleting i
     ).status,
     200,
   )
-  await eventually('pods garbage-collected', async () => {
+  await converged('pods garbage-collected', async () => {
     const left = await api('GET', `/api/v1/namespaces/${ns}/pods`)
-    return left.json.items.length === 0 ? true : undefined
+    return left.json.items.length === 0
   })
 })
 
@@ -110,20 +99,21 @@ test('a Job completes', async () => {
     spec: { template: { spec: { ...podSpec, restartPolicy: 'Never' } } },
   }
   assert.equal((await api('POST', `/apis/batch/v1/namespaces/${ns}/jobs`, job)).status, 201)
-  await eventually('Job succeeded', async () => {
+  await converged('Job succeeded', async () => {
     const j = await api('GET', `/apis/batch/v1/namespaces/${ns}/jobs/once`)
-    return j.json.status?.succeeded === 1 ? true : undefined
+    return j.json.status?.succeeded === 1
   })
 })
 
 test('a namespace can be deleted', async () => {
-  const doomed = await env.createNamespace('doomed')
+  const doomed = await env().createNamespace('doomed')
   assert.equal(
     (await api('POST', `/api/v1/namespaces/${doomed}/configmaps`, { metadata: { name: 'x' } })).status,
     201,
   )
   assert.equal((await api('DELETE', `/api/v1/namespaces/${doomed}`)).status, 200)
-  await eventually('namespace gone', async () =>
-    (await api('GET', `/api/v1/namespaces/${doomed}`)).status === 404 ? true : undefined,
+  await converged(
+    'namespace gone',
+    async () => (await api('GET', `/api/v1/namespaces/${doomed}`)).status === 404,
   )
 })

@@ -4,18 +4,19 @@
  */
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
 import { Agent, type Dispatcher, request } from 'undici'
-import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
+import { useTestEnv } from '../support/test-env.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: raw JSON of the API, asserted field by field
 type Json = any
 
-let env: TestEnv
+const { env, setup, defer } = useTestEnv({ exclusive: true })
 let admin: Agent
 let ns: string
 const agents: Agent[] = []
+defer(() => Promise.all(agents.map((a) => a.destroy())))
 
 interface Reply {
   status: number
@@ -24,7 +25,7 @@ interface Reply {
 }
 
 function agentFor(certPem: string, keyPem: string, allowH2 = false): Agent {
-  const a = new Agent({ allowH2, connect: { ca: env.caPem, cert: certPem, key: keyPem } })
+  const a = new Agent({ allowH2, connect: { ca: env().caPem, cert: certPem, key: keyPem } })
   agents.push(a)
   return a
 }
@@ -65,18 +66,13 @@ function configMap(name: string, data: Record<string, string> = {}) {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { smoke: 'yes' } }, data }
 }
 
-before(async () => {
-  env = await getTestEnv({ exclusive: true })
-  admin = agentFor(env.admin.certPem, env.admin.keyPem)
-  ns = await env.createNamespace('smoke')
-})
-
-after(async () => {
-  await Promise.all(agents.map((a) => a.destroy()))
+setup(async () => {
+  admin = agentFor(env().admin.certPem, env().admin.keyPem)
+  ns = await env().createNamespace('smoke')
 })
 
 test('ConfigMap: create, get, list, watch', async () => {
-  const base = `${env.server}/api/v1/namespaces/${ns}/configmaps`
+  const base = `${env().server}/api/v1/namespaces/${ns}/configmaps`
   const created = await api('POST', base, configMap('one', { a: '1' }))
   assert.equal(created.status, 201)
   const got = await api('GET', `${base}/one`)
@@ -127,7 +123,7 @@ test('CRD: create, wait Established, create a custom resource', async () => {
       ],
     },
   }
-  const crdUrl = `${env.server}/apis/apiextensions.k8s.io/v1/customresourcedefinitions`
+  const crdUrl = `${env().server}/apis/apiextensions.k8s.io/v1/customresourcedefinitions`
   assert.equal((await api('POST', crdUrl, crd)).status, 201)
   for (let i = 0; ; i++) {
     const got = await api('GET', `${crdUrl}/widgets.${group}`)
@@ -139,7 +135,7 @@ test('CRD: create, wait Established, create a custom resource', async () => {
     await delay(100)
   }
   const widget = { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 3 } }
-  const url = `${env.server}/apis/${group}/v1/namespaces/${ns}/widgets`
+  const url = `${env().server}/apis/${group}/v1/namespaces/${ns}/widgets`
   let created: Reply | undefined
   // The new resource's handler can lag the Established condition by a moment.
   for (let i = 0; i < 50; i++) {
@@ -152,7 +148,7 @@ test('CRD: create, wait Established, create a custom resource', async () => {
 })
 
 test('after compact(), the uncached apiserver answers an old resourceVersion with 410', async () => {
-  const { server } = await env.uncached()
+  const { server } = await env().uncached()
   const base = `${server}/api/v1/namespaces/${ns}/configmaps`
   const created = await api('POST', base, configMap('old'))
   assert.equal(created.status, 201)
@@ -161,7 +157,7 @@ test('after compact(), the uncached apiserver answers an old resourceVersion wit
     const cur = await api('GET', `${base}/old`)
     assert.equal((await api('PUT', `${base}/old`, { ...cur.json, data: { i: String(i) } })).status, 200)
   }
-  const revision = await env.compact()
+  const revision = await env().compact()
   assert.ok(revision > Number(oldRv))
 
   const watch = await request(`${base}?watch=1&resourceVersion=${oldRv}`, { dispatcher: admin })
@@ -181,10 +177,10 @@ test('after compact(), the uncached apiserver answers an old resourceVersion wit
 })
 
 test('the fault proxy returns an injected 429 with Retry-After, then forwards as the caller', async () => {
-  const proxy = await env.startFaultProxy()
+  const proxy = await env().startFaultProxy()
   try {
     for (const h2 of [false, true]) {
-      const client = agentFor(env.admin.certPem, env.admin.keyPem, h2)
+      const client = agentFor(env().admin.certPem, env().admin.keyPem, h2)
       const url = `${proxy.url}/api/v1/namespaces/${ns}/configmaps`
       proxy.addFault({
         method: 'GET',
@@ -216,15 +212,15 @@ test('the fault proxy returns an injected 429 with Retry-After, then forwards as
 })
 
 test('a user without RBAC gets 403 on a list (directly and through the proxy), and 200 once granted', async () => {
-  const user = await env.userKubeconfig('smoke-user')
+  const user = await env().userKubeconfig('smoke-user')
   const client = agentFor(user.certPem, user.keyPem)
-  const url = `${env.server}/api/v1/namespaces/${ns}/configmaps`
+  const url = `${env().server}/api/v1/namespaces/${ns}/configmaps`
   const denied = await api('GET', url, undefined, client)
   assert.equal(denied.status, 403)
   assert.equal(denied.json.reason, 'Forbidden')
   assert.match(denied.json.message, /User "smoke-user" cannot list resource "configmaps"/)
 
-  const proxy = await env.startFaultProxy()
+  const proxy = await env().startFaultProxy()
   try {
     const viaProxy = await api('GET', `${proxy.url}/api/v1/namespaces/${ns}/configmaps`, undefined, client)
     assert.equal(viaProxy.status, 403)
@@ -233,7 +229,7 @@ test('a user without RBAC gets 403 on a list (directly and through the proxy), a
     await proxy.close()
   }
 
-  const rbac = `${env.server}/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}`
+  const rbac = `${env().server}/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}`
   await api('POST', `${rbac}/roles`, {
     metadata: { name: 'cm-reader' },
     rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'] }],
@@ -253,11 +249,11 @@ test('a user without RBAC gets 403 on a list (directly and through the proxy), a
 })
 
 test('restartApiserver and stopEtcd/startEtcd keep the data', async () => {
-  const base = `${env.server}/api/v1/namespaces/${ns}/configmaps`
+  const base = `${env().server}/api/v1/namespaces/${ns}/configmaps`
   assert.equal((await api('POST', base, configMap('survivor'))).status, 201)
-  await env.restartApiserver('cached')
+  await env().restartApiserver('cached')
   assert.equal((await api('GET', `${base}/survivor`)).status, 200)
-  await env.stopEtcd()
+  await env().stopEtcd()
   const down = await request(`${base}/survivor`, {
     dispatcher: admin,
     signal: AbortSignal.timeout(3_000),
@@ -269,6 +265,6 @@ test('restartApiserver and stopEtcd/startEtcd keep the data', async () => {
     () => 599, // no answer within the timeout
   )
   assert.ok(down >= 500, `requests fail while etcd is down (got ${down})`)
-  await env.startEtcd()
+  await env().startEtcd()
   assert.equal((await api('GET', `${base}/survivor`)).status, 200)
 })

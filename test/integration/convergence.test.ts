@@ -5,48 +5,42 @@
  * handler's notifications both equal a fresh list. Seeded: failures reproduce.
  */
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import { isAlreadyExists, isNotFound } from '../../src/client/api-error.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
-import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
 import type { FaultAction } from '../controlplane/fault-proxy.ts'
-import { eventually, serverState, watchInformer } from '../support/informers.ts'
+import { eventually } from '../support/eventually.ts'
+import { serverState, watchInformer } from '../support/informers.ts'
 import { adminClient } from '../support/kube.ts'
 import { seededRandom } from '../support/random.ts'
+import { useTestEnv } from '../support/test-env.ts'
 
 const SEED = Number(process.env.EDGEOP_CONVERGENCE_SEED ?? 20261129)
 const OPERATIONS = Number(process.env.EDGEOP_CONVERGENCE_OPS ?? 2000)
 const NAMES = 60
 const WRITERS = 8
 
-let env: TestEnv
-const cleanups: (() => Promise<unknown>)[] = []
-before(async () => {
-  env = await getTestEnv()
-})
-after(async () => {
-  for (const c of cleanups.reverse()) await c().catch(() => {})
-})
+const { env, defer } = useTestEnv()
 
 test(`the cache converges after ${OPERATIONS} random writes under random faults (seed ${SEED})`, async () => {
   const random = seededRandom(SEED)
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!
-  const proxy = await env.startFaultProxy()
-  const client = adminClient(env, proxy.url)
-  const direct = adminClient(env, env.server)
-  cleanups.push(
+  const proxy = await env().startFaultProxy()
+  const client = adminClient(env(), proxy.url)
+  const direct = adminClient(env(), env().server)
+  defer(
     () => proxy.close(),
     () => client.close(),
     () => direct.close(),
   )
-  const ns = await env.createNamespace('converge')
+  const ns = await env().createNamespace('converge')
   const api = direct.resource(CORE_TYPES.configMaps, ns)
   const w = watchInformer(client, CORE_TYPES.configMaps, ns, {
     minWatchTimeoutSeconds: 5,
     maxWatchTimeoutSeconds: 10,
     idleMarginMs: 2000,
   })
-  cleanups.push(() => w.stop())
+  defer(() => w.stop())
   await w.informer.waitForSync()
 
   const faults: FaultAction[] = [

@@ -2,26 +2,19 @@
  * The informer factory and metadata-only informers on the real apiserver.
  */
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import { InformerFactory } from '../../src/cache/factory.ts'
 import { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
-import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
 import { adminClient } from '../support/kube.ts'
+import { useTestEnv } from '../support/test-env.ts'
 
-let env: TestEnv
-const cleanups: (() => Promise<unknown>)[] = []
-before(async () => {
-  env = await getTestEnv()
-})
-after(async () => {
-  for (const c of cleanups.reverse()) await c().catch(() => {})
-})
+const { env, defer } = useTestEnv()
 
 test('the factory dedupes by resource, scope and selectors, and syncs them together', async () => {
-  const client = adminClient(env, env.server)
-  cleanups.push(() => client.close())
-  const ns = await env.createNamespace('factory')
+  const client = adminClient(env(), env().server)
+  defer(() => client.close())
+  const ns = await env().createNamespace('factory')
   await client
     .resource(CORE_TYPES.configMaps, ns)
     .create({ metadata: { name: 'x', labels: { app: 'a' } }, data: { big: 'y'.repeat(500) } })
@@ -46,17 +39,17 @@ test('the factory dedupes by resource, scope and selectors, and syncs them toget
 })
 
 test('a cache that cannot sync fails waitForSync with an error naming it and its last error', async () => {
-  const user = await env.userKubeconfig('no-rights')
+  const user = await env().userKubeconfig('no-rights')
   const client = new KubeClient(
     {
-      server: env.server,
-      tls: { ca: env.caPem, cert: user.certPem, key: user.keyPem, insecureSkipVerify: false },
+      server: env().server,
+      tls: { ca: env().caPem, cert: user.certPem, key: user.keyPem, insecureSkipVerify: false },
       namespace: 'default',
       source: 'test user without rights',
     },
     { qps: -1 },
   )
-  cleanups.push(() => client.close())
+  defer(() => client.close())
   const factory = new InformerFactory(client)
   factory.informer({ type: CORE_TYPES.secrets, namespace: 'kube-system' })
   const ac = new AbortController()

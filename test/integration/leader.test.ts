@@ -12,19 +12,19 @@
  * plus the release round trip.
  */
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import type { Lease } from '../../src/core/types.ts'
-import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
 import type { FaultAction, FaultProxy } from '../controlplane/fault-proxy.ts'
 import { adminClient } from '../support/kube.ts'
+import { seededRandom } from '../support/random.ts'
+import { useTestEnv } from '../support/test-env.ts'
 import {
   assertNoOverlap,
   type CandidateOptions,
   type CandidateProcess,
   Election,
-  seededRandom,
 } from './fixtures/leader-harness.ts'
 
 const TIMING = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 }
@@ -34,18 +34,11 @@ const LEASE = 'edgeop-leader'
 /** Process scheduling and apiserver round trips on a loaded 2-core CI machine. */
 const TOLERANCE_MS = 1000
 
-let env: TestEnv
-const cleanups: (() => Promise<unknown>)[] = []
-before(async () => {
-  env = await getTestEnv()
-})
-after(async () => {
-  for (const c of cleanups.reverse()) await c().catch(() => {})
-})
+const { env, defer } = useTestEnv()
 
 function election(): Election {
   const e = new Election()
-  cleanups.push(() => e.stopAll(2000))
+  defer(() => e.stopAll(2000))
   return e
 }
 
@@ -59,7 +52,7 @@ function options(
 }
 
 async function readLease(namespace: string): Promise<Lease> {
-  const client = adminClient(env, env.server)
+  const client = adminClient(env(), env().server)
   try {
     return await client.resource<Lease>(CORE_TYPES.leases, namespace).get(LEASE)
   } finally {
@@ -68,9 +61,9 @@ async function readLease(namespace: string): Promise<Lease> {
 }
 
 async function proxied(): Promise<{ proxy: FaultProxy; kubeconfig: string }> {
-  const proxy = await env.startFaultProxy()
-  cleanups.push(() => proxy.close())
-  return { proxy, kubeconfig: await env.writeKubeconfig({ server: proxy.url }) }
+  const proxy = await env().startFaultProxy()
+  defer(() => proxy.close())
+  return { proxy, kubeconfig: await env().writeKubeconfig({ server: proxy.url }) }
 }
 
 /** Waits until some candidate is inside runWhileLeading and has been for `settleMs` (followers have seen it renew). */
@@ -89,9 +82,9 @@ function noErrors(e: Election): void {
 const measured: Record<string, number[]> = { kill: [], term: [], partition: [] }
 
 test('SIGKILL the leader: exactly one new leader, within leaseDuration + 2 × retry × (1 + jitter)', async (t) => {
-  const ns = await env.createNamespace('leader-kill')
+  const ns = await env().createNamespace('leader-kill')
   const e = election()
-  for (const id of ['kill-a', 'kill-b', 'kill-c']) e.spawn(options(ns, env.kubeconfig, id))
+  for (const id of ['kill-a', 'kill-b', 'kill-c']) e.spawn(options(ns, env().kubeconfig, id))
   const old = await steadyLeader(e)
   const killedAt = old.kill('SIGKILL')
   await old.exited
@@ -120,9 +113,9 @@ test('SIGKILL the leader: exactly one new leader, within leaseDuration + 2 × re
 })
 
 test('SIGTERM the leader: it stops, releases, and a follower takes over within about one retry period', async (t) => {
-  const ns = await env.createNamespace('leader-term')
+  const ns = await env().createNamespace('leader-term')
   const e = election()
-  for (const id of ['term-a', 'term-b', 'term-c']) e.spawn(options(ns, env.kubeconfig, id))
+  for (const id of ['term-a', 'term-b', 'term-c']) e.spawn(options(ns, env().kubeconfig, id))
   const old = await steadyLeader(e)
   const transitions = (await readLease(ns)).spec?.leaseTransitions ?? 0
   const termAt = old.kill('SIGTERM')
@@ -161,7 +154,7 @@ const PARTITIONS: [string, FaultAction][] = [
 
 for (const [name, action] of PARTITIONS) {
   test(`a leader partitioned from the apiserver (${name}) stops before a new leader is elected`, async (t) => {
-    const ns = await env.createNamespace(`leader-part-${name}`)
+    const ns = await env().createNamespace(`leader-part-${name}`)
     const { proxy, kubeconfig } = await proxied()
     const e = election()
     const cut = e.spawn(options(ns, kubeconfig, `part-${name}-a`))
@@ -170,7 +163,7 @@ for (const [name, action] of PARTITIONS) {
       20_000,
       'the proxied candidate to lead',
     )
-    for (const id of ['b', 'c']) e.spawn(options(ns, env.kubeconfig, `part-${name}-${id}`))
+    for (const id of ['b', 'c']) e.spawn(options(ns, env().kubeconfig, `part-${name}-${id}`))
     await e.until(
       () =>
         e.all.filter((l) => l.ev === 'new-leader' && l.leader === cut.id && l.id !== cut.id).length === 2 ||
@@ -217,7 +210,7 @@ test('never two processes inside runWhileLeading at once, over randomized kill /
   t.diagnostic(`seed ${seed} (replay with LEADER_CHAOS_SEED=${seed})`)
   const random = seededRandom(seed)
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!
-  const ns = await env.createNamespace('leader-chaos')
+  const ns = await env().createNamespace('leader-chaos')
   const slots = await Promise.all([0, 1, 2].map(() => proxied()))
   const e = election()
   let generation = 0

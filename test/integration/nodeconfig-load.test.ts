@@ -15,15 +15,15 @@ import { randomBytes } from 'node:crypto'
 import { mkdtemp, realpath, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { after, before, test } from 'node:test'
+import { after, test } from 'node:test'
 import * as esbuild from 'esbuild'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import { NODECONFIGS, type NodeConfig } from '../../src/operators/nodeconfig/api.ts'
-import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
 import type { FaultProxy, RequestRecord } from '../controlplane/fault-proxy.ts'
-import { eventually } from '../support/informers.ts'
+import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
+import { useTestEnv } from '../support/test-env.ts'
 import { AgentProcess, grantAgentRbac, installNodeConfigCrd } from './fixtures/nodeconfig-harness.ts'
 
 const AGENTS = Number(process.env.EDGEOP_NODECONFIG_AGENTS ?? 10)
@@ -34,19 +34,18 @@ const nodes = Array.from({ length: AGENTS }, (_, i) => `ncload-${run}-${i}`)
 const group = `edgeop:nodeconfig-load-${run}`
 const CONFIG = `load-${run}`
 
-let env: TestEnv
+const { env, setup } = useTestEnv()
 let client: KubeClient
 let proxy: FaultProxy
 let work: string
 let bundle: string
 const agents: AgentProcess[] = []
 
-before(async () => {
-  env = await getTestEnv()
-  client = adminClient(env, env.server)
+setup(async () => {
+  client = adminClient(env(), env().server)
   await installNodeConfigCrd(client)
   await grantAgentRbac(client, group, `edgeop-nodeconfig-load-${run}`)
-  proxy = await env.startFaultProxy()
+  proxy = await env().startFaultProxy()
   work = await realpath(await mkdtemp(join(tmpdir(), `ncload-${run}-`)))
   bundle = join(work, 'agent.cjs')
   await esbuild.build({
@@ -96,8 +95,8 @@ test(`${AGENTS} agents: requests to start, to apply one change, and per minute i
     await client
       .resource(CORE_TYPES.nodes)
       .create({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { [RUN]: run } } })
-    const user = await env.userKubeconfig(`edgeop-agent:${name}`, [group])
-    const kubeconfig = await env.writeKubeconfig({
+    const user = await env().userKubeconfig(`edgeop-agent:${name}`, [group])
+    const kubeconfig = await env().writeKubeconfig({
       server: proxy.url,
       credentials: { certPem: user.certPem, keyPem: user.keyPem },
     })

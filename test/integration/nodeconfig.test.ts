@@ -10,14 +10,15 @@ import { randomBytes } from 'node:crypto'
 import { chmod, mkdtemp, readdir, readFile, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { after, before, test } from 'node:test'
+import { after, test } from 'node:test'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { NODECONFIGS, type NodeConfig, type NodeFile } from '../../src/operators/nodeconfig/api.ts'
-import { type FaultProxy, getTestEnv, type TestEnv } from '../controlplane/env.ts'
-import { eventually } from '../support/informers.ts'
+import type { FaultProxy } from '../controlplane/env.ts'
+import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
+import { useTestEnv } from '../support/test-env.ts'
 import {
   AgentProcess,
   deployManifest,
@@ -39,7 +40,7 @@ const initialLabels: Record<Key, Record<string, string>> = {
 const RECHECK_MS = 1000
 const WAIT_MS = 60_000
 
-let env: TestEnv
+const { env, setup } = useTestEnv()
 let client: KubeClient
 let proxy: FaultProxy
 const group = `edgeop:nodeconfig-agents-${run}`
@@ -49,19 +50,18 @@ const agents = {} as Record<Key, AgentProcess>
 const created = new Set<string>()
 let outside: string
 
-before(async () => {
-  env = await getTestEnv()
-  client = adminClient(env, env.server)
+setup(async () => {
+  client = adminClient(env(), env().server)
   await installNodeConfigCrd(client)
   await grantAgentRbac(client, group, `edgeop-nodeconfig-test-${run}`)
-  proxy = await env.startFaultProxy()
+  proxy = await env().startFaultProxy()
   outside = await realpath(await mkdtemp(join(tmpdir(), `nc-${run}-outside-`)))
   for (const k of KEYS) {
     await client
       .resource(CORE_TYPES.nodes)
       .create({ apiVersion: 'v1', kind: 'Node', metadata: { name: node[k], labels: initialLabels[k] } })
-    const user = await env.userKubeconfig(`edgeop-agent:${node[k]}`, [group])
-    kubeconfigs[k] = await env.writeKubeconfig({
+    const user = await env().userKubeconfig(`edgeop-agent:${node[k]}`, [group])
+    kubeconfigs[k] = await env().writeKubeconfig({
       server: proxy.url,
       credentials: { certPem: user.certPem, keyPem: user.keyPem },
     })
@@ -363,7 +363,7 @@ test('idle: drift checks every second cost the API server nothing', async (t) =>
 
 test('deploy/agent/daemonset.yaml: accepted by the API server (strict dry run); only the root from the host; no privileges', async () => {
   const [ds] = (await deployManifest('daemonset.yaml')) as (KubeObject & { spec: DaemonSetSpec })[]
-  const ns = await env.createNamespace('nc-deploy')
+  const ns = await env().createNamespace('nc-deploy')
   await client
     .resource(
       { group: 'apps', version: 'v1', resource: 'daemonsets', namespaced: true, kind: 'DaemonSet' },

@@ -8,25 +8,20 @@ import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
-import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
-import { eventually } from '../support/informers.ts'
+import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
+import { useTestEnv } from '../support/test-env.ts'
 
 const ROOT = join(import.meta.dirname, '../..')
-let env: TestEnv
+const { env, setup, defer } = useTestEnv()
 let admin: KubeClient
-const cleanups: (() => Promise<unknown>)[] = []
-before(async () => {
-  env = await getTestEnv()
-  await env.startControllers() // the garbage collector removes copies of deleted originals
-  admin = adminClient(env, env.server)
-  cleanups.push(() => admin.close())
-})
-after(async () => {
-  for (const c of cleanups.reverse()) await c().catch(() => {})
+setup(async () => {
+  await env().startControllers() // the garbage collector removes copies of deleted originals
+  admin = adminClient(env(), env().server)
+  defer(() => admin.close())
 })
 
 /** The first ```ts block after the "Write your own controller" heading. */
@@ -47,20 +42,20 @@ test('the README controller mirrors ConfigMaps through drops and 429s, follows e
     )
   assert.ok(code.includes('127.0.0.1:0'), 'substitution applied')
   const dir = await mkdtemp(join(tmpdir(), 'edgeop-readme-'))
-  cleanups.push(() => rm(dir, { recursive: true, force: true }))
+  defer(() => rm(dir, { recursive: true, force: true }))
   const file = join(dir, 'mirror.ts')
   await writeFile(file, code)
-  const proxy = await env.startFaultProxy()
-  cleanups.push(() => proxy.close())
-  const kubeconfig = await env.writeKubeconfig({ server: proxy.url })
+  const proxy = await env().startFaultProxy()
+  defer(() => proxy.close())
+  const kubeconfig = await env().writeKubeconfig({ server: proxy.url })
   const child = spawn(process.execPath, [file], {
     env: { ...process.env, KUBECONFIG: kubeconfig },
     stdio: ['ignore', 'inherit', 'inherit'],
   })
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
-  cleanups.push(async () => void child.kill('SIGKILL'))
+  defer(async () => void child.kill('SIGKILL'))
 
-  const ns = await env.createNamespace('mirror')
+  const ns = await env().createNamespace('mirror')
   const cms = admin.resource(CORE_TYPES.configMaps, ns)
   const copyOf = async (name: string) =>
     (await cms.get(`${name}-copy`).catch(() => undefined))?.data as { v?: string } | undefined

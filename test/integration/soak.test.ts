@@ -10,19 +10,17 @@ import assert from 'node:assert/strict'
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { before, test } from 'node:test'
-import { getTestEnv } from '../controlplane/env.ts'
+import { test } from 'node:test'
 import { writeReport } from '../soak/report.ts'
 import { runSoak } from '../soak/soak.ts'
+import { useTestEnv } from '../support/test-env.ts'
 
 /** Chaos phase of the CI run. */
 const MINUTES = 2
 const SEED = 1
 
-before(async () => {
-  // Waiting for the exclusive lease (other files finishing) is not part of the soak's time.
-  await getTestEnv({ exclusive: true })
-})
+// Waiting for the exclusive lease (other files finishing) is not part of the soak's time.
+useTestEnv({ exclusive: true })
 
 test(`chaos soak: ${MINUTES} min, seed ${SEED}: every invariant holds`, { timeout: 290_000 }, async (t) => {
   const out = await mkdtemp(join(tmpdir(), 'edgeop-soak-'))

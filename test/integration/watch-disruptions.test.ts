@@ -3,35 +3,29 @@
  * while an informer is disconnected, and an apiserver restart.
  */
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import { CORE_TYPES } from '../../src/client/resource.ts'
-import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
-import { eventually, serverState, watchInformer } from '../support/informers.ts'
+import { eventually } from '../support/eventually.ts'
+import { serverState, watchInformer } from '../support/informers.ts'
 import { adminClient } from '../support/kube.ts'
+import { useTestEnv } from '../support/test-env.ts'
 
-let env: TestEnv
-const cleanups: (() => Promise<unknown>)[] = []
-before(async () => {
-  env = await getTestEnv({ exclusive: true })
-})
-after(async () => {
-  for (const c of cleanups.reverse()) await c().catch(() => {})
-})
+const { env, defer } = useTestEnv({ exclusive: true })
 
 test('(2) etcd compacted while disconnected: the watch gets 410, the informer relists, gap changes and deletions arrive', async () => {
-  const proxy = await env.startFaultProxy({ apiserver: 'uncached' })
-  const client = adminClient(env, proxy.url)
-  const direct = adminClient(env, await env.serverOf('uncached'))
-  cleanups.push(
+  const proxy = await env().startFaultProxy({ apiserver: 'uncached' })
+  const client = adminClient(env(), proxy.url)
+  const direct = adminClient(env(), await env().serverOf('uncached'))
+  defer(
     () => proxy.close(),
     () => client.close(),
     () => direct.close(),
   )
-  const ns = await env.createNamespace('compact')
+  const ns = await env().createNamespace('compact')
   const api = direct.resource(CORE_TYPES.configMaps, ns)
   for (const n of ['keep', 'change', 'remove']) await api.create({ metadata: { name: n }, data: { v: '1' } })
   const w = watchInformer(client, CORE_TYPES.configMaps, ns, { streaming: 'off' })
-  cleanups.push(() => w.stop())
+  defer(() => w.stop())
   await w.informer.waitForSync()
 
   // Disconnect: every watch attempt is throttled (no relist), while the gap's writes and compaction happen.
@@ -45,7 +39,7 @@ test('(2) etcd compacted while disconnected: the watch gets 410, the informer re
   await api.create({ metadata: { name: 'added' } })
   await api.create({ metadata: { name: 'flash' } })
   await api.delete('flash')
-  await env.compact()
+  await env().compact()
   const listsBefore = proxy.requests((r) => r.path.endsWith('/configmaps') && !r.watch).length
   block.clear()
 
@@ -72,16 +66,16 @@ test('(2) etcd compacted while disconnected: the watch gets 410, the informer re
 })
 
 test('(5) apiserver restart: the informer recovers and misses nothing', async () => {
-  const client = adminClient(env, env.server)
-  cleanups.push(() => client.close())
-  const ns = await env.createNamespace('restart')
+  const client = adminClient(env(), env().server)
+  defer(() => client.close())
+  const ns = await env().createNamespace('restart')
   const api = client.resource(CORE_TYPES.configMaps, ns)
   for (let i = 0; i < 5; i++) await api.create({ metadata: { name: `pre-${i}` } })
   const w = watchInformer(client, CORE_TYPES.configMaps, ns)
-  cleanups.push(() => w.stop())
+  defer(() => w.stop())
   await w.informer.waitForSync()
   await api.delete('pre-0')
-  await env.restartApiserver('cached')
+  await env().restartApiserver('cached')
   await api.delete('pre-1')
   for (let i = 0; i < 5; i++) await api.create({ metadata: { name: `post-${i}` } })
   const expected = await serverState(client, CORE_TYPES.configMaps, ns)

@@ -3,30 +3,24 @@
  * Assertions about "no relist" read the proxy's request log.
  */
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
-import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
 import type { FaultProxy, RequestRecord } from '../controlplane/fault-proxy.ts'
-import { eventually, serverState, watchInformer } from '../support/informers.ts'
+import { eventually } from '../support/eventually.ts'
+import { serverState, watchInformer } from '../support/informers.ts'
 import { adminClient } from '../support/kube.ts'
+import { useTestEnv } from '../support/test-env.ts'
 
-let env: TestEnv
-const cleanups: (() => Promise<unknown>)[] = []
-before(async () => {
-  env = await getTestEnv()
-})
-after(async () => {
-  for (const c of cleanups.reverse()) await c().catch(() => {})
-})
+const { env, defer } = useTestEnv()
 
 async function viaProxy(
   apiserver: 'cached' | 'uncached' = 'cached',
 ): Promise<{ proxy: FaultProxy; client: KubeClient; direct: KubeClient }> {
-  const proxy = await env.startFaultProxy({ apiserver })
-  const client = adminClient(env, proxy.url)
-  const direct = adminClient(env, await env.serverOf(apiserver))
-  cleanups.push(
+  const proxy = await env().startFaultProxy({ apiserver })
+  const client = adminClient(env(), proxy.url)
+  const direct = adminClient(env(), await env().serverOf(apiserver))
+  defer(
     () => proxy.close(),
     () => client.close(),
     () => direct.close(),
@@ -38,12 +32,12 @@ const isList = (r: RequestRecord) => cms(r) && !r.watch
 const isStream = (r: RequestRecord) => cms(r) && r.watch && r.params.get('sendInitialEvents') === 'true'
 
 test('streaming list syncs with one watch request and no LIST', async () => {
-  const ns = await env.createNamespace('stream')
+  const ns = await env().createNamespace('stream')
   const { proxy, client, direct } = await viaProxy()
   for (const n of ['a', 'b', 'c'])
     await direct.resource(CORE_TYPES.configMaps, ns).create({ metadata: { name: n } })
   const w = watchInformer(client, CORE_TYPES.configMaps, ns)
-  cleanups.push(() => w.stop())
+  defer(() => w.stop())
   await w.informer.waitForSync()
   assert.deepEqual(w.informer.store.keys().sort(), [`${ns}/a`, `${ns}/b`, `${ns}/c`])
   assert.equal(proxy.requests(isList).length, 0)
@@ -51,7 +45,7 @@ test('streaming list syncs with one watch request and no LIST', async () => {
 })
 
 test('a server that refuses the streaming list gets a paginated list instead, then a plain watch', async () => {
-  const ns = await env.createNamespace('fallback')
+  const ns = await env().createNamespace('fallback')
   const { proxy, client, direct } = await viaProxy()
   await direct.resource(CORE_TYPES.configMaps, ns).create({ metadata: { name: 'a' } })
   proxy.addFault({
@@ -60,7 +54,7 @@ test('a server that refuses the streaming list gets a paginated list instead, th
     action: { type: 'status', status: 400, message: 'sendInitialEvents is not supported' },
   })
   const w = watchInformer(client, CORE_TYPES.configMaps, ns)
-  cleanups.push(() => w.stop())
+  defer(() => w.stop())
   await w.informer.waitForSync()
   assert.deepEqual(w.informer.store.keys(), [`${ns}/a`])
   const seq = () => proxy.requests(cms).map((r) => (r.watch ? (isStream(r) ? 'stream' : 'watch') : 'list'))
@@ -69,11 +63,11 @@ test('a server that refuses the streaming list gets a paginated list instead, th
 })
 
 test('(1) connections dropped mid-stream: the watch resumes from the last RV, no relist, no event lost', async () => {
-  const ns = await env.createNamespace('drop')
+  const ns = await env().createNamespace('drop')
   const { proxy, client, direct } = await viaProxy()
   const api = direct.resource(CORE_TYPES.configMaps, ns)
   const w = watchInformer(client, CORE_TYPES.configMaps, ns)
-  cleanups.push(() => w.stop())
+  defer(() => w.stop())
   await w.informer.waitForSync()
   for (let round = 0; round < 3; round++) {
     const created = await api.create({ metadata: { name: `before-${round}` } })
@@ -93,10 +87,10 @@ test('(1) connections dropped mid-stream: the watch resumes from the last RV, no
 })
 
 test('(3) a 429 storm with Retry-After: the watcher waits as told and stays bounded', async () => {
-  const ns = await env.createNamespace('storm')
+  const ns = await env().createNamespace('storm')
   const { proxy, client, direct } = await viaProxy()
   const w = watchInformer(client, CORE_TYPES.configMaps, ns, {}, {})
-  cleanups.push(() => w.stop())
+  defer(() => w.stop())
   await w.informer.waitForSync()
   const storm = proxy.addFault({ watch: true, action: { type: 'status', status: 429, retryAfterSeconds: 1 } })
   const started = Date.now()
@@ -117,14 +111,14 @@ test('(3) a 429 storm with Retry-After: the watcher waits as told and stays boun
 })
 
 test('(4) a stalled connection is detected within the watch timeout + margin and the watch resumed', async () => {
-  const ns = await env.createNamespace('stall')
+  const ns = await env().createNamespace('stall')
   const { proxy, client, direct } = await viaProxy()
   const w = watchInformer(client, CORE_TYPES.configMaps, ns, {
     minWatchTimeoutSeconds: 2,
     maxWatchTimeoutSeconds: 2,
     idleMarginMs: 1000,
   })
-  cleanups.push(() => w.stop())
+  defer(() => w.stop())
   await w.informer.waitForSync()
   proxy.addFault({ watch: true, times: 1, action: { type: 'stall' } })
   proxy.dropAll()
@@ -137,7 +131,7 @@ test('(4) a stalled connection is detected within the watch timeout + margin and
 })
 
 test('(6) 5,000 objects listed with page size 100 sync completely and exactly', async () => {
-  const ns = await env.createNamespace('pages')
+  const ns = await env().createNamespace('pages')
   const { proxy, client, direct } = await viaProxy('uncached')
   const api = direct.resource(CORE_TYPES.configMaps, ns)
   const names = Array.from({ length: 5000 }, (_, i) => `cm-${i}`)
@@ -145,7 +139,7 @@ test('(6) 5,000 objects listed with page size 100 sync completely and exactly', 
     await Promise.all(names.slice(i, i + 50).map((name) => api.create({ metadata: { name } })))
   }
   const w = watchInformer(client, CORE_TYPES.configMaps, ns, { streaming: 'off', pageSize: 100 })
-  cleanups.push(() => w.stop())
+  defer(() => w.stop())
   assert.equal(await w.informer.waitForSync(AbortSignal.timeout(60_000)), true)
   assert.equal(w.informer.store.size, 5000)
   const pages = proxy.requests(isList)

@@ -2,20 +2,14 @@ import assert from 'node:assert/strict'
 import { EventEmitter } from 'node:events'
 import { describe, test } from 'node:test'
 import { ManualClock } from '../../src/core/clock.ts'
-import type { LogFields } from '../../src/core/log.ts'
-import { noopLogger } from '../../src/core/log.ts'
 import { onShutdownSignals, withGracePeriod } from '../../src/manager/shutdown.ts'
+import { recordingLogger } from '../support/recording-logger.ts'
 
 function fakeProcess() {
   const emitter = new EventEmitter()
   const exits: number[] = []
-  const logs: [string, string, LogFields | undefined][] = []
-  const logger = {
-    ...noopLogger,
-    info: (m: string, f?: LogFields) => logs.push(['info', m, f]),
-    warn: (m: string, f?: LogFields) => logs.push(['warn', m, f]),
-  }
-  return { emitter, exits, logs, logger, exit: (code: number) => exits.push(code) }
+  const logger = recordingLogger(['info', 'warn'])
+  return { emitter, exits, logger, exit: (code: number) => exits.push(code) }
 }
 
 describe('shutdown signals', () => {
@@ -37,7 +31,7 @@ describe('shutdown signals', () => {
     assert.deepEqual(p.exits, [130, 143])
     assert.equal(aborts, 1)
     assert.deepEqual(
-      p.logs.map(([level, , f]) => [level, f?.signal]),
+      p.logger.lines.map(({ level, fields }) => [level, fields?.signal]),
       [
         ['info', 'SIGTERM'],
         ['warn', 'SIGINT'],

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict'
 import { Agent, request } from 'node:http'
-import { createServer, type Socket } from 'node:net'
+import type { Socket } from 'node:net'
 import { after, describe, test } from 'node:test'
 import { HealthChecks, ping } from '../../src/observability/health-checks.ts'
 import { MetricsRegistry } from '../../src/observability/metrics-registry.ts'
 import { type OpsServer, parseBindAddress, startOpsServer } from '../../src/observability/ops-server.ts'
+import { freePort } from '../support/ports.ts'
 
 interface Reply {
   status: number
@@ -60,14 +61,6 @@ async function start(options: Parameters<typeof startOpsServer>[0]): Promise<Ops
   const s = await startOpsServer(options)
   servers.push(s)
   return s
-}
-
-async function freePort(): Promise<number> {
-  const srv = createServer()
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))
-  const port = (srv.address() as { port: number }).port
-  await new Promise((r) => srv.close(r))
-  return port
 }
 
 describe('ops server over loopback HTTP', () => {

@@ -17,7 +17,8 @@ import {
   type RateLimitingQueue,
   type WorkQueue,
 } from '../../src/queue/index.ts'
-import { nextTurn, SUITE, seededRandom } from './support.ts'
+import { seededRandom } from '../support/random.ts'
+import { nextTurn, SUITE } from './support.ts'
 
 /** Event-loop turns allowed for the queue to go idle once producers stop (it takes a few dozen). */
 const MAX_IDLE_TURNS = 10_000

@@ -2,24 +2,10 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { ManualClock } from '../../src/core/clock.ts'
 import { MAX_TIMER_DELAY_MS } from '../../src/queue/delaying-queue.ts'
-import {
-  createDelayingQueue,
-  createWorkQueue,
-  type DelayingQueue,
-  InMemoryQueueMetrics,
-} from '../../src/queue/index.ts'
-import { peek, SUITE, seededRandom } from './support.ts'
-
-async function drain<T>(q: DelayingQueue<T>): Promise<T[]> {
-  const out: T[] = []
-  while (q.len() > 0) {
-    const next = await q.get()
-    if (next.shutdown) break
-    out.push(next.item)
-    q.done(next.item)
-  }
-  return out
-}
+import { createDelayingQueue, createWorkQueue, InMemoryQueueMetrics } from '../../src/queue/index.ts'
+import { drainQueue } from '../support/queue-drain.ts'
+import { seededRandom } from '../support/random.ts'
+import { peek, SUITE } from './support.ts'
 
 describe('delaying queue', SUITE, () => {
   test('addAfter adds the item once its delay has passed on the clock, not before', async () => {
@@ -30,7 +16,7 @@ describe('delaying queue', SUITE, () => {
     await clock.advance(99)
     assert.equal(q.len(), 0)
     await clock.advance(1)
-    assert.deepEqual(await drain(q), ['a'])
+    assert.deepEqual(await drainQueue(q), ['a'])
   })
 
   test('a delay of zero, below zero or NaN adds the item now', async () => {
@@ -40,7 +26,7 @@ describe('delaying queue', SUITE, () => {
     q.addAfter('negative', -5)
     q.addAfter('nan', Number.NaN)
     assert.equal(clock.pending, 0)
-    assert.deepEqual(await drain(q), ['zero', 'negative', 'nan'])
+    assert.deepEqual(await drainQueue(q), ['zero', 'negative', 'nan'])
   })
 
   test('of several pending delays for one item the earliest wins', async () => {
@@ -50,7 +36,7 @@ describe('delaying queue', SUITE, () => {
     q.addAfter('a', 50)
     q.addAfter('a', 200) // later: must not postpone
     await clock.advance(50)
-    assert.deepEqual(await drain(q), ['a'])
+    assert.deepEqual(await drainQueue(q), ['a'])
     await clock.advance(1000)
     assert.equal(q.len(), 0, 'the item waited once, so it is added once')
   })
@@ -62,7 +48,7 @@ describe('delaying queue', SUITE, () => {
     await clock.advance(5)
     q.addAfter('a', 10) // would be due at 15
     await clock.advance(5)
-    assert.deepEqual(await drain(q), ['a'])
+    assert.deepEqual(await drainQueue(q), ['a'])
   })
 
   test('waiting items are added in deadline order, ties in request order', async () => {
@@ -73,7 +59,7 @@ describe('delaying queue', SUITE, () => {
     q.addAfter('b1', 20)
     q.addAfter('b2', 20)
     await clock.advance(30)
-    assert.deepEqual(await drain(q), ['a', 'b1', 'b2', 'c'])
+    assert.deepEqual(await drainQueue(q), ['a', 'b1', 'b2', 'c'])
   })
 
   test('one timer for the whole queue, armed at the earliest deadline', async () => {
@@ -93,7 +79,7 @@ describe('delaying queue', SUITE, () => {
     assert.equal(clock.nextDeadline(), start + 200)
     await clock.advance(350)
     assert.equal(clock.pending, 0, 'no timer once nothing waits')
-    assert.deepEqual(await drain(q), ['d', 'b', 'a', 'c'])
+    assert.deepEqual(await drainQueue(q), ['d', 'b', 'a', 'c'])
   })
 
   test('an item that waits and is also queued is added once', async () => {
@@ -102,7 +88,7 @@ describe('delaying queue', SUITE, () => {
     q.add('a')
     q.addAfter('a', 10)
     await clock.advance(10)
-    assert.deepEqual(await drain(q), ['a'])
+    assert.deepEqual(await drainQueue(q), ['a'])
   })
 
   test('an item whose delay fires while it is processed is parked until done', async () => {
@@ -139,7 +125,7 @@ describe('delaying queue', SUITE, () => {
     assert.equal(q.len(), 0)
     assert.equal(clock.pending, 1)
     await clock.advance(5)
-    assert.deepEqual(await drain(q), ['far'])
+    assert.deepEqual(await drainQueue(q), ['far'])
     q.addAfter('never', Number.POSITIVE_INFINITY)
     assert.equal(clock.pending, 1)
     await clock.advance(MAX_TIMER_DELAY_MS)
@@ -235,7 +221,7 @@ describe('delaying queue', SUITE, () => {
           expected.add(k)
           waiting.delete(k)
         }
-        const got = await drain(q)
+        const got = await drainQueue(q)
         assert.deepEqual(got.sort(), [...expected].sort(), `seed ${seed} step ${step} at ${t}`)
       }
     }

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { type HeapNode, MinHeap } from '../../src/queue/heap.ts'
-import { SUITE, seededRandom } from './support.ts'
+import { seededRandom } from '../support/random.ts'
+import { SUITE } from './support.ts'
 
 interface Node extends HeapNode {
   key: number

@@ -7,20 +7,9 @@ import {
   InMemoryQueueMetrics,
   itemExponentialRateLimiter,
   type RateLimiter,
-  type RateLimitingQueue,
 } from '../../src/queue/index.ts'
+import { drainQueue } from '../support/queue-drain.ts'
 import { SUITE } from './support.ts'
-
-async function drain<T>(q: RateLimitingQueue<T>): Promise<T[]> {
-  const out: T[] = []
-  while (q.len() > 0) {
-    const next = await q.get()
-    if (next.shutdown) break
-    out.push(next.item)
-    q.done(next.item)
-  }
-  return out
-}
 
 describe('rate-limiting queue', SUITE, () => {
   test('addRateLimited waits the limiter delay: 5 ms, then 10 ms, until forget', async () => {
@@ -30,20 +19,20 @@ describe('rate-limiting queue', SUITE, () => {
     await clock.advance(4)
     assert.equal(q.len(), 0)
     await clock.advance(1)
-    assert.deepEqual(await drain(q), ['a'])
+    assert.deepEqual(await drainQueue(q), ['a'])
 
     q.addRateLimited('a')
     await clock.advance(9)
     assert.equal(q.len(), 0)
     await clock.advance(1)
-    assert.deepEqual(await drain(q), ['a'])
+    assert.deepEqual(await drainQueue(q), ['a'])
     assert.equal(q.numRequeues('a'), 2)
 
     q.forget('a')
     assert.equal(q.numRequeues('a'), 0)
     q.addRateLimited('a')
     await clock.advance(5)
-    assert.deepEqual(await drain(q), ['a'])
+    assert.deepEqual(await drainQueue(q), ['a'])
   })
 
   test('the default limiter token bucket runs on the queue clock', async () => {
@@ -53,11 +42,11 @@ describe('rate-limiting queue', SUITE, () => {
     q.addRateLimited('item-100') // bucket exhausted: 100 ms
     await clock.advance(5)
     assert.equal(q.len(), 100)
-    await drain(q)
+    await drainQueue(q)
     await clock.advance(94)
     assert.equal(q.len(), 0)
     await clock.advance(1)
-    assert.deepEqual(await drain(q), ['item-100'])
+    assert.deepEqual(await drainQueue(q), ['item-100'])
   })
 
   test('forget clears history but does not remove a queued or waiting item', async () => {
@@ -66,7 +55,7 @@ describe('rate-limiting queue', SUITE, () => {
     q.addRateLimited('a')
     q.forget('a')
     await clock.advance(5)
-    assert.deepEqual(await drain(q), ['a'])
+    assert.deepEqual(await drainQueue(q), ['a'])
   })
 
   test('uses a given limiter and a given delaying queue', async () => {
@@ -96,7 +85,7 @@ describe('rate-limiting queue', SUITE, () => {
     q.addAfter('b', 10)
     assert.equal(q.len(), 1)
     await clock.advance(10)
-    assert.deepEqual(await drain(q), ['a', 'b'])
+    assert.deepEqual(await drainQueue(q), ['a', 'b'])
   })
 
   test('addRateLimited after shutdown still records the failure but adds nothing', async () => {

@@ -16,7 +16,8 @@ import {
   createWorkQueue,
   type WorkQueue,
 } from '../../src/queue/index.ts'
-import { nextTurn, peek, SUITE, seededRandom } from './support.ts'
+import { seededRandom } from '../support/random.ts'
+import { nextTurn, peek, SUITE } from './support.ts'
 
 const run = promisify(execFile)
 

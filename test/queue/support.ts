@@ -11,18 +11,6 @@ export async function peek<T>(p: Promise<T>): Promise<{ done: false } | { done: 
   return state
 }
 
-/** A small seeded PRNG (mulberry32) so randomised tests replay exactly. Returns [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 /** Lets the event loop turn once (no timers, no sleeping). */
 export function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve))

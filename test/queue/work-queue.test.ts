@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { createWorkQueue, type GetResult, type WorkQueue } from '../../src/queue/index.ts'
+import { drainQueue } from '../support/queue-drain.ts'
 import { peek, SUITE } from './support.ts'
 
 /** Gets the next item, failing the test if the queue reports shutdown. */
@@ -10,22 +11,11 @@ async function take<T>(q: WorkQueue<T>): Promise<T> {
   return (next as { item: T }).item
 }
 
-/** Drains every ready item (get + done) and returns them in order. */
-async function drain<T>(q: WorkQueue<T>): Promise<T[]> {
-  const out: T[] = []
-  while (q.len() > 0) {
-    const item = await take(q)
-    out.push(item)
-    q.done(item)
-  }
-  return out
-}
-
 describe('work queue', SUITE, () => {
   test('hands items out in the order they were added', async () => {
     const q = createWorkQueue<string>()
     for (const k of ['c', 'a', 'b']) q.add(k)
-    assert.deepEqual(await drain(q), ['c', 'a', 'b'])
+    assert.deepEqual(await drainQueue(q), ['c', 'a', 'b'])
   })
 
   test('an item added while it waits is stored once, keeping its place', async () => {
@@ -35,7 +25,7 @@ describe('work queue', SUITE, () => {
     q.add('a')
     q.add('a')
     assert.equal(q.len(), 2)
-    assert.deepEqual(await drain(q), ['a', 'b'])
+    assert.deepEqual(await drainQueue(q), ['a', 'b'])
   })
 
   test('an item added while it is processed is not handed to a second worker until done', async () => {
@@ -58,7 +48,7 @@ describe('work queue', SUITE, () => {
     q.add('a')
     q.add('c')
     q.done(a)
-    assert.deepEqual(await drain(q), ['b', 'c', 'a'])
+    assert.deepEqual(await drainQueue(q), ['b', 'c', 'a'])
   })
 
   test('an item parked several times is queued once', async () => {
@@ -68,7 +58,7 @@ describe('work queue', SUITE, () => {
     q.add('a')
     q.add('a')
     q.done(a)
-    assert.deepEqual(await drain(q), ['a'])
+    assert.deepEqual(await drainQueue(q), ['a'])
   })
 
   test('an item processed and done without a re-add is not queued again', async () => {
@@ -77,7 +67,7 @@ describe('work queue', SUITE, () => {
     q.done(await take(q))
     assert.equal(q.len(), 0)
     q.add('a')
-    assert.deepEqual(await drain(q), ['a'])
+    assert.deepEqual(await drainQueue(q), ['a'])
   })
 
   test('done of an item that is not being processed changes nothing', async () => {
@@ -86,7 +76,7 @@ describe('work queue', SUITE, () => {
     q.done('a')
     q.done('zzz')
     assert.equal(q.len(), 1)
-    assert.deepEqual(await drain(q), ['a'])
+    assert.deepEqual(await drainQueue(q), ['a'])
   })
 
   test('get waits for an item, and waiters are served in arrival order', async () => {

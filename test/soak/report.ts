@@ -4,8 +4,8 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import type { FirstLast, SoakReport } from './results.ts'
 import { FAULT_DESCRIPTIONS, FAULT_KINDS } from './schedule.ts'
-import type { FirstLast, SoakReport } from './soak.ts'
 import { rssChart, type Series } from './svg.ts'
 
 export const REPORT_FILES = { json: 'soak-report.json', markdown: 'soak-report.md', svg: 'rss.svg' } as const

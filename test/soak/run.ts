@@ -14,7 +14,8 @@ import { parseArgs } from 'node:util'
 import { onTerminationSignal } from '../controlplane/cleanup.ts'
 import { ARTIFACT } from '../support/operator-process.ts'
 import { writeReport } from './report.ts'
-import { DEFAULT_RATE, runSoak, type Sabotage } from './soak.ts'
+import { DEFAULT_RATE, type Sabotage } from './settings.ts'
+import { runSoak } from './soak.ts'
 
 const USAGE = `Usage: node test/soak/run.ts --minutes N [--seed S] [--out dir] [--rate ops/s] [--keep-logs] [--debug]
                          [--sabotage duplicate-db|fault-left-on]

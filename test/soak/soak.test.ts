@@ -10,6 +10,7 @@ import { test } from 'node:test'
 import { metricSum } from './fleet.ts'
 import { Invariants } from './invariants.ts'
 import { reportMarkdown } from './report.ts'
+import type { SoakReport } from './results.ts'
 import { createRng } from './rng.ts'
 import {
   buildSchedule,
@@ -20,7 +21,6 @@ import {
   MIN_DURATION_MS,
   TAIL_MS,
 } from './schedule.ts'
-import type { SoakReport } from './soak.ts'
 import { duplicates, leadershipOverlaps, percentile, rssGrowth, windowRates } from './stats.ts'
 import { escapeXml, niceStep, rssChart } from './svg.ts'
 

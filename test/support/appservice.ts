@@ -6,7 +6,7 @@ import { CORE_TYPES } from '../../src/client/resource.ts'
 import type { ResourceClient } from '../../src/client/resource-client.ts'
 import type { Condition, KubeObject } from '../../src/core/types.ts'
 import { type AppService, appServiceCrd } from '../../src/operators/appservice/api.ts'
-import { eventually } from './informers.ts'
+import { eventually } from './eventually.ts'
 
 /** Installs (or updates) the AppService CRD with server-side apply and waits until it is Established. */
 export async function installAppServiceCrd(client: KubeClient): Promise<void> {

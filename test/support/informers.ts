@@ -51,19 +51,11 @@ export function watchInformer(
   }
 }
 
-/** Polls `cond` every 50 ms until it holds or `timeoutMs` passes (integration tests only). */
-export async function eventually(
-  cond: () => boolean | Promise<boolean>,
-  timeoutMs: number,
-  what: string,
-): Promise<void> {
-  const end = Date.now() + timeoutMs
-  while (Date.now() < end) {
-    if (await cond()) return
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  throw new Error(`not reached within ${timeoutMs} ms: ${what}`)
-}
+/**
+ * Re-exported only for test/integration/e2e-appservice.test.ts until it imports from eventually.ts;
+ * new code imports {@link eventually} from there.
+ */
+export { eventually } from './eventually.ts'
 
 /** key → resourceVersion of a fresh list, for comparing a cache with the server. */
 export async function serverState(

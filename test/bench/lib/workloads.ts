@@ -5,13 +5,13 @@
 import { execFile, spawn } from 'node:child_process'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { get as httpGet } from 'node:http'
-import { type AddressInfo, createServer } from 'node:net'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { parse as parseYaml } from 'yaml'
 import type { KubeClient } from '../../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../../src/client/resource.ts'
 import type { KubeObject } from '../../../src/core/types.ts'
+import { freePort } from '../../support/ports.ts'
 import { STAMP_ANNOTATION } from '../peers/protocol.ts'
 import { type Mode, type Peer, type PeerId, PeerProcess, ROOT } from './peers.ts'
 import { sampleProc } from './proc.ts'
@@ -455,18 +455,6 @@ export async function workqueue(ctx: Ctx, cycles: number): Promise<WorkloadRepor
 }
 
 // ---------------------------------------------------------------- (6) artifact
-
-/** A free loopback port (bound and released at once). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.on('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo
-      srv.close(() => resolve(port))
-    })
-  })
-}
 
 function httpStatus(url: string): Promise<number> {
   return new Promise((resolve) => {

@@ -1,5 +1,5 @@
 /**
- * @module ports — free loopback TCP ports.
+ * @module ports — free loopback TCP ports, for the test control plane and any test that needs one.
  *
  * The control plane only ever listens on {@link LOOPBACK}. A free port is found by
  * letting the kernel pick one (binding port 0) and closing the listener again; the

@@ -1,0 +1,58 @@
+/**
+ * @module catalog — the soak's invariants: what each one demands and within what bound.
+ */
+import { CONVERGED, DATABASE, NODE_FILES } from './checker.ts'
+import type { Invariants } from './invariants.ts'
+import {
+  QUIET_MS,
+  QUIET_RATE_BOUND,
+  RATE_BOUND,
+  RSS_GROWTH_BOUND,
+  RSS_MIN_SPAN_MS,
+  RSS_WINDOW_MS,
+  type Settings,
+} from './settings.ts'
+
+/** Defines every invariant of a run with `settings` in `inv`, in the order the report lists them. */
+export function defineInvariants(inv: Invariants, { boundMs, warmupMs }: Settings): void {
+  inv.define(
+    CONVERGED,
+    'Every AppService converges to its spec: status.observedGeneration == generation, Ready=True at that generation, readyReplicas == spec.replicas, Deployment and Service match the spec, Degraded=False (InvalidConfiguration for an invalid spec); a deleted one is gone',
+    `${boundMs / 1000} s after its last change (so everything within ${boundMs / 1000} s after the chaos ends)`,
+  )
+  inv.define(
+    DATABASE,
+    'The database stand-in holds exactly one entry per live AppService with database.enabled, none for deleted ones; no key is ever created twice; empty after everything is deleted',
+    `duplicates: never; missing/leaked: ${boundMs / 1000} s after the last change`,
+  )
+  inv.define(
+    NODE_FILES,
+    'Files under each node root match the NodeConfigs selecting that node exactly (content and mode, nothing extra); each NodeConfig reports Applied at its generation for exactly the selected nodes; roots empty after everything is deleted',
+    `${boundMs / 1000} s after the last change to the NodeConfig, the node's labels or the file`,
+  )
+  inv.define(
+    'single-leader',
+    'Never two operator replicas leading or reconciling at once (leader_election_master_status, controller_runtime_active_workers, reconcile counters of standbys, leadership intervals and reconcile lines in the logs)',
+    'never (metrics every second; logs at the end)',
+  )
+  inv.define(
+    'request-rate',
+    'API requests through the proxy (all operator and agent processes) stay under a bound: no hot loop',
+    `≤ ${RATE_BOUND} req/s over every 10 s window; ≤ ${QUIET_RATE_BOUND} req/s in the ${QUIET_MS / 1000} s quiet window`,
+  )
+  inv.define(
+    'rss-flat',
+    'RSS of each operator and agent process stays flat after warm-up',
+    `growth < ${RSS_GROWTH_BOUND * 100} % (median of the first ${RSS_WINDOW_MS / 1000} s after a ${Math.round(warmupMs / 1000)} s warm-up vs the last ${RSS_WINDOW_MS / 1000} s; processes observed ≥ ${RSS_MIN_SPAN_MS / 1000} s after warm-up)`,
+  )
+  inv.define(
+    'no-crash',
+    'Processes end only when the schedule kills them, when an operator loses its Lease (exit 1, EDGEOP_ERR_LEADER), or on SIGTERM at the end (exit 0)',
+    'never otherwise',
+  )
+  inv.define(
+    'faults-injected',
+    'Every kind of fault was injected at least once, and none is left on',
+    'each kind ≥ 1',
+  )
+}

@@ -1,0 +1,164 @@
+/**
+ * @module faults — injects the fault schedule: proxy rules (drops, 429/5xx bursts, stalls), control
+ * plane actions (compaction, apiserver restart), killing the leader, and database outages; each
+ * injection becomes a {@link FaultRecord}.
+ */
+import type { FaultHandle, FaultRule } from '../controlplane/fault-proxy.ts'
+import type { SoakRun } from './context.ts'
+import type { Fleet } from './fleet.ts'
+import { sleep } from './pace.ts'
+import type { Plane } from './plane.ts'
+import type { FaultRecord } from './results.ts'
+import type { FaultEvent, StallTarget } from './schedule.ts'
+import { RULE_TTL_MS } from './settings.ts'
+
+/** Kinds that only add a proxy rule: too many and too small to log one line each. */
+const RULE_KINDS: readonly string[] = ['drop-all', 'drop-next', 'burst-429', 'burst-5xx', 'stall']
+
+/** Plays a fault schedule against one run's plane and fleet. */
+export class FaultInjector {
+  /** ms since start when the database last came back from an outage (-∞ before the first). */
+  databaseBackAt = Number.NEGATIVE_INFINITY
+  readonly #ctx: SoakRun
+  readonly #plane: Plane
+  readonly #fleet: Fleet
+  readonly #handles = new Map<FaultHandle, FaultRecord>()
+  readonly #ruleTimers = new Set<NodeJS.Timeout>()
+  readonly #inFlight = new Set<Promise<void>>()
+
+  constructor(ctx: SoakRun, plane: Plane, fleet: Fleet) {
+    this.#ctx = ctx
+    this.#plane = plane
+    this.#fleet = fleet
+  }
+
+  /** Starts each event of `plan` at `chaosStart + atMs` (ms since start), without waiting for it to end. */
+  async play(plan: readonly FaultEvent[], chaosStart: number): Promise<void> {
+    for (const ev of plan) {
+      await sleep(chaosStart + ev.atMs - this.#ctx.rel())
+      const run1 = this.inject(ev).finally(() => this.#inFlight.delete(run1))
+      this.#inFlight.add(run1)
+    }
+  }
+
+  /** Resolves when the injections started so far have ended. */
+  idle(): Promise<unknown> {
+    return Promise.all(this.#inFlight)
+  }
+
+  /** Injects one fault and records it; a failure to inject is recorded, not thrown. */
+  async inject(ev: FaultEvent): Promise<void> {
+    const { rel, log } = this.#ctx
+    const rec: FaultRecord = {
+      kind: ev.kind,
+      scheduledMs: this.#ctx.chaosStart + ev.atMs,
+      atMs: rel(),
+      detail: '',
+    }
+    this.#ctx.records.push(rec)
+    const t0 = Date.now()
+    try {
+      await this.#apply(ev, rec)
+      rec.durationMs = Date.now() - t0
+    } catch (err) {
+      rec.error = (err as Error).message
+      log(`fault ${ev.kind} failed: ${rec.error}`)
+    }
+    if (!RULE_KINDS.includes(ev.kind)) log(`fault ${ev.kind} ${rec.detail} (${rec.durationMs ?? '?'} ms)`)
+  }
+
+  /** Clears every rule still on (recording its hits) and ends a database outage. */
+  clearAll(): void {
+    for (const t of this.#ruleTimers) clearTimeout(t)
+    for (const [h, rec] of this.#handles) {
+      rec.hits = h.hits
+      h.clear()
+    }
+    this.#handles.clear()
+    this.#plane.db.down = false
+  }
+
+  async #apply(ev: FaultEvent, rec: FaultRecord): Promise<void> {
+    const { proxy, db, env } = this.#plane
+    switch (ev.kind) {
+      case 'drop-all':
+        proxy.dropAll()
+        break
+      case 'drop-next':
+        this.#addRule(rec, { times: 1, action: { type: 'drop' } })
+        break
+      case 'burst-429':
+        rec.detail = `429 for ${ev.durationMs} ms, Retry-After ${ev.retryAfterSeconds} s${ev.nonWatchOnly ? ', non-watch only' : ''}`
+        this.#addRule(
+          rec,
+          {
+            ...(ev.nonWatchOnly ? { watch: false } : {}),
+            action: { type: 'status', status: 429, retryAfterSeconds: ev.retryAfterSeconds },
+          },
+          ev.durationMs,
+        )
+        break
+      case 'burst-5xx':
+        rec.detail = `${ev.status} for ${ev.durationMs} ms${ev.method ? ` on ${ev.method}` : ''}`
+        this.#addRule(
+          rec,
+          { ...(ev.method ? { method: ev.method } : {}), action: { type: 'status', status: ev.status } },
+          ev.durationMs,
+        )
+        break
+      case 'stall':
+        rec.detail = ev.target
+        this.#addRule(rec, { ...this.#stallTarget(ev.target), times: 1, action: { type: 'stall' } })
+        break
+      case 'compact': {
+        const revision = await env.compact()
+        rec.detail = `revision ${revision}`
+        break
+      }
+      case 'restart-apiserver':
+        await env.restartApiserver('cached')
+        break
+      case 'kill-leader': {
+        const victim = await this.#fleet.killLeader()
+        rec.detail = victim ?? 'no leader to kill'
+        if (victim === undefined) rec.error = 'no leader within 30 s'
+        break
+      }
+      case 'database-outage':
+        rec.detail = `${ev.durationMs} ms`
+        db.down = true
+        await sleep(ev.durationMs)
+        db.down = false
+        this.databaseBackAt = this.#ctx.rel()
+        break
+    }
+  }
+
+  /** The requests a stall of `target` catches. */
+  #stallTarget(target: StallTarget): Omit<FaultRule, 'action'> {
+    const nsAlt = this.#plane.namespaces.join('|')
+    const targets: Record<StallTarget, Omit<FaultRule, 'action'>> = {
+      'operator-write': {
+        method: ['PATCH', 'POST', 'PUT'],
+        path: new RegExp(`/namespaces/(${nsAlt})/(appservices|deployments|services)`),
+      },
+      'agent-status': { method: 'PATCH', path: /\/nodeconfigs\/[^/]+\/status$/ },
+      watch: { watch: true, path: /\/(appservices|nodeconfigs|deployments|services|nodes)$/ },
+      lease: { path: new RegExp(`/namespaces/${this.#plane.opNs}/leases/`) },
+    }
+    return targets[target]
+  }
+
+  /** Adds `rule` to the proxy for `ttlMs`, then clears it and records its hits. */
+  #addRule(rec: FaultRecord, rule: FaultRule, ttlMs = RULE_TTL_MS): void {
+    const h = this.#plane.proxy.addFault(rule)
+    this.#handles.set(h, rec)
+    const t = setTimeout(() => {
+      this.#ruleTimers.delete(t)
+      rec.hits = h.hits
+      h.clear()
+      this.#handles.delete(h)
+    }, ttlMs)
+    this.#ruleTimers.add(t)
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * @module final-checks — the invariants judged once the quiet window is over: every fault kind was
+ * injected, leadership never overlapped and nobody worked without leading, the request rate held in
+ * every window, and RSS stayed flat after warm-up.
+ */
+import type { SoakRun } from './context.ts'
+import type { Fleet, FleetProcess } from './fleet.ts'
+import { countByKind, FAULT_KINDS } from './schedule.ts'
+import { RATE_BOUND, RSS_GROWTH_BOUND, RSS_MIN_SPAN_MS, RSS_WINDOW_MS } from './settings.ts'
+import {
+  type LeadershipInterval,
+  leadershipOverlaps,
+  type RssVerdict,
+  rssGrowth,
+  summary,
+  windowRates,
+} from './stats.ts'
+
+/** A work line within this long after a leadership interval ends still counts as inside it. */
+const LEADING_GRACE_MS = 1000
+
+/**
+ * `proc`'s RSS verdict: warm-up ends `warmupMs` after the later of the chaos start, the process's
+ * start and (for an operator) the start of its leadership.
+ */
+export function rssVerdict(
+  ctx: SoakRun,
+  proc: FleetProcess,
+  intervals: readonly LeadershipInterval[],
+): RssVerdict {
+  const lead = intervals.find((i) => i.process === proc.id)
+  const warmEnd =
+    Math.max(ctx.chaosStart, proc.startedAt, lead === undefined ? 0 : lead.from - ctx.start) +
+    ctx.settings.warmupMs
+  return rssGrowth(proc.rss, warmEnd, { windowMs: RSS_WINDOW_MS, minSpanMs: RSS_MIN_SPAN_MS })
+}
+
+/** Judges the end-of-run invariants; `quietStart` is when the quiet window began (ms since start). */
+export function checkEndOfRun(ctx: SoakRun, f: Fleet, quietStart: number): void {
+  const { inv } = ctx
+  const injected = countByKind(ctx.records.filter((r) => r.error === undefined))
+  for (const kind of FAULT_KINDS)
+    inv.check('faults-injected', injected[kind] > 0, () => `no ${kind} fault was injected`)
+  const intervals = f.leadershipIntervals()
+  checkSingleLeader(ctx, f, intervals)
+  const rates = windowRates(
+    ctx.traffic.perSecond.slice(Math.floor(ctx.chaosStart / 1000), Math.floor(quietStart / 1000)),
+    10,
+  )
+  inv.check(
+    'request-rate',
+    Math.max(0, ...rates) <= RATE_BOUND,
+    () => `${Math.max(...rates).toFixed(1)} req/s in the busiest 10 s window of the chaos and settle phases`,
+  )
+  inv.note(
+    'request-rate',
+    `10 s windows: p50 ${summary(rates).p50.toFixed(1)}, p99 ${summary(rates).p99.toFixed(1)}, max ${summary(rates).max.toFixed(1)} req/s; quiet ${ctx.quietPerS?.toFixed(2)} req/s`,
+  )
+  for (const proc of f.all) {
+    const verdict = rssVerdict(ctx, proc, intervals)
+    if (verdict.assessed)
+      inv.check(
+        'rss-flat',
+        verdict.growth < RSS_GROWTH_BOUND,
+        () =>
+          `${proc.id}: RSS ${(verdict.baselineKb / 1024).toFixed(1)} → ${(verdict.finalKb / 1024).toFixed(1)} MiB (+${(verdict.growth * 100).toFixed(1)} %)`,
+      )
+    inv.note(
+      'rss-flat',
+      verdict.assessed
+        ? `${proc.id}: ${(verdict.baselineKb / 1024).toFixed(1)} → ${(verdict.finalKb / 1024).toFixed(1)} MiB (${verdict.growth >= 0 ? '+' : ''}${(verdict.growth * 100).toFixed(1)} %) over ${((verdict.toMs - verdict.fromMs) / 1000).toFixed(0)} s`
+        : `${proc.id}: not assessed (${verdict.reason})`,
+    )
+  }
+}
+
+/** No two leadership intervals overlap, and every work line falls inside its process's leadership. */
+function checkSingleLeader(ctx: SoakRun, f: Fleet, intervals: readonly LeadershipInterval[]): void {
+  const { inv } = ctx
+  for (const [x, y] of leadershipOverlaps(intervals))
+    inv.fail(
+      'single-leader',
+      `${x.process} (${new Date(x.from).toISOString()}–${new Date(x.to).toISOString()}) and ${y.process} (from ${new Date(y.from).toISOString()}) led at the same time`,
+    )
+  inv.pass('single-leader', intervals.length)
+  for (const line of f.workLines()) {
+    const inside = intervals.some(
+      (i) => i.process === line.process && line.at >= i.from && line.at <= i.to + LEADING_GRACE_MS,
+    )
+    inv.check('single-leader', inside, () => `${line.process} logged "${line.msg}" while not leading`)
+  }
+  inv.note(
+    'single-leader',
+    `${intervals.length} leadership intervals, ${f.failovers.length} kills; failover ${f.failovers.map((x) => (x.ms === undefined ? '—' : `${(x.ms / 1000).toFixed(1)} s`)).join(', ')}`,
+  )
+}
