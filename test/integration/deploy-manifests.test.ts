@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { request } from 'node:https'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import { ApiError } from '../../src/client/api-error.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
@@ -16,27 +16,22 @@ import type { KubeObject } from '../../src/core/types.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
 import { desiredDeployment } from '../../src/operators/appservice/desired.ts'
 import { FIELD_MANAGER } from '../../src/operators/appservice/reconcile.ts'
-import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
 import { installAppServiceCrd } from '../support/appservice.ts'
 import { applyObjects, deployObjects, deployYamlFiles } from '../support/deploy-manifests.ts'
-import { eventually } from '../support/informers.ts'
+import { eventually } from '../support/eventually.ts'
 import { adminClient, userClient } from '../support/kube.ts'
+import { useTestEnv } from '../support/test-env.ts'
 
 const RBAC = 'rbac.authorization.k8s.io'
-let env: TestEnv
+const { env, setup, defer } = useTestEnv()
 let admin: KubeClient
 let ns: string
-const cleanups: (() => Promise<unknown>)[] = []
 
-before(async () => {
-  env = await getTestEnv()
-  admin = adminClient(env, env.server)
-  cleanups.push(() => admin.close())
+setup(async () => {
+  admin = adminClient(env(), env().server)
+  defer(() => admin.close())
   await installAppServiceCrd(admin)
-  ns = await env.createNamespace('deploy')
-})
-after(async () => {
-  for (const c of cleanups.reverse()) await c().catch(() => {})
+  ns = await env().createNamespace('deploy')
 })
 
 test('every manifest in deploy/ and deploy/agent/ passes a server-side dry run, in kubectl apply -f order', async () => {
@@ -80,13 +75,13 @@ async function userWithOperatorRules(drop: (resources: string[]) => boolean): Pr
     roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name: user },
     subjects: [{ kind: 'User', apiGroup: RBAC, name: user }],
   } as KubeObject)
-  cleanups.push(
+  defer(
     () => admin.resource(type('clusterrolebindings', 'ClusterRoleBinding')).delete(user),
     () => admin.resource(type('clusterroles', 'ClusterRole')).delete(user),
   )
-  const creds = await env.userKubeconfig(user)
-  const client = userClient(env, env.server, { name: user, ...creds }, ns)
-  cleanups.push(() => client.close())
+  const creds = await env().userKubeconfig(user)
+  const client = userClient(env(), env().server, { name: user, ...creds }, ns)
+  defer(() => client.close())
   return client
 }
 
@@ -129,11 +124,11 @@ function getTable(path: string): Promise<{
 }> {
   return new Promise((resolve, reject) => {
     const req = request(
-      new URL(path, env.server),
+      new URL(path, env().server),
       {
-        ca: env.caPem,
-        cert: env.admin.certPem,
-        key: env.admin.keyPem,
+        ca: env().caPem,
+        cert: env().admin.certPem,
+        key: env().admin.keyPem,
         agent: false,
         headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' },
       },

@@ -7,24 +7,24 @@
  */
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import { retryOnConflict } from '../../src/client/retry-on-conflict.ts'
 import type { Lease } from '../../src/core/types.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
 import { OPERATOR_NAME, OPERATOR_NAMESPACE } from '../../src/operators/appservice/manifests.ts'
-import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
 import type { FaultProxy } from '../controlplane/fault-proxy.ts'
 import { type DatabaseStandin, startDatabaseStandin } from '../standin/database-api.ts'
 import { appServiceWhere, condition, installAppServiceCrd } from '../support/appservice.ts'
 import { applyObjects, deployObjects, serviceAccountToken } from '../support/deploy-manifests.ts'
-import { eventually } from '../support/informers.ts'
+import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
 import { type OperatorProcess, startOperator } from '../support/operator-process.ts'
+import { useTestEnv } from '../support/test-env.ts'
 
 const LEASE = { duration: 4000, renew: 3000, retry: 1000 }
-let env: TestEnv
+const { env, setup, defer } = useTestEnv()
 let admin: KubeClient
 let proxy: FaultProxy
 let db: DatabaseStandin
@@ -32,15 +32,13 @@ let ns: string
 let leaseName: string
 let args: string[]
 const ops: OperatorProcess[] = []
-const cleanups: (() => Promise<unknown>)[] = []
 
-before(async () => {
-  env = await getTestEnv()
-  await env.startControllers()
-  admin = adminClient(env, env.server)
-  cleanups.push(() => admin.close())
+setup(async () => {
+  await env().startControllers()
+  admin = adminClient(env(), env().server)
+  defer(() => admin.close())
   await installAppServiceCrd(admin)
-  ns = await env.createNamespace('e2e')
+  ns = await env().createNamespace('e2e')
   // deploy/'s Namespace and RBAC, applied unchanged; the operator runs as the shipped
   // ServiceAccount with a bound token, as in its pod. The Lease lives where deploy/'s Role
   // allows it, under a name of this run's own.
@@ -49,18 +47,18 @@ before(async () => {
     ...(await deployObjects('rbac.yaml')),
   ])
   leaseName = `appservice-e2e-${randomBytes(3).toString('hex')}`
-  cleanups.push(() => admin.resource(CORE_TYPES.leases, OPERATOR_NAMESPACE).delete(leaseName))
+  defer(() => admin.resource(CORE_TYPES.leases, OPERATOR_NAMESPACE).delete(leaseName))
   const token = await serviceAccountToken(
-    env.server,
-    { caPem: env.caPem, ...env.admin },
+    env().server,
+    { caPem: env().caPem, ...env().admin },
     OPERATOR_NAMESPACE,
     OPERATOR_NAME,
   )
-  proxy = await env.startFaultProxy()
-  cleanups.push(() => proxy.close())
-  const kubeconfig = await env.writeKubeconfig({ server: proxy.url, credentials: { token } })
+  proxy = await env().startFaultProxy()
+  defer(() => proxy.close())
+  const kubeconfig = await env().writeKubeconfig({ server: proxy.url, credentials: { token } })
   db = await startDatabaseStandin()
-  cleanups.push(() => db.close())
+  defer(() => db.close())
   args = [
     'run',
     `--kubeconfig=${kubeconfig}`,
@@ -75,11 +73,11 @@ before(async () => {
     '--qps=50',
     '--burst=100',
   ]
+  // Deferred last, so it runs first: the operators die before the proxy and the database go.
+  defer(() => {
+    for (const op of ops) op.kill('SIGKILL')
+  })
   ops.push(await startOperator('a', args), await startOperator('b', args))
-})
-after(async () => {
-  for (const op of ops) op.kill('SIGKILL')
-  for (const c of cleanups.reverse()) await c().catch(() => {})
 })
 
 const apps = () => admin.resource<AppService>(APPSERVICES, ns)

@@ -5,12 +5,12 @@
  */
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import { KubeClient } from '../../src/client/kube-client.ts'
 import type { ResourceType } from '../../src/client/resource.ts'
 import { formatPreflight, leaderElectionPermissions, preflight } from '../../src/manager/preflight.ts'
-import { getTestEnv, type TestEnv } from '../controlplane/env.ts'
 import { adminClient } from '../support/kube.ts'
+import { useTestEnv } from '../support/test-env.ts'
 
 const rbac = (resource: string, namespaced: boolean, kind: string): ResourceType => ({
   group: 'rbac.authorization.k8s.io',
@@ -27,33 +27,28 @@ const CRDS: ResourceType = {
   kind: 'CustomResourceDefinition',
 }
 
-let env: TestEnv
+const { env, setup, defer } = useTestEnv()
 let admin: KubeClient
-const cleanups: (() => Promise<unknown>)[] = []
-before(async () => {
-  env = await getTestEnv()
-  admin = adminClient(env, env.server)
-  cleanups.push(() => admin.close())
-})
-after(async () => {
-  for (const c of cleanups.reverse()) await c().catch(() => {})
+setup(() => {
+  admin = adminClient(env(), env().server)
+  defer(() => admin.close())
 })
 
 test('a user without rights gets the missing rules; after the CRD and a Role exist the report is green', async () => {
-  const ns = await env.createNamespace('preflight')
+  const ns = await env().createNamespace('preflight')
   const user = `preflight-${randomBytes(4).toString('hex')}`
   const group = `${user}.edgeop.test`
-  const creds = await env.userKubeconfig(user)
+  const creds = await env().userKubeconfig(user)
   const client = new KubeClient(
     {
-      server: env.server,
-      tls: { ca: env.caPem, cert: creds.certPem, key: creds.keyPem, insecureSkipVerify: false },
+      server: env().server,
+      tls: { ca: env().caPem, cert: creds.certPem, key: creds.keyPem, insecureSkipVerify: false },
       namespace: ns,
       source: `test user ${user}`,
     },
     { qps: -1 },
   )
-  cleanups.push(() => client.close())
+  defer(() => client.close())
   const requirements = {
     resources: [
       { group: '', resource: 'configmaps' },
@@ -133,7 +128,7 @@ test('a user without rights gets the missing rules; after the CRD and a Role exi
       ],
     },
   })
-  cleanups.push(() => crds.delete(`widgets.${group}`))
+  defer(() => crds.delete(`widgets.${group}`))
 
   // RBAC and discovery converge within moments on the apiserver; poll the report until green.
   const deadline = Date.now() + 30_000
@@ -150,9 +145,9 @@ test('a user without rights gets the missing rules; after the CRD and a Role exi
 test('`check` loads the kubeconfig named by --kubeconfig and exits 1 with the rules, then 0 once granted', async () => {
   const { checkCommand } = await import('../../src/cli/check-command.ts')
   const { runCli } = await import('../../src/cli/run-cli.ts')
-  const ns = await env.createNamespace('check')
+  const ns = await env().createNamespace('check')
   const user = `check-${randomBytes(4).toString('hex')}`
-  const creds = await env.userKubeconfig(user)
+  const creds = await env().userKubeconfig(user)
   const spec = {
     name: 'op',
     commands: {

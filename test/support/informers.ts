@@ -51,12 +51,6 @@ export function watchInformer(
   }
 }
 
-/**
- * Re-exported only for test/integration/e2e-appservice.test.ts until it imports from eventually.ts;
- * new code imports {@link eventually} from there.
- */
-export { eventually } from './eventually.ts'
-
 /** key → resourceVersion of a fresh list, for comparing a cache with the server. */
 export async function serverState(
   client: KubeClient,
