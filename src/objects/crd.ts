@@ -65,6 +65,11 @@ export interface KubernetesMeta {
   preserveUnknownFields?: boolean
   /** Field documentation shown by `kubectl explain`. */
   description?: string
+  /**
+   * OpenAPI `format` of a string the apiserver checks, e.g. `date-time`. Costs no validation code in
+   * a bundle, unlike `z.iso.datetime()`, when the operator itself never parses the field.
+   */
+  format?: string
 }
 
 type Def = { type: string; [k: string]: unknown }
@@ -96,6 +101,7 @@ function convert(s: Schema, path: string): OpenApiSchema {
   if (k?.listType) out['x-kubernetes-list-type'] = k.listType
   if (k?.listMapKeys) out['x-kubernetes-list-map-keys'] = k.listMapKeys
   if (k?.preserveUnknownFields) out['x-kubernetes-preserve-unknown-fields'] = true
+  if (k?.format) out.format = k.format
   return out
 }
 

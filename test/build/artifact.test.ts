@@ -20,10 +20,13 @@ const run = promisify(execFile)
 /**
  * Ceilings that only go down (raise one only in the commit that needs it, with the reason).
  * Issue budget: <= 384 KB minified and <= 120 KB gzip (stretch 100 KB). Measured
- * 2026-11-29 with both operators: 323,635 bytes, 114,438 gzip -9.
+ * 2026-11-29 with both operators: 323,635 bytes, 114,438 gzip -9. Raised 2026-12-01 to the
+ * budget itself for gzip (341,168 bytes, 120,897 gzip measured): the first-contact checks
+ * (bounded flags, DNS-1123 names, the agent root, kubeconfig size and UTF-8, timeouts that name
+ * their step, the missing-CRD check, reconcile stacks) cost 5.3 KB gzip.
  */
-const MAX_BYTES = 330 * 1024
-const MAX_GZIP_BYTES = 116 * 1024
+const MAX_BYTES = 352 * 1024
+const MAX_GZIP_BYTES = 120 * 1024
 
 async function artifact(): Promise<Buffer> {
   try {

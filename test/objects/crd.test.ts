@@ -51,11 +51,13 @@ test('string formats: an RFC 3339 timestamp becomes format date-time; other form
     at: z.iso.datetime({ offset: true }),
     checked: z.optional(z.string().check(z.iso.datetime())),
     mail: z.email(),
+    declared: z.string().check(z.meta({ kubernetes: { format: 'date-time' } })),
   })
   assert.deepEqual(openApiFromZod(schema).properties, {
     at: { type: 'string', format: 'date-time' },
     checked: { type: 'string', format: 'date-time' },
     mail: { type: 'string' },
+    declared: { type: 'string', format: 'date-time' },
   })
 })
 

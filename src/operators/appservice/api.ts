@@ -44,7 +44,8 @@ const ConditionSchema = z.object({
   type: z.string(),
   status: z.enum(['True', 'False', 'Unknown']),
   observedGeneration: z.optional(z.int()),
-  lastTransitionTime: z.iso.datetime({ offset: true }),
+  // RFC 3339, checked by the apiserver; the operator only writes it, so no zod date parser is bundled.
+  lastTransitionTime: z.string().check(z.meta({ kubernetes: { format: 'date-time' } })),
   reason: z.string(),
   message: z.string(),
 })
