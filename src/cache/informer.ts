@@ -50,7 +50,7 @@ export interface InformerHealth extends WatcherHealth {
  * Guarantees: the store is updated before handlers are notified; a relist delivers
  * deletions for objects that vanished meanwhile (`finalStateUnknown: true`, with the
  * last known state) and does not report unchanged objects as updates (client-go
- * #87957); a handler added after start first receives every cached object as an
+ * kubernetes/kubernetes#87957); a handler added after start first receives every cached object as an
  * initial add; `hasSynced()` turns true only after the first full state is in the store.
  * Does not guarantee: ordering across handlers or across objects.
  */
@@ -101,7 +101,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
     return this.watcher.source.describe
   }
 
-  /** Replaces the user transform. Only before `run` (client-go #124344). */
+  /** Replaces the user transform. Only before `run` (kubernetes/kubernetes#124344). */
   setTransform(transform: (obj: T) => T): void {
     if (this.#started)
       throw new EdgeopError('EDGEOP_ERR_INVALID', `informer for ${this.describe} has already started`, {

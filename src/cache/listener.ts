@@ -5,7 +5,7 @@
  * pace (client-go `processorListener`): a slow handler grows only its own buffer and
  * never stalls the watch or other handlers. Per handler, notifications are delivered
  * one at a time and in order. The buffer is core's {@link RingBuffer}: a delivered
- * notification is released at once (client-go #105031) and the buffer shrinks after a burst.
+ * notification is released at once (kubernetes/kubernetes#105031) and the buffer shrinks after a burst.
  */
 import { errorMessage } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
@@ -36,7 +36,7 @@ export interface EventHandler<T extends KubeObject = KubeObject> {
 
 /** A handler's registration. */
 export interface HandlerRegistration {
-  /** The informer synced and this handler has processed every initial object (client-go #113985). */
+  /** The informer synced and this handler has processed every initial object (kubernetes/kubernetes#113985). */
   hasSynced(): boolean
   /** Notifications buffered and not yet processed. */
   readonly pending: number

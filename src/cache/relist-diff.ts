@@ -15,7 +15,7 @@ import type { Store } from './store.ts'
  * - `add`: listed but not cached.
  * - `update`: cached with another resourceVersion.
  * - `unchanged`: cached with the same resourceVersion. The listed object still replaces
- *   the cached one, but handlers are not told (client-go #87957); only resync re-delivers it.
+ *   the cached one, but handlers are not told (kubernetes/kubernetes#87957); only resync re-delivers it.
  */
 export type RelistDelta<T extends KubeObject> =
   | { kind: 'delete'; key: ObjectKey; obj: T }

@@ -276,7 +276,7 @@ export function hasStatusCause(err: unknown, type: string): boolean {
 
 /**
  * "Too large resource version": the server's cache is behind the requested RV.
- * Detected by cause, or by the legacy message of 1.17–1.18 servers (client-go #92537, #94316).
+ * Detected by cause, or by the legacy message of 1.17–1.18 servers (kubernetes/kubernetes#92537, kubernetes/kubernetes#94316).
  */
 export function isTooLargeResourceVersion(err: unknown): boolean {
   if (!isTimeout(err) && !isServerTimeout(err)) return false

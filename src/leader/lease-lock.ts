@@ -50,7 +50,7 @@ export interface LeaseLockOptions {
  * - `update` sends the last Lease read or written by this lock (its `resourceVersion` included) with
  *   the spec replaced by the record: a write that raced another one fails with 409 Conflict;
  * - a failed `update` (conflict, timeout, 5xx, abort…) keeps the cached Lease, so the next `update`
- *   is sent again instead of failing with "not initialized" (client-go PR #95939);
+ *   is sent again instead of failing with "not initialized" (kubernetes/kubernetes#95939);
  * - `get` of a missing Lease resolves undefined; every other failure rejects with the `ApiError`.
  *
  * Does not guarantee: anything about writes by parties that do not use the resourceVersion (a
@@ -69,7 +69,7 @@ export class LeaseLock implements ResourceLock {
   readonly #api: LeaseApi
   readonly #labels: Readonly<Record<string, string>> | undefined
   readonly #timeoutMs: number | undefined
-  /** The last Lease read or written; never cleared by a failure (#95939). */
+  /** The last Lease read or written; never cleared by a failure (kubernetes/kubernetes#95939). */
   #lease: Lease | undefined
 
   /** A lock on Lease `namespace/name` through `api`; reads or writes nothing until used. */

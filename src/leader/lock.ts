@@ -14,7 +14,7 @@ import type { LeaderElectionRecord } from './record.ts'
  *   version it read;
  * - `update` writes only if the stored object is still the version last read or written by this
  *   lock, and otherwise fails with a 409 Conflict (`isConflict(err)`); on **any** failure the
- *   remembered version is kept (client-go PR #95939), so a later `update` or release still works;
+ *   remembered version is kept (kubernetes/kubernetes#95939), so a later `update` or release still works;
  * - `update` before any successful `get`/`create` fails with `EDGEOP_ERR_LEADER` ("not initialized");
  * - `create` fails with 409 AlreadyExists when the object exists;
  * - every call honours `signal` (rejects promptly when it aborts).

@@ -19,7 +19,7 @@ export interface LeaderElectionRecord {
   readonly holderIdentity: string
   /**
    * How long (whole seconds) other candidates wait after they last saw the record *change* before
-   * taking over. Candidates use this value, not their own configuration (client-go PR #114872).
+   * taking over. Candidates use this value, not their own configuration (kubernetes/kubernetes#114872).
    */
   readonly leaseDurationSeconds: number
   /** When the current holder acquired it (MicroTime); informational. */

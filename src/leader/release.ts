@@ -1,10 +1,10 @@
 /**
  * @module release — hands the lease over on a clean stop (client-go `release`, `ReleaseOnCancel`).
  *
- * Each rule is an upstream fix: bounded by the renew deadline (PR #124588, it used an unbounded
+ * Each rule is an upstream fix: bounded by the renew deadline (kubernetes/kubernetes#124588, it used an unbounded
  * context and could hang shutdown); re-reads the Lease so the write carries its current
- * resourceVersion (PR #132849); after a 409 — typically a renew that was already on the wire when the
- * stop came — reads and writes again (PR #137988); writes a complete record (PR #80954, a release
+ * resourceVersion (kubernetes/kubernetes#132849); after a 409 — typically a renew that was already on the wire when the
+ * stop came — reads and writes again (kubernetes/kubernetes#137988); writes a complete record (kubernetes/kubernetes#80954, a release
  * that wrote only `leaseTransitions` broke LeaseLock-based election).
  */
 import { isConflict } from '../client/api-error.ts'

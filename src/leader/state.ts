@@ -7,7 +7,7 @@
  *
  * The one rule that makes the algorithm tolerate clock skew: a lease's expiry is judged **only** from
  * the local monotonic time at which this candidate last saw the record *change*, plus the record's
- * own `leaseDurationSeconds` (client-go PR #114872). The record's `renewTime`/`acquireTime` are never
+ * own `leaseDurationSeconds` (kubernetes/kubernetes#114872). The record's `renewTime`/`acquireTime` are never
  * compared with the local clock.
  */
 import { formatMicroTime, type LeaderElectionRecord, recordKey } from './record.ts'
@@ -263,7 +263,7 @@ function unexpected(phase: string, result: LockResult): never {
   throw new Error(`leader election state: result ${result.type} while in phase ${phase}`)
 }
 
-/** The complete record a release writes (client-go PR #80954): no holder, 1 s, fresh times, transitions kept. */
+/** The complete record a release writes (kubernetes/kubernetes#80954): no holder, 1 s, fresh times, transitions kept. */
 export function releaseRecord(current: LeaderElectionRecord, wallNow: number): LeaderElectionRecord {
   const stamp = formatMicroTime(wallNow)
   return {

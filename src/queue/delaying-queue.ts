@@ -27,7 +27,7 @@ export const MAX_TIMER_DELAY_MS = 2_147_483_647
  * - A waiting item is added to the queue no earlier than its ready time on the queue's clock
  *   (monotonic); items due at the same time are added in the order their delays were requested.
  * - One timer for the whole queue, re-armed to the earliest deadline; none is left armed after
- *   `shutDown`/`shutDownWithDrain` (kubernetes/kubernetes#83945). Shutdown is idempotent (#77170).
+ *   `shutDown`/`shutDownWithDrain` (kubernetes/kubernetes#83945). Shutdown is idempotent (kubernetes/kubernetes#77170).
  *
  * Does not guarantee: that a waiting item survives shutdown (waiting items are dropped, as in
  * client-go); that an item is not also queued or in flight while it waits (the later add deduplicates).

@@ -26,7 +26,7 @@ export interface HeapNode {
  * `pop`, `fix` and `remove` are O(log n); every node in the heap has `heapIndex` equal to its
  * position, and a popped or removed node has `heapIndex === -1`; popped slots are released, and the
  * array is compacted once the heap has shrunk to a quarter of its peak (V8 does not trim an array's
- * backing store on `pop`, so a burst would otherwise keep its full-size array: #105031's lesson).
+ * backing store on `pop`, so a burst would otherwise keep its full-size array: kubernetes/kubernetes#105031's lesson).
  *
  * Does not guarantee: an order between nodes that are not `less` than each other (make `less` total,
  * e.g. with a sequence number, when ties must be deterministic); detection of a node pushed twice or

@@ -31,7 +31,7 @@ import type { FailureInfo } from './events.ts'
 const STATUS_EXPIRED = 410
 /** HTTP status of a watch ERROR event that asks the client to slow down (429 TooManyRequests). */
 const STATUS_TOO_MANY_REQUESTS = 429
-/** Status cause of "Too large resource version": the server's cache is behind the RV (client-go #92537). */
+/** Status cause of "Too large resource version": the server's cache is behind the RV (kubernetes/kubernetes#92537). */
 const CAUSE_RV_TOO_LARGE = 'ResourceVersionTooLarge'
 /** The transport error code of a refused connection (the apiserver is down or restarting). */
 const CONNECTION_REFUSED = 'ECONNREFUSED'

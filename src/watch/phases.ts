@@ -58,14 +58,14 @@ export interface StreamListingState<T extends KubeObject = KubeObject> extends W
 /** A watch was requested after a list, or is being re-opened. */
 export interface OpeningWatchState extends WatchBase {
   readonly phase: 'opening-watch'
-  /** The watch starts from `''`/`'0'`: its ADDEDs are synthetic until the first other event (client-go #136583). */
+  /** The watch starts from `''`/`'0'`: its ADDEDs are synthetic until the first other event (kubernetes/kubernetes#136583). */
   readonly syntheticAdds: boolean
 }
 
 /** Events are flowing. */
 export interface WatchingState extends WatchBase {
   readonly phase: 'watching'
-  /** Only synthetic ADDEDs seen so far on a watch from `''`/`'0'`: they do not move the resume RV (#136583). */
+  /** Only synthetic ADDEDs seen so far on a watch from `''`/`'0'`: they do not move the resume RV (kubernetes/kubernetes#136583). */
   readonly syntheticAdds: boolean
 }
 

@@ -175,7 +175,7 @@ function onListPage<T extends KubeObject>(
   const items = list.items.take()
   for (const item of page.items) items.push(item)
   if (page.continue) {
-    // Continued pages: clear RV/RVMatch (client-go #85221), keep the page size.
+    // Continued pages: clear RV/RVMatch (kubernetes/kubernetes#85221), keep the page size.
     const request: ListRequest = {
       continue: page.continue,
       ...(list.first.limit ? { limit: list.first.limit } : {}),
@@ -203,7 +203,7 @@ function onListFailed<T extends KubeObject>(s: ListingState<T>, f: FailureInfo):
       next: { op: 'list', request: unpaginated },
     }
   }
-  // client-go #83520/#92537: relist from '' immediately, no backoff.
+  // kubernetes/kubernetes#83520, kubernetes/kubernetes#92537: relist from '' immediately, no backoff.
   if ((f.expired || f.tooLargeRv) && !s.rvUnavailable)
     return beginCycle(base(s, { rvUnavailable: true, lastError: f.error }), s.streamFallback)
   return wait(base(s), 'list-failed', s.streamFallback ? 'relist-paginated' : 'relist', f)
@@ -224,7 +224,7 @@ function onEvent<T extends KubeObject>(s: WatchingState, ev: { type: string; obj
     case 'MODIFIED':
     case 'DELETED': {
       const type = ev.type === 'ADDED' ? 'added' : ev.type === 'MODIFIED' ? 'modified' : 'deleted'
-      // #136583: synthetic ADDEDs of a ''/'0' watch are not RV-ordered: do not resume from them.
+      // kubernetes/kubernetes#136583: synthetic ADDEDs of a ''/'0' watch are not RV-ordered: do not resume from them.
       const synthetic = s.syntheticAdds && ev.type === 'ADDED'
       const state: WatchingState = {
         ...s,

@@ -3,7 +3,7 @@
  *
  * It is the only part of the engine that does I/O or waits: it executes each
  * command of {@link step}, feeds back what happened, sleeps on one shared
- * {@link Backoff} (list and watch failures share it, client-go #118132), honours
+ * {@link Backoff} (list and watch failures share it, kubernetes/kubernetes#118132), honours
  * `Retry-After`, tears down watches that go silent, and reports health. It never
  * exits the process and never stops on its own: only its signal ends it.
  */
@@ -211,7 +211,7 @@ export class Watcher<T extends KubeObject = KubeObject> {
     const max = Math.max(min, this.#options.maxWatchTimeoutSeconds ?? DEFAULT_MAX_WATCH_TIMEOUT_S)
     const timeoutSeconds = Math.max(1, Math.floor(min + this.#random() * (max - min)))
     const idleTimeoutMs = timeoutSeconds * 1000 + (this.#options.idleMarginMs ?? DEFAULT_IDLE_MARGIN_MS)
-    // Measured from before the request (client-go #89652: some proxies send headers with the first event).
+    // Measured from before the request (kubernetes/kubernetes#89652: some proxies send headers with the first event).
     this.#openedAt = this.#clock.monotonic()
     this.#eventCount = 0
     try {

@@ -79,7 +79,7 @@ test('first list: handlers get initial adds; the cache is frozen and stripped of
   await t.stop()
 })
 
-test('issue 113985: a registration is synced only after its handler processed every initial object', async () => {
+test('kubernetes/kubernetes#113985: a registration is synced only after its handler processed every initial object', async () => {
   let release!: () => void
   const gate = new Promise<void>((r) => (release = r))
   const seen: Seen = []
@@ -96,7 +96,7 @@ test('issue 113985: a registration is synced only after its handler processed ev
   await t.stop()
 })
 
-test('issue 87957: a relist of unchanged objects notifies nobody; changes become updates, vanished objects stale deletes', async () => {
+test('kubernetes/kubernetes#87957: a relist of unchanged objects notifies nobody; changes become updates, vanished objects stale deletes', async () => {
   const seen: Seen = []
   const t = setup([
     list('10', obj('a', '1'), obj('b', '2'), obj('c', '3')),
@@ -113,7 +113,7 @@ test('issue 87957: a relist of unchanged objects notifies nobody; changes become
   await t.stop()
 })
 
-test('issue 115620: an object added and gone during a disconnect is deleted at relist even if its add was still queued', async () => {
+test('kubernetes/kubernetes#115620: an object added and gone during a disconnect is deleted at relist even if its add was still queued', async () => {
   let release!: () => void
   const gate = new Promise<void>((r) => (release = r))
   const seen: Seen = []
@@ -130,7 +130,7 @@ test('issue 115620: an object added and gone during a disconnect is deleted at r
   await t.stop()
 })
 
-test('issue 83911: delete then re-create during a disconnect is seen as a delete followed by an add', async () => {
+test('kubernetes/kubernetes#83911: delete then re-create during a disconnect is seen as a delete followed by an add', async () => {
   const seen: Seen = []
   const t = setup([list('10', obj('o', '1')), list('30', obj('o', '25'))])
   t.informer.addEventHandler(recorder(seen))
@@ -184,7 +184,7 @@ test('resync re-delivers cached objects only to handlers that asked for it', asy
   await t.stop()
 })
 
-test('issue 124344: the transform cannot change after start; managedFields can be kept on request', async () => {
+test('kubernetes/kubernetes#124344: the transform cannot change after start; managedFields can be kept on request', async () => {
   const t = setup([list('10', obj('a', '1'))], { stripManagedFields: false, freeze: false })
   assert.throws(() => t.informer.setTransform((o) => o), /has already started/)
   await t.informer.waitForSync()

@@ -34,7 +34,7 @@ test('an empty cache: every listed object is an add, in list order', () => {
   assert.deepEqual(deltas.map(show), ['add ns/b@2', 'add ns/a@1'])
 })
 
-test('issue 87957: deletes (last known state) first, then adds, real updates and unchanged objects in list order', () => {
+test('kubernetes/kubernetes#87957: deletes (last known state) first, then adds, real updates and unchanged objects in list order', () => {
   const cached = cacheOf(obj('a', '1'), obj('b', '2'), obj('c', '3'), obj('d', '4'))
   const listedA = obj('a', '1')
   const deltas = relistDiff(cached, [obj('e', '9'), obj('b', '7'), listedA])

@@ -101,7 +101,7 @@ test('410: Expired and Gone are distinct reasons; both mean relist', () => {
   assert.ok(isGone(generic410), 'unknown reason + 410 code counts as Gone')
 })
 
-test('issue 92537: too large resource version is recognised by cause and by legacy message', () => {
+test('kubernetes/kubernetes#92537: too large resource version is recognised by cause and by legacy message', () => {
   const byCause = apiErrorFromResponse(
     504,
     status(504, 'Timeout', {

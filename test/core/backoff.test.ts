@@ -4,7 +4,7 @@ import { Backoff } from '../../src/core/backoff.ts'
 import { ManualClock } from '../../src/core/clock.ts'
 import { TokenBucket } from '../../src/core/token-bucket.ts'
 
-test('issue 87795: consecutive failures back off in [0.8,1.6), [1.6,3.2), … capped at [30,60) s', () => {
+test('kubernetes/kubernetes#87795: consecutive failures back off in [0.8,1.6), [1.6,3.2), … capped at [30,60) s', () => {
   const clock = new ManualClock()
   for (const r of [0, 0.999]) {
     const b = new Backoff({ clock, random: () => r })

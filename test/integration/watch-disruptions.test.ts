@@ -58,7 +58,7 @@ test('(2) etcd compacted while disconnected: the watch gets 410, the informer re
   assert.deepEqual(
     lists.at(-1)?.params.get('resourceVersion'),
     rvBefore,
-    'relist "not older than" the last RV (#83520)',
+    'relist "not older than" the last RV (kubernetes/kubernetes#83520)',
   )
   assert.ok(w.deletes.includes(`${ns}/remove`), 'the deletion during the gap was delivered')
   assert.ok(!w.informer.store.get(`${ns}/flash`), 'created and deleted during the gap: absent')

@@ -152,7 +152,7 @@ test('clock skew between a live leader and a follower never lets the follower ta
   await Promise.all([a.done, b.done])
 })
 
-test('#114872: the record’s leaseDurationSeconds counts, not the follower’s configuration', async () => {
+test('kubernetes/kubernetes#114872: the record’s leaseDurationSeconds counts, not the follower’s configuration', async () => {
   // The record says 10 s; the follower is configured with 3 s: it waits 10 s.
   const clock = new ManualClock()
   const store = new FakeLeaseStore()
@@ -241,7 +241,7 @@ test('two candidates racing for a free lease: exactly one wins, the other’s wr
   await Promise.all([a.done, b.done])
 })
 
-test('#95939: a failed update keeps the cached version, so the next renewal and the release still work', async () => {
+test('kubernetes/kubernetes#95939: a failed update keeps the cached version, so the next renewal and the release still work', async () => {
   const clock = new ManualClock()
   const store = new FakeLeaseStore()
   const a = candidate(store, clock, 'a', { releaseOnCancel: true })
@@ -263,7 +263,7 @@ test('#95939: a failed update keeps the cached version, so the next renewal and 
   assert.equal(store.record!.holderIdentity, '')
 })
 
-test('#80954: the release writes a complete record: no holder, 1 s, fresh times, transitions kept', async () => {
+test('kubernetes/kubernetes#80954: the release writes a complete record: no holder, 1 s, fresh times, transitions kept', async () => {
   const clock = new ManualClock()
   const store = new FakeLeaseStore()
   store.forceWrite(heldBy('', clock.now(), { leaderTransitions: 7 }))
@@ -307,7 +307,7 @@ test('without releaseOnCancel a clean stop leaves the record for others to expir
 })
 
 for (const mode of ['hang', 'deaf'] as const) {
-  test(`#124588: the release is bounded by the renew deadline (a lock call that ${mode === 'hang' ? 'hangs' : 'ignores its signal'})`, async () => {
+  test(`kubernetes/kubernetes#124588: the release is bounded by the renew deadline (a lock call that ${mode === 'hang' ? 'hangs' : 'ignores its signal'})`, async () => {
     const clock = new ManualClock()
     const store = new FakeLeaseStore()
     const a = candidate(store, clock, 'a', { releaseOnCancel: true })
@@ -324,7 +324,7 @@ for (const mode of ['hang', 'deaf'] as const) {
   })
 }
 
-test('#132849/#137988: a release racing an in-flight renew re-reads after the 409 and releases', async () => {
+test('kubernetes/kubernetes#132849, kubernetes/kubernetes#137988: a release racing an in-flight renew re-reads after the 409 and releases', async () => {
   const clock = new ManualClock()
   const store = new FakeLeaseStore()
   const a = candidate(store, clock, 'a', { releaseOnCancel: true })

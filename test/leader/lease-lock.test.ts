@@ -141,7 +141,7 @@ test('update before any get/create fails with EDGEOP_ERR_LEADER "not initialized
   assert.equal(api.requests.length, 0)
 })
 
-test('#95939: a failed update keeps the cached Lease: the next update is sent with the same resourceVersion', async () => {
+test('kubernetes/kubernetes#95939: a failed update keeps the cached Lease: the next update is sent with the same resourceVersion', async () => {
   const api = new FakeLeaseApi()
   const l = lock(api)
   await l.create(RECORD)

@@ -101,7 +101,7 @@ test('record timestamps never matter: renewTime in 2999 or in 1970 gives the sam
   }
 })
 
-test('#114872: our own leaseDurationSeconds (here 1) is not used to judge another holder’s record (here 20)', () => {
+test('kubernetes/kubernetes#114872: our own leaseDurationSeconds (here 1) is not used to judge another holder’s record (here 20)', () => {
   const s = readAt(initialState('me', 1), rec('other', { leaseDurationSeconds: 20 }), 0).state
   assert.equal(readAt(s, rec('other', { leaseDurationSeconds: 20 }), 19_999).command.op, 'done')
   assert.equal(readAt(s, rec('other', { leaseDurationSeconds: 20 }), 20_000).command.op, 'update')

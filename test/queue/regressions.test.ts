@@ -29,7 +29,7 @@ function collectGarbage(): void {
 const MB = 1024 * 1024
 
 describe('regressions', SUITE, () => {
-  test('issue 83945: the delaying queue keeps one timer, not one per item or per wake-up', async () => {
+  test('kubernetes/kubernetes#83945: the delaying queue keeps one timer, not one per item or per wake-up', async () => {
     const clock = new ManualClock()
     const q = createDelayingQueue<string>({ clock })
     const rand = seededRandom(83945)
@@ -53,7 +53,7 @@ describe('regressions', SUITE, () => {
     assert.equal(delivered, 50 * 40)
   })
 
-  test('issue 105031: popped slots are released', async () => {
+  test('kubernetes/kubernetes#105031: popped slots are released', async () => {
     const fifo = new RingBuffer<object>()
     const refs: WeakRef<object>[] = []
     for (let i = 0; i < 1000; i++) {
@@ -69,14 +69,14 @@ describe('regressions', SUITE, () => {
     assert.equal(alive, 300, 'only the items still queued are reachable')
   })
 
-  test('issue 105031: the FIFO shrinks back to its minimum after a burst', () => {
+  test('kubernetes/kubernetes#105031: the FIFO shrinks back to its minimum after a burst', () => {
     const fifo = new RingBuffer<number>()
     for (let i = 0; i < 100_000; i++) fifo.push(i)
     while (fifo.length > 0) fifo.shift()
     assert.equal(fifo.capacity, RING_BUFFER_MIN_CAPACITY)
   })
 
-  test('issue 105031: 1,000,000 keys through the queue leave the heap near its baseline', async () => {
+  test('kubernetes/kubernetes#105031: 1,000,000 keys through the queue leave the heap near its baseline', async () => {
     const fixture = fileURLToPath(new URL('./fixtures/memory-burst.ts', import.meta.url))
     const { stdout } = await run(process.execPath, ['--expose-gc', fixture, '1000000', '250000'], {
       timeout: 60_000,
@@ -88,7 +88,7 @@ describe('regressions', SUITE, () => {
     assert.ok(retained < 1 * MB, `retained ${(retained / MB).toFixed(2)} MB after the burst`)
   })
 
-  test('issue 119554: shutDown racing shutDownWithDrain does not leave the drain waiter blocked', async () => {
+  test('kubernetes/kubernetes#119554: shutDown racing shutDownWithDrain does not leave the drain waiter blocked', async () => {
     const queues: [string, () => WorkQueue<string>][] = [
       ['work queue', () => createWorkQueue<string>()],
       ['delaying queue', () => createDelayingQueue<string>({ clock: new ManualClock() })],
@@ -106,7 +106,7 @@ describe('regressions', SUITE, () => {
     }
   })
 
-  test('issue 119554: a drain racing shutDown from another task resolves', async () => {
+  test('kubernetes/kubernetes#119554: a drain racing shutDown from another task resolves', async () => {
     const q = createWorkQueue<string>()
     q.add('stuck')
     await q.get()
@@ -114,7 +114,7 @@ describe('regressions', SUITE, () => {
     assert.deepEqual(await peek(both), { done: true, value: [undefined, undefined] })
   })
 
-  test('issue 77170: shutting a delaying queue down twice is harmless', async () => {
+  test('kubernetes/kubernetes#77170: shutting a delaying queue down twice is harmless', async () => {
     const clock = new ManualClock()
     const q = createDelayingQueue<string>({ clock })
     q.addAfter('a', 10)

@@ -65,7 +65,7 @@ test('a listed page set becomes one replace, then a watch from the list RV with 
   assert.deepEqual(
     steps[1]!.next,
     { op: 'list', request: { continue: 'c1', limit: 500 } },
-    'continued page drops RV (#85221), keeps limit',
+    'continued page drops RV (kubernetes/kubernetes#85221), keeps limit',
   )
   const done = steps[2]!
   assert.deepEqual(
@@ -77,13 +77,13 @@ test('a listed page set becomes one replace, then a watch from the list RV with 
   assert.equal(done.state.synced, true)
 })
 
-test('issue 83520: a relist after sync asks "not older than" the last RV, unpaginated', () => {
+test('kubernetes/kubernetes#83520: a relist after sync asks "not older than" the last RV, unpaginated', () => {
   const s = { ...watching(), lastSyncRV: '150' }
   const r = run(s, { type: 'stream-ended', durationMs: 5000, events: 3, failure: fail() }, { type: 'resume' })
   assert.deepEqual(last(r).next, { op: 'list', request: { resourceVersion: '150' } })
 })
 
-test('issue 83520: 410 on the first list page relists from "" at once, without backoff', () => {
+test('kubernetes/kubernetes#83520: 410 on the first list page relists from "" at once, without backoff', () => {
   const s = { ...watching(), lastSyncRV: '150' }
   const r = run(
     s,
@@ -95,7 +95,7 @@ test('issue 83520: 410 on the first list page relists from "" at once, without b
   assert.equal(last(r).state.rvUnavailable, true)
 })
 
-test('issue 92537: "too large resource version" on a list relists from "" at once; a second failure backs off', () => {
+test('kubernetes/kubernetes#92537: "too large resource version" on a list relists from "" at once; a second failure backs off', () => {
   const s = { ...watching(), lastSyncRV: '150' }
   const r = run(
     s,
@@ -223,7 +223,7 @@ test('a decode failure mid-stream backs off and relists', () => {
   assert.equal(r[1]!.next.op, 'list')
 })
 
-test('issue 136583: synthetic ADDEDs of a watch from "" do not move the resume RV; the first bookmark does', () => {
+test('kubernetes/kubernetes#136583: synthetic ADDEDs of a watch from "" do not move the resume RV; the first bookmark does', () => {
   const s: WatchState = { ...watching(), lastSyncRV: '', syntheticAdds: true }
   const r = run(
     s,
