@@ -4,10 +4,10 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { parse } from 'yaml'
-import { manifestFiles } from '../../build/manifests.ts'
-import { appServiceCrd } from '../../src/operators/appservice/api.ts'
+import { manifestFiles } from '../../../build/manifests.ts'
+import { appServiceCrd } from '../../../src/operators/appservice/api.ts'
 
-const ROOT = join(import.meta.dirname, '../..')
+const ROOT = join(import.meta.dirname, '../../..')
 
 test('deploy/*.yaml equal the generated manifests (run npm run build:manifests after a change)', async () => {
   for (const [file, text] of Object.entries(manifestFiles())) {

@@ -3,13 +3,13 @@ import { mkdtemp, readFile, realpath, rm, stat, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
-import type { ApplyOptions } from '../../src/client/resource-client.ts'
-import { ManualClock } from '../../src/core/clock.ts'
-import { noopLogger } from '../../src/core/log.ts'
-import type { KubeObject } from '../../src/core/types.ts'
-import type { NodeConfig, NodeConfigNodeStatus } from '../../src/operators/nodeconfig/api.ts'
-import { FileStore, RECORD_PATH } from '../../src/operators/nodeconfig/file-store.ts'
-import { nodeConfigReconciler, STATUS_RESEND_AFTER_MS } from '../../src/operators/nodeconfig/reconcile.ts'
+import type { ApplyOptions } from '../../../src/client/resource-client.ts'
+import { ManualClock } from '../../../src/core/clock.ts'
+import { noopLogger } from '../../../src/core/log.ts'
+import type { KubeObject } from '../../../src/core/types.ts'
+import type { NodeConfig, NodeConfigNodeStatus } from '../../../src/operators/nodeconfig/api.ts'
+import { FileStore, RECORD_PATH } from '../../../src/operators/nodeconfig/file-store.ts'
+import { nodeConfigReconciler, STATUS_RESEND_AFTER_MS } from '../../../src/operators/nodeconfig/reconcile.ts'
 
 const dirs: string[] = []
 after(async () => {

@@ -3,9 +3,9 @@ import { mkdir, mkdtemp, realpath, rm, symlink } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, normalize, resolve, sep } from 'node:path'
 import { after, test } from 'node:test'
-import { PATH_PATTERN } from '../../src/operators/nodeconfig/api.ts'
-import { checkRelativePath, containedTarget } from '../../src/operators/nodeconfig/paths.ts'
-import { seededRandom } from '../support/random.ts'
+import { PATH_PATTERN } from '../../../src/operators/nodeconfig/api.ts'
+import { checkRelativePath, containedTarget } from '../../../src/operators/nodeconfig/paths.ts'
+import { seededRandom } from '../../support/random.ts'
 
 /** Ordinary segment names, including unicode and names that only look dangerous. */
 const NAMES = [
