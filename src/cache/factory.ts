@@ -10,6 +10,7 @@ import { EdgeopError, isEdgeopError } from '../core/errors.ts'
 import type { KubeObject } from '../core/types.ts'
 import { listerWatcher, type Selectors } from '../watch/lister-watcher.ts'
 import { type InformerOptions, SharedInformer } from './informer.ts'
+import { MultiNamespaceInformer } from './multi-namespace-informer.ts'
 
 /** What identifies an informer: resource, scope and selectors. */
 export interface InformerSpec extends Selectors {
@@ -62,6 +63,35 @@ export class InformerFactory {
       this.#specs.set(inf, spec)
     }
     return inf as unknown as SharedInformer<T>
+  }
+
+  /**
+   * `spec` watched in each of `namespaces` (duplicates ignored), as one informer: a
+   * merged event source and a store that looks each key up in its namespace's informer.
+   * Empty `namespaces` means all of them: one cluster-wide informer. Each per-namespace
+   * informer is the one {@link informer} returns for that namespace, so it is shared and
+   * started with the others. Throws `EDGEOP_ERR_INVALID` for a cluster-scoped type with
+   * namespaces, or a `spec` that names a namespace itself.
+   */
+  multiNamespaceInformer<T extends KubeObject = KubeObject>(
+    spec: InformerSpec,
+    namespaces: readonly string[],
+    options: InformerOptions<T> = {},
+  ): MultiNamespaceInformer<T> {
+    const scopes = [...new Set(namespaces)]
+    if (spec.namespace !== undefined || (!spec.type.namespaced && scopes.length > 0))
+      throw new EdgeopError(
+        'EDGEOP_ERR_INVALID',
+        spec.namespace !== undefined
+          ? `${spec.type.resource}: give the namespaces as a list, not in the spec`
+          : `${spec.type.resource} are cluster-scoped: they cannot be watched per namespace`,
+        { step: 'create namespace informers' },
+      )
+    const informers =
+      scopes.length === 0
+        ? [this.informer<T>(spec, options)]
+        : scopes.map((namespace) => this.informer<T>({ ...spec, namespace }, options))
+    return new MultiNamespaceInformer(scopes, informers)
   }
 
   /** Every informer created so far. */

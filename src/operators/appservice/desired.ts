@@ -13,27 +13,6 @@ export const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'edgeop' } as const
 /** Label selector matching every child this operator manages (its informers cache only these). */
 export const CHILD_SELECTOR = 'app.kubernetes.io/managed-by=edgeop'
 
-/** Container image references: lowercase repository path, optional registry port, tag and digest. */
-const IMAGE_REFERENCE =
-  /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::\d+)?(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/
-
-/**
- * What the schema cannot check but the reconciler cannot honour. Returns a message
- * naming the field, or undefined when the spec is usable.
- */
-export function unusableSpec(spec: AppServiceSpec): string | undefined {
-  if (!IMAGE_REFERENCE.test(spec.image))
-    return `spec.image ${JSON.stringify(spec.image)} is not a valid image reference`
-  if (
-    spec.database?.enabled &&
-    spec.database.class !== undefined &&
-    !/^[a-z0-9-]{1,63}$/.test(spec.database.class)
-  ) {
-    return `spec.database.class ${JSON.stringify(spec.database.class)} must be 1-63 lowercase letters, digits or dashes`
-  }
-  return undefined
-}
-
 function labels(app: AppService): Record<string, string> {
   return { 'app.kubernetes.io/name': app.metadata.name!, ...MANAGED_BY, [APP_LABEL]: app.metadata.name! }
 }

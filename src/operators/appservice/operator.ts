@@ -1,21 +1,15 @@
 /**
  * @module operator — the AppService controller: informers, predicates, reconciler.
  */
-import {
-  CONTROLLER_UID_INDEX,
-  controllerUidIndexFunc,
-  type InformerFactory,
-  type SharedInformer,
-} from '../../cache/index.ts'
+import { CONTROLLER_UID_INDEX, controllerUidIndexFunc, type InformerFactory } from '../../cache/index.ts'
 import { CORE_TYPES, type KubeClient } from '../../client/index.ts'
 import {
   Controller,
   type ControllerObserver,
   generationChanged,
-  mergeSources,
   type Predicate,
 } from '../../controller/index.ts'
-import type { Clock, KubeObject, Logger } from '../../core/index.ts'
+import type { Clock, Logger } from '../../core/index.ts'
 import type { EventRecorder } from '../../objects/index.ts'
 import type { QueueMetrics } from '../../queue/index.ts'
 import { APPSERVICES, type AppService, GROUP, KIND } from './api.ts'
@@ -47,46 +41,33 @@ const specOrDeletion: Predicate = {
 
 /** Builds the AppService controller and registers its informers with `factory` (start the factory after). */
 export function appServiceController(o: AppServiceOperatorOptions): Controller<AppService> {
-  const scopes: (string | undefined)[] = o.namespaces.length === 0 ? [undefined] : [...o.namespaces]
-  const byNamespace =
-    <T extends KubeObject>(informers: SharedInformer<T>[]) =>
-    (ns: string) =>
-      informers.length === 1 && scopes[0] === undefined ? informers[0]! : informers[scopes.indexOf(ns)]
-  const apps = scopes.map((namespace) =>
-    o.factory.informer<AppService>({ type: APPSERVICES, ...(namespace ? { namespace } : {}) }),
-  )
+  const apps = o.factory.multiNamespaceInformer<AppService>({ type: APPSERVICES }, o.namespaces)
   const child = (type: typeof CORE_TYPES.deployments | typeof CORE_TYPES.services) =>
-    scopes.map((namespace) =>
-      o.factory.informer(
-        { type, labelSelector: CHILD_SELECTOR, ...(namespace ? { namespace } : {}) },
-        { indexers: { [CONTROLLER_UID_INDEX]: controllerUidIndexFunc } },
-      ),
-    )
+    o.factory.multiNamespaceInformer({ type, labelSelector: CHILD_SELECTOR }, o.namespaces, {
+      indexers: { [CONTROLLER_UID_INDEX]: controllerUidIndexFunc },
+    })
   const deployments = child(CORE_TYPES.deployments)
   const services = child(CORE_TYPES.services)
-  const appIn = byNamespace(apps)
-  const depIn = byNamespace(deployments)
-  const svcIn = byNamespace(services)
 
   return new Controller<AppService>({
     name: 'appservice',
     for: {
-      source: mergeSources(apps),
+      source: apps,
       kind: KIND,
       group: GROUP,
       namespaced: true,
       predicates: [specOrDeletion as Predicate<AppService>],
     },
-    owns: [{ source: mergeSources(deployments) }, { source: mergeSources(services) }],
+    owns: [{ source: deployments }, { source: services }],
     maxConcurrentReconciles: o.maxConcurrentReconciles ?? 1,
     ...(o.logger ? { logger: o.logger } : {}),
     ...(o.clock ? { clock: o.clock } : {}),
     ...(o.observer ? { observer: o.observer } : {}),
     ...(o.queueMetrics ? { queueMetrics: o.queueMetrics } : {}),
     reconcile: appServiceReconciler({
-      getAppService: (key) => appIn(key.slice(0, key.indexOf('/')))?.store.get(key),
-      getDeployment: (ns, name) => depIn(ns)?.store.get(`${ns}/${name}`),
-      getService: (ns, name) => svcIn(ns)?.store.get(`${ns}/${name}`),
+      getAppService: (key) => apps.store.get(key),
+      getDeployment: (ns, name) => deployments.store.get(`${ns}/${name}`),
+      getService: (ns, name) => services.store.get(`${ns}/${name}`),
       appServices: (ns) => o.client.resource<AppService>(APPSERVICES, ns),
       deployments: (ns) => o.client.resource(CORE_TYPES.deployments, ns),
       services: (ns) => o.client.resource(CORE_TYPES.services, ns),

@@ -1,13 +1,16 @@
 /**
- * @module reconcile — makes one AppService's world match its spec.
+ * @module reconcile — makes one AppService's world match its spec, in named phases.
  *
- * Order matters for correctness: finalizer before any external write; the cached object
- * confirmed live before acting on it (a new leader's cache may be older than what its
- * predecessor acted on); children by server-side apply, only on drift; external entry
- * keyed by the object's UID; status written last and only when it changed; deletion
- * cleans up the external entry and only then lets the object go.
+ * Order matters for correctness, and the reconciler reads in that order:
+ * 1. {@link confirmLive} — the cached object confirmed live before acting on it (a new
+ *    leader's cache may be older than what its predecessor acted on);
+ * 2. {@link checkSpec} — an unusable spec is reported and not retried;
+ * 3. {@link ensureFinalizerOrCleanUp} — the finalizer before any external write; on
+ *    deletion the external entry is removed and only then the object let go;
+ * 4. {@link applyChildren} — Deployment and Service by server-side apply, only on drift;
+ * 5. {@link syncDatabase} — the external entry, keyed by the object's UID;
+ * 6. {@link updateStatus} — last, and only when it changed.
  */
-import * as z from 'zod/mini'
 import type { ResourceClient } from '../../client/index.ts'
 import {
   type ReconcileContext,
@@ -15,25 +18,21 @@ import {
   type Reconciler,
   TerminalError,
 } from '../../controller/index.ts'
-import { type Clock, type Condition, errorMessage, type KubeObject, realClock } from '../../core/index.ts'
+import { type Clock, EdgeopError, errorMessage, type KubeObject, realClock } from '../../core/index.ts'
 import {
   applyIfDrifted,
+  type ConditionInput,
   type EventRecorder,
   finalize,
   LiveCheck,
   setCondition,
   updateStatusIfChanged,
 } from '../../objects/index.ts'
-import { type AppService, AppServiceSpec, CONDITION, REASON } from './api.ts'
+import { type AppService, type AppServiceSpec, type AppServiceStatus, REASON } from './api.ts'
 import type { DatabaseApi } from './database-api.ts'
-import {
-  databaseKey,
-  desiredDeployment,
-  desiredService,
-  endpointOf,
-  selectorOf,
-  unusableSpec,
-} from './desired.ts'
+import { databaseKey, desiredDeployment, desiredService } from './desired.ts'
+import { degraded, invalidSpecConditions, NOT_DEGRADED, observedStatus, rolloutConditions } from './status.ts'
+import { validateSpec } from './validate.ts'
 
 /** The finalizer guarding the external database entry. */
 export const FINALIZER = 'platform.example.com/database-cleanup'
@@ -58,13 +57,14 @@ export interface AppServiceDeps {
   clock?: Clock
 }
 
-interface DeploymentStatus {
-  replicas?: number
-  updatedReplicas?: number
-  readyReplicas?: number
-  availableReplicas?: number
-  observedGeneration?: number
-  conditions?: { type: string; status: string; reason?: string; message?: string }[]
+/** What every phase of one pass works with: the dependencies, this object's client and the pass's context. */
+interface Pass {
+  deps: AppServiceDeps
+  /** The AppService client of the object's namespace. */
+  api: ResourceClient<AppService>
+  clock: Clock
+  live: LiveCheck<AppService>
+  ctx: ReconcileContext
 }
 
 /** The AppService reconciler. */
@@ -79,194 +79,174 @@ export function appServiceReconciler(deps: AppServiceDeps): Reconciler {
       live.forget(key)
       return undefined // gone: children are garbage-collected through owner references
     }
-    const api = deps.appServices(cached.metadata.namespace!)
-    // Everything below acts on the spec (or the deletion), and some of it outside the
-    // cluster: act on the live object. When the cache is behind, the object just read is
-    // newer than anything the cache holds, so acting on it is what the cache will ask for
-    // once it catches up; waiting for it instead would leave the object behind for as long
-    // as the watch takes to reconnect (predicates drop the status-only event that follows).
-    const { object: app, behind } = await live.confirm(api, cached, ctx.signal)
-    if (!app) {
-      ctx.log.debug('cache is behind the API: the object is gone')
-      return undefined // its delete event is on its way; whoever removed the finalizer cleaned up
-    }
-    if (behind)
-      ctx.log.debug('cache is behind the API: reconciling the live object', {
-        cached: cached.metadata.resourceVersion,
-        live: app.metadata.resourceVersion,
-      })
-
-    const parsed = z.safeParse(AppServiceSpec, app.spec ?? {})
-    const problem = parsed.success ? unusableSpec(parsed.data) : describeIssues(parsed.error)
-    if (problem && !app.metadata.deletionTimestamp) {
-      await writeStatus(
-        api,
-        app,
-        { ...(app.status ?? {}) },
-        [
-          { type: CONDITION.ready, status: 'False', reason: REASON.invalid, message: problem },
-          { type: CONDITION.degraded, status: 'True', reason: REASON.invalid, message: problem },
-        ],
-        clock,
-        ctx,
-        live,
-      )
-      deps.recorder.event(app, 'Warning', REASON.invalid, 'Validate', problem)
-      throw new TerminalError(`${req.namespace}/${req.name}: ${problem}`)
-    }
-
-    const outcome = await finalize(
-      api,
-      app,
-      FINALIZER,
-      async (gone) => {
-        try {
-          await deps.database?.remove(databaseKey(gone), ctx.signal)
-        } catch (err) {
-          const message = `removing the database entry failed: ${errorMessage(err)}`
-          await writeStatus(
-            api,
-            gone,
-            { ...(gone.status ?? {}) },
-            [{ type: CONDITION.degraded, status: 'True', reason: REASON.finalizationFailed, message }],
-            clock,
-            ctx,
-            live,
-          )
-          deps.recorder.event(gone, 'Warning', REASON.finalizationFailed, 'Finalize', message)
-          throw err
-        }
-      },
-      ctx.signal,
-    )
-    if (outcome.deleting) return undefined
-    const current = outcome.object
-    if (current !== app) live.remember(current) // the finalizer patch answered with it
-    const spec = (parsed as { data: AppServiceSpec }).data
-    const ns = current.metadata.namespace!
-
-    const dep = await applyIfDrifted(
-      deps.deployments(ns),
-      desiredDeployment(current, spec),
-      deps.getDeployment(ns, req.name),
-      FIELD_MANAGER,
-      ctx.signal,
-    )
-    await applyIfDrifted(
-      deps.services(ns),
-      desiredService(current, spec),
-      deps.getService(ns, req.name),
-      FIELD_MANAGER,
-      ctx.signal,
-    )
-    if (dep.written) ctx.log.info('deployment applied', { replicas: spec.replicas, image: spec.image })
-
-    const status = {
-      ...(current.status ?? {}),
-      observedGeneration: current.metadata.generation,
-      readyReplicas: (dep.object.status as DeploymentStatus | undefined)?.readyReplicas ?? 0,
-      selector: selectorOf(current),
-      endpoint: endpointOf(current, spec),
-    }
-    const conditions = deploymentConditions(dep.object, spec)
-
-    const wantsDatabase = spec.database?.enabled === true
-    try {
-      if (wantsDatabase) {
-        if (!deps.database) throw new Error('no database API is configured (--database-api)')
-        await deps.database.ensure(
-          databaseKey(current),
-          { name: `${ns}-${req.name}`, namespace: ns, class: spec.database?.class ?? DEFAULT_DATABASE_CLASS },
-          ctx.signal,
-        )
-      } else {
-        await deps.database?.remove(databaseKey(current), ctx.signal)
-      }
-      conditions.push({ type: CONDITION.degraded, status: 'False', reason: REASON.asExpected, message: '' })
-    } catch (err) {
-      const message = `database API: ${errorMessage(err)}`
-      await writeStatus(
-        api,
-        current,
-        status,
-        [...conditions, { type: CONDITION.degraded, status: 'True', reason: REASON.externalDown, message }],
-        clock,
-        ctx,
-        live,
-      )
-      deps.recorder.event(current, 'Warning', REASON.externalDown, 'ProvisionDatabase', message)
-      throw err
-    }
-    await writeStatus(api, current, status, conditions, clock, ctx, live)
+    const pass: Pass = { deps, api: deps.appServices(cached.metadata.namespace!), clock, live, ctx }
+    const app = await confirmLive(pass, cached)
+    if (!app) return undefined // its delete event is on its way; whoever removed the finalizer cleaned up
+    const spec = await checkSpec(pass, app)
+    const current = await ensureFinalizerOrCleanUp(pass, app)
+    // No spec only while deleting, and then there is no `current` either.
+    if (!current || !spec) return undefined
+    const deployment = await applyChildren(pass, current, spec)
+    const status = observedStatus(current, spec, deployment)
+    const rollout = rolloutConditions(deployment, spec.replicas)
+    await syncDatabase(pass, current, spec, status, rollout)
+    await updateStatus(pass, current, status, [...rollout, NOT_DEGRADED])
     return undefined
   }
 }
 
 /**
- * Ready and Progressing from the live Deployment. Ready means the rollout is complete, as
- * `kubectl rollout status` decides it: the controller has seen this generation, every
- * replica runs the new template, no old replica is left, and they are all available. Ready
- * replicas alone are not enough: in a rolling update with surge there are more ready
- * replicas than wanted while old ones still serve.
+ * Phase 1: the object to act on. Everything after acts on the spec (or the deletion), and
+ * some of it outside the cluster: act on the live object. When the cache is behind, the
+ * object just read is newer than anything the cache holds, so acting on it is what the
+ * cache will ask for once it catches up; waiting for it instead would leave the object
+ * behind for as long as the watch takes to reconnect (predicates drop the status-only
+ * event that follows). Undefined when the object is gone.
  */
-function deploymentConditions(
-  dep: KubeObject,
-  spec: AppServiceSpec,
-): Omit<Condition, 'lastTransitionTime'>[] {
-  const st = (dep.status ?? {}) as DeploymentStatus
-  const ready = st.readyReplicas ?? 0
-  const updated = st.updatedReplicas ?? 0
-  const observed = (st.observedGeneration ?? 0) >= (dep.metadata.generation ?? 0)
-  const progressing = st.conditions?.find((c) => c.type === 'Progressing')
-  const stuck = progressing?.status === 'False'
-  const done =
-    observed &&
-    updated >= spec.replicas &&
-    (st.replicas ?? 0) <= updated &&
-    (st.availableReplicas ?? 0) >= updated &&
-    ready >= spec.replicas
-  const message = `${ready}/${spec.replicas} replicas ready`
-  return [
-    done
-      ? { type: CONDITION.ready, status: 'True', reason: REASON.available, message }
-      : {
-          type: CONDITION.ready,
-          status: 'False',
-          reason: stuck ? REASON.unavailable : REASON.progressing,
-          message: stuck ? `${message}: ${progressing?.message ?? 'rollout stalled'}` : message,
-        },
-    done
-      ? { type: CONDITION.progressing, status: 'False', reason: REASON.available, message }
-      : {
-          type: CONDITION.progressing,
-          status: stuck ? 'False' : 'True',
-          reason: stuck ? REASON.unavailable : REASON.progressing,
-          message,
-        },
-  ]
+async function confirmLive(pass: Pass, cached: AppService): Promise<AppService | undefined> {
+  const { object: app, behind } = await pass.live.confirm(pass.api, cached, pass.ctx.signal)
+  if (!app) {
+    pass.ctx.log.debug('cache is behind the API: the object is gone')
+    return undefined
+  }
+  if (behind)
+    pass.ctx.log.debug('cache is behind the API: reconciling the live object', {
+      cached: cached.metadata.resourceVersion,
+      live: app.metadata.resourceVersion,
+    })
+  return app
 }
 
-async function writeStatus(
-  api: ResourceClient<AppService>,
+/**
+ * Phase 2: the spec with its defaults. An unusable spec on a live object gets
+ * Ready=False and Degraded=True (InvalidConfiguration), a Warning event, and a
+ * {@link TerminalError}: retrying cannot help until the spec changes, and a spec change
+ * is an event of its own. While deleting, an unusable spec does not stop the cleanup:
+ * undefined then.
+ */
+async function checkSpec(pass: Pass, app: AppService): Promise<AppServiceSpec | undefined> {
+  const checked = validateSpec(app.spec)
+  if (checked.ok) return checked.spec
+  if (app.metadata.deletionTimestamp) return undefined
+  await updateStatus(pass, app, { ...(app.status ?? {}) }, invalidSpecConditions(checked.problem))
+  pass.deps.recorder.event(app, 'Warning', REASON.invalid, 'Validate', checked.problem)
+  throw new TerminalError(`${app.metadata.namespace}/${app.metadata.name}: ${checked.problem}`)
+}
+
+/**
+ * Phase 3: the finalizer in place before any external write, and the object as that
+ * write returned it. While deleting: the database entry removed, then the finalizer (the
+ * finalizer stays, with Degraded=True FinalizationFailed and a Warning, while removal
+ * fails); undefined then, as there is nothing more to do.
+ */
+async function ensureFinalizerOrCleanUp(pass: Pass, app: AppService): Promise<AppService | undefined> {
+  const { deps, ctx } = pass
+  const outcome = await finalize(
+    pass.api,
+    app,
+    FINALIZER,
+    async (gone) => {
+      try {
+        await deps.database?.remove(databaseKey(gone), ctx.signal)
+      } catch (err) {
+        const message = `removing the database entry failed: ${errorMessage(err)}`
+        await updateStatus(pass, gone, { ...(gone.status ?? {}) }, [
+          degraded(REASON.finalizationFailed, message),
+        ])
+        deps.recorder.event(gone, 'Warning', REASON.finalizationFailed, 'Finalize', message)
+        throw err
+      }
+    },
+    ctx.signal,
+  )
+  if (outcome.deleting) return undefined
+  if (outcome.object !== app) pass.live.remember(outcome.object) // the finalizer patch answered with it
+  return outcome.object
+}
+
+/** Phase 4: the Deployment and the Service, each applied only when it drifted. Returns the Deployment as it is now. */
+async function applyChildren(pass: Pass, app: AppService, spec: AppServiceSpec): Promise<KubeObject> {
+  const { deps, ctx } = pass
+  const ns = app.metadata.namespace!
+  const name = app.metadata.name!
+  const dep = await applyIfDrifted(
+    deps.deployments(ns),
+    desiredDeployment(app, spec),
+    deps.getDeployment(ns, name),
+    FIELD_MANAGER,
+    ctx.signal,
+  )
+  await applyIfDrifted(
+    deps.services(ns),
+    desiredService(app, spec),
+    deps.getService(ns, name),
+    FIELD_MANAGER,
+    ctx.signal,
+  )
+  if (dep.written) ctx.log.info('deployment applied', { replicas: spec.replicas, image: spec.image })
+  return dep.object
+}
+
+/**
+ * Phase 5: the external database entry exists exactly when the spec asks for one (keyed
+ * by the UID, so retries never create a second). On failure the status is written with
+ * the rollout conditions and Degraded=True ExternalAPIUnavailable, a Warning is recorded,
+ * and the error propagates for a retry with backoff.
+ */
+async function syncDatabase(
+  pass: Pass,
   app: AppService,
-  base: Record<string, unknown>,
-  conditions: Omit<Condition, 'lastTransitionTime'>[],
-  clock: Clock,
-  ctx: ReconcileContext,
-  live: LiveCheck<AppService>,
+  spec: AppServiceSpec,
+  status: AppServiceStatus,
+  rollout: ConditionInput[],
+): Promise<void> {
+  const { deps, ctx } = pass
+  try {
+    if (spec.database?.enabled === true) {
+      if (!deps.database)
+        throw new EdgeopError('EDGEOP_ERR_CONFIG', 'no database API is configured (--database-api)', {
+          step: 'provision database',
+        })
+      const ns = app.metadata.namespace!
+      await deps.database.ensure(
+        databaseKey(app),
+        {
+          name: `${ns}-${app.metadata.name}`,
+          namespace: ns,
+          class: spec.database.class ?? DEFAULT_DATABASE_CLASS,
+        },
+        ctx.signal,
+      )
+    } else {
+      await deps.database?.remove(databaseKey(app), ctx.signal)
+    }
+  } catch (err) {
+    const message = `database API: ${errorMessage(err)}`
+    await updateStatus(pass, app, status, [...rollout, degraded(REASON.externalDown, message)])
+    deps.recorder.event(app, 'Warning', REASON.externalDown, 'ProvisionDatabase', message)
+    throw err
+  }
+}
+
+/**
+ * Phase 6 (and the report of every failure before it): `base` with `conditions` merged
+ * into the current ones, each stamped with this generation, written only when it
+ * changed.
+ */
+async function updateStatus(
+  pass: Pass,
+  app: AppService,
+  base: AppServiceStatus,
+  conditions: readonly ConditionInput[],
 ): Promise<void> {
   let list = app.status?.conditions ?? []
-  const now = new Date(clock.now())
+  const now = new Date(pass.clock.now())
   for (const c of conditions)
     list = setCondition(list, { ...c, observedGeneration: app.metadata.generation ?? 0 }, now)
-  const written = await updateStatusIfChanged(api, app, { ...base, conditions: list }, ctx.signal)
+  const written = await updateStatusIfChanged(pass.api, app, { ...base, conditions: list }, pass.ctx.signal)
   if (!written) return
   // Read your own writes: until the cache shows this version, the next reconcile reads the
   // live object, so it compares its status with this one and not with the one before it.
-  live.remember(written)
-  ctx.log.debug('status written')
-}
-
-function describeIssues(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
-  return error.issues.map((i) => `spec.${i.path.map(String).join('.')}: ${i.message}`).join('; ')
+  pass.live.remember(written)
+  pass.ctx.log.debug('status written')
 }

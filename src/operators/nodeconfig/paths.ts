@@ -9,7 +9,7 @@
  */
 import { realpath } from 'node:fs/promises'
 import { dirname, join, sep } from 'node:path'
-import { EdgeopError } from '../../core/index.ts'
+import { EdgeopError, isEdgeopError } from '../../core/index.ts'
 import { MAX_PATH_BYTES, MAX_SEGMENT_BYTES } from './api.ts'
 
 /**
@@ -69,8 +69,8 @@ export function isInside(root: string, candidate: string): boolean {
  * `realRoot`. The target itself is never followed: writes replace it and removals
  * unlink it, even when it is a symlink.
  *
- * Throws `EDGEOP_ERR_FILE` when the parent escapes, or when `path` fails
- * {@link checkRelativePath}.
+ * Throws a {@link PathRefusedError} (`EDGEOP_ERR_FILE`) when the parent escapes, or
+ * when `path` fails {@link checkRelativePath}.
  *
  * Caveat: a check, then a write: someone who can create symlinks under the root between
  * the two could still redirect a write. Only the node's administrator can write there.
@@ -93,6 +93,27 @@ export async function containedTarget(realRoot: string, path: string): Promise<s
   }
 }
 
-function fileError(message: string): EdgeopError {
-  return new EdgeopError('EDGEOP_ERR_FILE', message, { step: 'check path' })
+/**
+ * A path the agent will not touch: not a normalised relative path, or leading outside
+ * the root. Code `EDGEOP_ERR_FILE`, not retryable; match with {@link isPathRefused}.
+ */
+export class PathRefusedError extends EdgeopError {
+  /** `message` names the path and why it is refused. */
+  constructor(message: string) {
+    super('EDGEOP_ERR_FILE', message, { step: 'check path' })
+    this.name = 'PathRefusedError'
+  }
+}
+
+/**
+ * True for a {@link PathRefusedError} from any copy of edgeop: the path was never the
+ * agent's to write or remove, so retrying cannot help. Other `EDGEOP_ERR_FILE` errors
+ * (a disk full, a permission) may pass.
+ */
+export function isPathRefused(err: unknown): boolean {
+  return isEdgeopError(err, 'EDGEOP_ERR_FILE') && (err as { name?: unknown }).name === 'PathRefusedError'
+}
+
+function fileError(message: string): PathRefusedError {
+  return new PathRefusedError(message)
 }

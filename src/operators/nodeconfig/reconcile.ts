@@ -1,39 +1,25 @@
 /**
- * @module reconcile — one pass of the node agent: plan, remove, write, record, report.
+ * @module reconcile — one pass of the node agent, in named phases: open, plan, claim, remove, write, save, report.
  *
  * The agent has a single key, its node: every event (its Node relabelled, any NodeConfig
  * changed) and every periodic drift check runs the same full, level-based pass over all
  * NodeConfigs, so conflicts are seen whole and garbage collection needs no memory of
- * events. Order matters for "nothing leaks": new ownership is recorded before a file is
- * written, and a removal is forgotten only after the file is gone.
+ * events. Order matters for "nothing leaks": new ownership is recorded
+ * ({@link claimNewPaths}) before a file is written ({@link writeFiles}), and a removal is
+ * forgotten only after the file is gone ({@link removeUnclaimed}).
  */
 import type { ResourceClient } from '../../client/index.ts'
 import type { ReconcileResult, Reconciler } from '../../controller/index.ts'
 import { type Clock, errorMessage, type KubeObject, type Logger, realClock } from '../../core/index.ts'
 import { GROUP, KIND, type NodeConfig, REASON, STATE, VERSION } from './api.ts'
-import type { FileStore, OwnershipRecord } from './file-store.ts'
-import { applies, type NodePlan, planNode } from './plan.ts'
-import {
-  appliedMessage,
-  failureMessage,
-  fieldManagerFor,
-  nextEntry,
-  ownEntry,
-  type Report,
-  sameReport,
-  statusApplyBody,
-} from './status.ts'
+import type { FileStore, OwnedFile, OwnershipRecord } from './file-store.ts'
+import { isPathRefused } from './paths.ts'
+import { applies, type ConfigPlan, type DesiredFile, type NodePlan, planNode } from './plan.ts'
+import { appliedMessage, failureMessage, type Report } from './status.ts'
+import { StatusReporter } from './status-reporter.ts'
 
 /** Drift check interval: 30 s, so a hand-edited file is back within half a minute. */
 export const DEFAULT_RECHECK_INTERVAL_MS = 30_000
-/**
- * How long a status entry just sent is not sent again while the cache does not show it
- * yet: 10 s. Every agent writes into the same NodeConfig's status, so the cached
- * resourceVersion moves with the others' writes before this agent's own arrives; without
- * the wait each of those moves re-sent the same entry. After it, a write that never shows
- * (lost, or overwritten) is sent again.
- */
-export const STATUS_RESEND_AFTER_MS = 10_000
 
 /** Where events go (an `EventRecorder` fits). */
 export interface EventSink {
@@ -56,7 +42,14 @@ export interface NodeConfigAgentDeps {
   recheckIntervalMs?: number
 }
 
-const modeText = (mode: number): string => `0${mode.toString(8).padStart(3, '0')}`
+/** What every phase reads: the dependencies and this pass's logger. */
+interface Pass {
+  deps: NodeConfigAgentDeps
+  log: Logger
+}
+
+/** Outcomes to report, by NodeConfig UID. */
+type Outcomes = Map<string, Report>
 
 /**
  * The agent's reconciler.
@@ -69,206 +62,231 @@ const modeText = (mode: number): string => `0${mode.toString(8).padStart(3, '0')
  * a status write or the final record save failed.
  */
 export function nodeConfigReconciler(deps: NodeConfigAgentDeps): Reconciler {
-  const clock = deps.clock ?? realClock
   const recheck = { requeueAfterMs: deps.recheckIntervalMs ?? DEFAULT_RECHECK_INTERVAL_MS }
-  const node = deps.nodeName
-  const manager = fieldManagerFor(node)
-  /** uid → what we last applied, the resourceVersion the cache had then and when (skips re-sends before the cache catches up). */
-  const sent = new Map<string, { report: string; rv: string | undefined; at: number }>()
+  const reporter = new StatusReporter({
+    nodeName: deps.nodeName,
+    nodeConfigs: deps.nodeConfigs,
+    clock: deps.clock ?? realClock,
+    ...(deps.recorder ? { recorder: deps.recorder } : {}),
+  })
 
   return async (_request, ctx): Promise<ReconcileResult> => {
-    const log = ctx.log
+    const pass: Pass = { deps, log: ctx.log }
     const nodeObject = deps.getNode()
     if (!nodeObject) {
-      log.info('this node has no Node object (yet); leaving files as they are', { node })
+      ctx.log.info('this node has no Node object (yet); leaving files as they are', { node: deps.nodeName })
       return recheck
     }
+    const labels = nodeObject.metadata.labels
     const all = deps.listNodeConfigs()
-    const reports = new Map<string, Report>()
-    let record: OwnershipRecord
-    try {
-      await deps.store.open()
-      record = await deps.store.loadRecord()
-    } catch (err) {
-      const message = errorMessage(err)
-      log.error('root unusable; no file touched', { error: message })
-      for (const c of all)
-        if (applies(c, nodeObject.metadata.labels))
-          reports.set(c.metadata.uid!, { state: STATE.failed, message: failureMessage([message]) })
-      await report(all, reports)
-      return recheck
-    }
+    const report = (outcomes: Outcomes) => reporter.report(all, outcomes, ctx.signal)
 
-    const plan = planNode(all, nodeObject.metadata.labels, record)
-    const next: OwnershipRecord = { version: 1, files: { ...record.files } }
-    let recordError: unknown
-    try {
-      await claimNewPaths(plan, next, deps.store)
-    } catch (err) {
-      const message = errorMessage(err)
-      log.error('cannot record ownership; no file touched', { error: message })
-      for (const p of plan.configs) reports.set(p.config.metadata.uid!, { state: STATE.failed, message })
-      await report(all, reports)
+    const opened = await openRecord(pass)
+    if (!opened.ok) {
+      const applying = all.filter((c) => applies(c, labels))
+      await report(failAll(applying, failureMessage([opened.problem])))
       return recheck
     }
-    await removeUnclaimed(plan, next, all, log)
-    for (const p of plan.configs) {
-      const uid = p.config.metadata.uid!
-      if (p.problems.length > 0) {
-        reports.set(uid, { state: STATE.failed, message: failureMessage(p.problems) })
-        continue
-      }
-      const errors: string[] = []
-      const written: string[] = []
-      const restored: string[] = []
-      for (const f of p.files) {
-        try {
-          const outcome = await deps.store.ensure(f.path, f.content, f.mode, f.sha256)
-          const before = record.files[f.path]
-          next.files[f.path] = {
-            uid,
-            name: p.config.metadata.name!,
-            sha256: f.sha256,
-            mode: modeText(f.mode),
-          }
-          if (outcome === 'unchanged') continue
-          const same = before?.uid === uid && before.sha256 === f.sha256 && before.mode === modeText(f.mode)
-          ;(same ? restored : written).push(f.path)
-        } catch (err) {
-          errors.push(errorMessage(err))
-        }
-      }
-      reports.set(
-        uid,
-        errors.length > 0
-          ? { state: STATE.failed, message: failureMessage(errors) }
-          : { state: STATE.applied, message: appliedMessage(p.files.length) },
-      )
-      if (written.length > 0) {
-        log.info('files written', { nodeConfig: p.config.metadata.name, paths: written })
-        deps.recorder?.event(
-          p.config,
-          'Normal',
-          REASON.written,
-          'Apply',
-          `${node}: wrote ${written.join(', ')}`,
-        )
-      }
-      if (restored.length > 0) {
-        log.info('drift corrected', { nodeConfig: p.config.metadata.name, paths: restored })
-        deps.recorder?.event(
-          p.config,
-          'Normal',
-          REASON.driftCorrected,
-          'Apply',
-          `${node}: restored ${restored.join(', ')} (changed or deleted on the node)`,
-        )
-      }
+    const record = opened.record
+    const plan = planNode(all, labels, record)
+    const next: OwnershipRecord = { version: 1, files: { ...record.files } }
+    const claimProblem = await claimNewPaths(pass, plan, next)
+    if (claimProblem !== undefined) {
+      const planned = plan.configs.map((p) => p.config)
+      await report(failAll(planned, claimProblem))
+      return recheck
     }
-    if (JSON.stringify(next.files) !== JSON.stringify(record.files)) {
-      try {
-        await deps.store.saveRecord(next)
-      } catch (err) {
-        recordError = err
-      }
-    }
-    await report(all, reports)
+    await removeUnclaimed(pass, plan, next, all)
+    const outcomes = await writeFiles(pass, plan, record, next)
+    const recordError = await saveRecord(pass, record, next)
+    await report(outcomes)
     if (recordError) throw recordError
     return recheck
-
-    async function report(configs: readonly NodeConfig[], outcome: Map<string, Report>): Promise<void> {
-      const failures: unknown[] = []
-      const now = new Date(clock.now())
-      for (const c of configs) {
-        const uid = c.metadata.uid!
-        const mine = ownEntry(c, node)
-        const r = outcome.get(uid)
-        const entry = r ? nextEntry(c, node, r, mine, now) : undefined
-        if (sameReport(mine, entry)) continue
-        const key = JSON.stringify(entry ? [entry.state, entry.message, entry.observedGeneration] : null)
-        const last = sent.get(uid)
-        if (
-          last &&
-          last.report === key &&
-          (last.rv === c.metadata.resourceVersion || clock.monotonic() - last.at < STATUS_RESEND_AFTER_MS)
-        )
-          continue
-        try {
-          await deps.nodeConfigs.apply(statusApplyBody(c, entry) as NodeConfig, {
-            fieldManager: manager,
-            force: true,
-            subresource: 'status',
-            signal: ctx.signal,
-          })
-          sent.set(uid, { report: key, rv: c.metadata.resourceVersion, at: clock.monotonic() })
-        } catch (err) {
-          if ((err as { status?: number }).status === 404 || (err as { status?: number }).status === 409)
-            continue
-          failures.push(err)
-          continue
-        }
-        if (entry?.state === STATE.failed)
-          deps.recorder?.event(c, 'Warning', REASON.failed, 'Apply', `${node}: ${entry.message}`)
-      }
-      for (const uid of sent.keys()) if (!configs.some((c) => c.metadata.uid === uid)) sent.delete(uid)
-      if (failures.length > 0) throw failures[0]
-    }
   }
+}
 
-  /** Removes recorded files nobody claims; forgets each only once it is gone. */
-  async function removeUnclaimed(
-    plan: NodePlan,
-    next: OwnershipRecord,
-    all: readonly NodeConfig[],
-    log: Logger,
-  ): Promise<void> {
-    const removedBy = new Map<string, { owner: KubeObject; paths: string[] }>()
-    for (const r of plan.removals) {
-      try {
-        const removed = await deps.store.remove(r.path)
-        delete next.files[r.path]
-        if (!removed) continue
-        const owner =
-          all.find((c) => c.metadata.uid === r.owner.uid) ??
-          ({
-            apiVersion: `${GROUP}/${VERSION}`,
-            kind: KIND,
-            metadata: { name: r.owner.name, uid: r.owner.uid },
-          } as KubeObject)
-        const entry = removedBy.get(r.owner.uid) ?? { owner, paths: [] }
-        entry.paths.push(r.path)
-        removedBy.set(r.owner.uid, entry)
-      } catch (err) {
-        log.warn('cannot remove a file no NodeConfig claims; will retry', {
-          path: r.path,
-          error: errorMessage(err),
-        })
-        if ((err as { step?: string }).step === 'check path') delete next.files[r.path] // never ours to remove
-      }
-    }
-    for (const { owner, paths } of removedBy.values()) {
-      log.info('files removed', { nodeConfig: owner.metadata.name, paths })
-      deps.recorder?.event(owner, 'Normal', REASON.removed, 'Remove', `${node}: removed ${paths.join(', ')}`)
-    }
+/** Phase 1: the root opened and the ownership record read; a message (logged) when either is unusable. */
+async function openRecord({
+  deps,
+  log,
+}: Pass): Promise<{ ok: true; record: OwnershipRecord } | { ok: false; problem: string }> {
+  try {
+    await deps.store.open()
+    return { ok: true, record: await deps.store.loadRecord() }
+  } catch (err) {
+    const problem = errorMessage(err)
+    log.error('root unusable; no file touched', { error: problem })
+    return { ok: false, problem }
   }
 }
 
 /**
- * Records the owner of every path about to be written for a new owner, before writing,
- * so that a crash between write and record cannot leave an unrecorded file behind.
+ * Phase 2 (after {@link planNode}): records the owner of every path about to be written
+ * for a new owner, before writing, so that a crash between write and record cannot leave
+ * an unrecorded file behind. A message (logged) when the record cannot be saved.
  */
-async function claimNewPaths(plan: NodePlan, next: OwnershipRecord, store: FileStore): Promise<void> {
+async function claimNewPaths(
+  { deps, log }: Pass,
+  plan: NodePlan,
+  next: OwnershipRecord,
+): Promise<string | undefined> {
   let changed = false
   for (const p of plan.configs)
     for (const f of p.files) {
       if (next.files[f.path]?.uid === p.config.metadata.uid) continue
-      next.files[f.path] = {
-        uid: p.config.metadata.uid!,
-        name: p.config.metadata.name!,
-        sha256: f.sha256,
-        mode: modeText(f.mode),
-      }
+      next.files[f.path] = ownedBy(p.config, f)
       changed = true
     }
-  if (changed) await store.saveRecord(next)
+  if (!changed) return undefined
+  try {
+    await deps.store.saveRecord(next)
+    return undefined
+  } catch (err) {
+    const message = errorMessage(err)
+    log.error('cannot record ownership; no file touched', { error: message })
+    return message
+  }
+}
+
+/** Phase 3: removes recorded files nobody claims; forgets each only once it is gone. */
+async function removeUnclaimed(
+  { deps, log }: Pass,
+  plan: NodePlan,
+  next: OwnershipRecord,
+  all: readonly NodeConfig[],
+): Promise<void> {
+  const removedBy = new Map<string, { owner: KubeObject; paths: string[] }>()
+  for (const r of plan.removals) {
+    try {
+      const removed = await deps.store.remove(r.path)
+      delete next.files[r.path]
+      if (!removed) continue
+      const owner = all.find((c) => c.metadata.uid === r.owner.uid) ?? vanishedOwner(r.owner)
+      const entry = removedBy.get(r.owner.uid) ?? { owner, paths: [] }
+      entry.paths.push(r.path)
+      removedBy.set(r.owner.uid, entry)
+    } catch (err) {
+      log.warn('cannot remove a file no NodeConfig claims; will retry', {
+        path: r.path,
+        error: errorMessage(err),
+      })
+      if (isPathRefused(err)) delete next.files[r.path] // never ours to remove
+    }
+  }
+  for (const { owner, paths } of removedBy.values()) {
+    log.info('files removed', { nodeConfig: owner.metadata.name, paths })
+    deps.recorder?.event(
+      owner,
+      'Normal',
+      REASON.removed,
+      'Remove',
+      `${deps.nodeName}: removed ${paths.join(', ')}`,
+    )
+  }
+}
+
+/**
+ * Phase 4: every applicable NodeConfig's files in place, recorded in `next`. A blocked
+ * NodeConfig reports its problems and writes nothing; a file that cannot be written
+ * fails its NodeConfig but not the others.
+ */
+async function writeFiles(
+  pass: Pass,
+  plan: NodePlan,
+  record: OwnershipRecord,
+  next: OwnershipRecord,
+): Promise<Outcomes> {
+  const outcomes: Outcomes = new Map()
+  for (const p of plan.configs)
+    outcomes.set(
+      p.config.metadata.uid!,
+      p.problems.length > 0
+        ? { state: STATE.failed, message: failureMessage(p.problems) }
+        : await writeConfigFiles(pass, p, record, next),
+    )
+  return outcomes
+}
+
+/**
+ * One NodeConfig's files: each ensured and recorded; a file rewritten although the
+ * record already held it as it is counts as drift corrected, any other as written (one
+ * event for each kind).
+ */
+async function writeConfigFiles(
+  { deps, log }: Pass,
+  p: ConfigPlan,
+  record: OwnershipRecord,
+  next: OwnershipRecord,
+): Promise<Report> {
+  const uid = p.config.metadata.uid!
+  const errors: string[] = []
+  const written: string[] = []
+  const restored: string[] = []
+  for (const f of p.files) {
+    try {
+      const outcome = await deps.store.ensure(f.path, f.content, f.mode, f.sha256)
+      const before = record.files[f.path]
+      const owned = ownedBy(p.config, f)
+      next.files[f.path] = owned
+      if (outcome === 'unchanged') continue
+      const same = before?.uid === uid && before.sha256 === owned.sha256 && before.mode === owned.mode
+      ;(same ? restored : written).push(f.path)
+    } catch (err) {
+      errors.push(errorMessage(err))
+    }
+  }
+  const node = deps.nodeName
+  if (written.length > 0) {
+    log.info('files written', { nodeConfig: p.config.metadata.name, paths: written })
+    deps.recorder?.event(p.config, 'Normal', REASON.written, 'Apply', `${node}: wrote ${written.join(', ')}`)
+  }
+  if (restored.length > 0) {
+    log.info('drift corrected', { nodeConfig: p.config.metadata.name, paths: restored })
+    deps.recorder?.event(
+      p.config,
+      'Normal',
+      REASON.driftCorrected,
+      'Apply',
+      `${node}: restored ${restored.join(', ')} (changed or deleted on the node)`,
+    )
+  }
+  return errors.length > 0
+    ? { state: STATE.failed, message: failureMessage(errors) }
+    : { state: STATE.applied, message: appliedMessage(p.files.length) }
+}
+
+/** Phase 5: the record saved when the pass changed it. Returns the error, thrown only after the status is reported. */
+async function saveRecord({ deps }: Pass, record: OwnershipRecord, next: OwnershipRecord): Promise<unknown> {
+  if (JSON.stringify(next.files) === JSON.stringify(record.files)) return undefined
+  try {
+    await deps.store.saveRecord(next)
+    return undefined
+  } catch (err) {
+    return err
+  }
+}
+
+/** The same failure for each of `configs`. */
+function failAll(configs: readonly NodeConfig[], message: string): Outcomes {
+  return new Map(configs.map((c) => [c.metadata.uid!, { state: STATE.failed, message }]))
+}
+
+/** The record entry for `file` owned by `config`. */
+function ownedBy(config: NodeConfig, file: DesiredFile): OwnedFile {
+  return {
+    uid: config.metadata.uid!,
+    name: config.metadata.name!,
+    sha256: file.sha256,
+    mode: modeText(file.mode),
+  }
+}
+
+/** A stand-in for a recorded owner that no longer exists, so its removals still get an event. */
+function vanishedOwner(owner: OwnedFile): KubeObject {
+  return { apiVersion: `${GROUP}/${VERSION}`, kind: KIND, metadata: { name: owner.name, uid: owner.uid } }
+}
+
+/** Permission bits as the record writes them: `0644`. */
+function modeText(mode: number): string {
+  return `0${mode.toString(8).padStart(3, '0')}`
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { NodeConfig } from '../../src/operators/nodeconfig/api.ts'
-import { type OwnershipRecord, sha256 } from '../../src/operators/nodeconfig/file-store.ts'
-import { planNode, selects, validateConfig } from '../../src/operators/nodeconfig/plan.ts'
+import type { NodeConfig } from '../../../src/operators/nodeconfig/api.ts'
+import { type OwnershipRecord, sha256 } from '../../../src/operators/nodeconfig/file-store.ts'
+import { planNode, selects, validateConfig } from '../../../src/operators/nodeconfig/plan.ts'
 
 function nc(
   name: string,

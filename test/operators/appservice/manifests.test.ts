@@ -4,13 +4,13 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { parse } from 'yaml'
-import { manifestFiles } from '../../build/manifests.ts'
-import { parseDuration } from '../../src/cli/duration.ts'
-import type { KubeObject } from '../../src/core/types.ts'
-import { appServiceCrd } from '../../src/operators/appservice/api.ts'
-import { deployObjects, deployYamlFiles } from '../support/deploy-manifests.ts'
+import { manifestFiles } from '../../../build/manifests.ts'
+import { parseDuration } from '../../../src/cli/duration.ts'
+import type { KubeObject } from '../../../src/core/types.ts'
+import { appServiceCrd } from '../../../src/operators/appservice/api.ts'
+import { deployObjects, deployYamlFiles } from '../../support/deploy-manifests.ts'
 
-const ROOT = join(import.meta.dirname, '../..')
+const ROOT = join(import.meta.dirname, '../../..')
 
 /** The slice of the operator Deployment these tests read. */
 type Pod = KubeObject & {

@@ -1,15 +1,17 @@
 import assert from 'node:assert/strict'
-import { mkdtemp, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
-import type { ApplyOptions } from '../../src/client/resource-client.ts'
-import { ManualClock } from '../../src/core/clock.ts'
-import { noopLogger } from '../../src/core/log.ts'
-import type { KubeObject } from '../../src/core/types.ts'
-import type { NodeConfig, NodeConfigNodeStatus } from '../../src/operators/nodeconfig/api.ts'
-import { FileStore, RECORD_PATH } from '../../src/operators/nodeconfig/file-store.ts'
-import { nodeConfigReconciler, STATUS_RESEND_AFTER_MS } from '../../src/operators/nodeconfig/reconcile.ts'
+import { ApiError } from '../../../src/client/api-error.ts'
+import type { ApplyOptions } from '../../../src/client/resource-client.ts'
+import { ManualClock } from '../../../src/core/clock.ts'
+import { noopLogger } from '../../../src/core/log.ts'
+import type { KubeObject } from '../../../src/core/types.ts'
+import type { NodeConfig, NodeConfigNodeStatus } from '../../../src/operators/nodeconfig/api.ts'
+import { FileStore, RECORD_PATH } from '../../../src/operators/nodeconfig/file-store.ts'
+import { nodeConfigReconciler } from '../../../src/operators/nodeconfig/reconcile.ts'
+import { STATUS_RESEND_AFTER_MS } from '../../../src/operators/nodeconfig/status-reporter.ts'
 
 const dirs: string[] = []
 after(async () => {
@@ -61,7 +63,14 @@ class FakeCluster {
         throw Object.assign(new Error(`HTTP ${status}`), { status })
       }
       const obj = this.objects.get(name)
-      if (!obj) throw Object.assign(new Error('not found'), { status: 404 })
+      if (!obj)
+        throw new ApiError({
+          status: 404,
+          reason: 'NotFound',
+          message: `nodeconfigs "${name}" not found`,
+          method: 'PATCH',
+          path: `/apis/platform.example.com/v1alpha1/nodeconfigs/${name}/status`,
+        })
       const others = (obj.status?.nodes ?? []).filter((e) => e.name !== 'edge-1')
       const next = { ...obj, metadata: { ...obj.metadata, resourceVersion: String(++this.#rv) } }
       next.status = { nodes: entry ? [...others, entry] : others }
@@ -312,4 +321,27 @@ test('a status write failure is retried (throws) after the files are in place; a
   await pass()
   assert.equal(cluster.applies.length, writes + 1, 'same RV as when last sent: not sent again')
   cluster.objects.set('a', live)
+})
+
+test('a recorded file now behind a symlink out of the root is forgotten, not removed; a file that cannot be removed yet is kept', async () => {
+  const { root, cluster, pass } = await setup()
+  const outside = await realpath(await mkdtemp(join(tmpdir(), 'edgeop-outside-')))
+  dirs.push(outside)
+  cluster.put('a', [
+    { path: 'd/x.conf', content: 'x' },
+    { path: 'y.conf', content: 'y' },
+  ])
+  await pass()
+  const recorded = async () => Object.keys(JSON.parse(await readFile(join(root, RECORD_PATH), 'utf8')).files)
+  assert.deepEqual(await recorded(), ['d/x.conf', 'y.conf'])
+
+  cluster.objects.delete('a')
+  await rm(join(root, 'd'), { recursive: true })
+  await writeFile(join(outside, 'x.conf'), 'not ours')
+  await symlink(outside, join(root, 'd'))
+  await rm(join(root, 'y.conf'))
+  await mkdir(join(root, 'y.conf')) // a directory is never removed: the removal fails, and is retried
+  await pass()
+  assert.equal(await readFile(join(outside, 'x.conf'), 'utf8'), 'not ours')
+  assert.deepEqual(await recorded(), ['y.conf'], 'the refused path is dropped; the other stays for a retry')
 })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { MAX_MESSAGE_LENGTH, type NodeConfig } from '../../src/operators/nodeconfig/api.ts'
+import { MAX_MESSAGE_LENGTH, type NodeConfig } from '../../../src/operators/nodeconfig/api.ts'
 import {
   failureMessage,
   fieldManagerFor,
@@ -8,7 +8,7 @@ import {
   nextEntry,
   sameReport,
   statusApplyBody,
-} from '../../src/operators/nodeconfig/status.ts'
+} from '../../../src/operators/nodeconfig/status.ts'
 
 const config: NodeConfig = {
   apiVersion: 'platform.example.com/v1alpha1',

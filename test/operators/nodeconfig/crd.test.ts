@@ -2,10 +2,10 @@ import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { parseYaml } from '../../src/config/yaml.ts'
-import { MAX_CONTENT_BYTES, nodeConfigCrd } from '../../src/operators/nodeconfig/api.ts'
+import { parseYaml } from '../../../src/config/yaml.ts'
+import { MAX_CONTENT_BYTES, nodeConfigCrd } from '../../../src/operators/nodeconfig/api.ts'
 
-const CRD_FILE = join(import.meta.dirname, '../../deploy/agent/crd.yaml')
+const CRD_FILE = join(import.meta.dirname, '../../../deploy/agent/crd.yaml')
 
 test('deploy/agent/crd.yaml is the CRD generated from the zod schemas', async () => {
   assert.deepEqual(

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, realpath, rm, stat, symlink, writeFile } from 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
-import { checkAgentRoot, systemDirectoryOf } from '../../src/operators/nodeconfig/root-check.ts'
+import { checkAgentRoot, systemDirectoryOf } from '../../../src/operators/nodeconfig/root-check.ts'
 
 const dirs: string[] = []
 after(async () => {

@@ -15,7 +15,12 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
-import { FileStore, RECORD_PATH, sha256, writeFileAtomic } from '../../src/operators/nodeconfig/file-store.ts'
+import {
+  FileStore,
+  RECORD_PATH,
+  sha256,
+  writeFileAtomic,
+} from '../../../src/operators/nodeconfig/file-store.ts'
 
 const dirs: string[] = []
 after(async () => {

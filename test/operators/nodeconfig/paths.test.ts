@@ -3,9 +3,10 @@ import { mkdir, mkdtemp, realpath, rm, symlink } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, normalize, resolve, sep } from 'node:path'
 import { after, test } from 'node:test'
-import { PATH_PATTERN } from '../../src/operators/nodeconfig/api.ts'
-import { checkRelativePath, containedTarget } from '../../src/operators/nodeconfig/paths.ts'
-import { seededRandom } from '../support/random.ts'
+import { EdgeopError } from '../../../src/core/errors.ts'
+import { PATH_PATTERN } from '../../../src/operators/nodeconfig/api.ts'
+import { checkRelativePath, containedTarget, isPathRefused } from '../../../src/operators/nodeconfig/paths.ts'
+import { seededRandom } from '../../support/random.ts'
 
 /** Ordinary segment names, including unicode and names that only look dangerous. */
 const NAMES = [
@@ -143,4 +144,20 @@ test('containedTarget: refuses a parent that is a symlink leading out of the roo
   assert.equal(await containedTarget(root, 'alias/x.conf'), join(root, 'alias/x.conf'))
   assert.equal(await containedTarget(root, 'new/dir/x.conf'), join(root, 'new/dir/x.conf'))
   await assert.rejects(containedTarget(root, '../outside/x'), { code: 'EDGEOP_ERR_FILE' })
+})
+
+test('a refused path is recognisable by isPathRefused; other file errors are not', async () => {
+  const root = await realpath(await mkdtemp(join(tmpdir(), 'edgeop-refused-')))
+  try {
+    const refused = await containedTarget(root, '../x').catch((err: unknown) => err)
+    assert.equal(isPathRefused(refused), true)
+    assert.equal((refused as EdgeopError).code, 'EDGEOP_ERR_FILE')
+    assert.equal(
+      isPathRefused(new EdgeopError('EDGEOP_ERR_FILE', 'disk full', { step: 'check path' })),
+      false,
+    )
+    assert.equal(isPathRefused(new Error('../x')), false)
+  } finally {
+    await rm(root, { recursive: true, force: true })
+  }
 })
