@@ -131,6 +131,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
       handler,
       period,
       () => this.#synced,
+      () => this.#syncedOnce,
       (l) => this.#listeners.delete(l),
       this.#log,
     )
