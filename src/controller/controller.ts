@@ -44,8 +44,9 @@ export interface EventSource<T extends KubeObject = KubeObject> {
 export interface PrimaryWatch<T extends KubeObject = KubeObject> {
   /** Where the primary objects' events come from. */
   source: EventSource<T>
-  /** Kind and API group of the primary (for matching owner references). */
+  /** Kind of the primary, e.g. `ConfigMap` (owner references are matched on it). */
   kind: string
+  /** API group of the primary, `''` for core (owner references are matched on it). */
   group: string
   /** Whether the primary is namespaced (owned objects map to `namespace/name` or `name`). */
   namespaced: boolean
