@@ -221,7 +221,6 @@ function run(o: RunOptions): Promise<number> {
           recorder,
           maxConcurrentReconciles: o.maxConcurrentReconciles,
           logger: log,
-          ...manager.controllerHooks('appservice', o.maxConcurrentReconciles),
         }),
       ),
     (config) =>
@@ -256,7 +255,6 @@ function agent(o: FlagValues<typeof AGENT_FLAGS>): Promise<number> {
           recorder,
           recheckIntervalMs: o.recheckInterval,
           logger: log.child({ node: o.nodeName }),
-          ...manager.controllerHooks('nodeconfig-agent'),
         }),
       ),
   )

@@ -137,6 +137,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
       handler,
       period,
       () => this.#synced,
+      () => this.#syncedOnce,
       (l) => this.#listeners.delete(l),
       this.#log,
     )

@@ -7,7 +7,8 @@
  * one at a time and in order. The buffer is core's {@link RingBuffer}: a delivered
  * notification is released at once (kubernetes/kubernetes#105031) and the buffer shrinks after a burst.
  */
-import { errorMessage } from '../core/errors.ts'
+import { raceAbort } from '../core/abort.ts'
+import { EdgeopError, errorMessage } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
 import { RingBuffer } from '../core/ring-buffer.ts'
 import type { KubeObject } from '../core/types.ts'
@@ -38,6 +39,12 @@ export interface EventHandler<T extends KubeObject = KubeObject> {
 export interface HandlerRegistration {
   /** The informer synced and this handler has processed every initial object (kubernetes/kubernetes#113985). */
   hasSynced(): boolean
+  /**
+   * Resolves once {@link hasSynced} holds (at once if it already does, even when `signal` has
+   * aborted). Rejects with `EDGEOP_ERR_ABORTED` (the signal's reason as cause) if `signal` aborts
+   * first. Without a signal it waits as long as it takes.
+   */
+  whenSynced(signal?: AbortSignal): Promise<void>
   /** Notifications buffered and not yet processed. */
   readonly pending: number
   /** Stops delivery; already-buffered notifications are dropped. Idempotent. */
@@ -60,6 +67,9 @@ export class Listener<T extends KubeObject> implements HandlerRegistration {
   #initialPending = 0
   #removed = false
   readonly #informerSynced: () => boolean
+  readonly #informerWhenSynced: () => Promise<void>
+  /** Woken when the initial notifications are all processed, or on removal. */
+  readonly #syncWaiters = new Set<() => void>()
   readonly #onRemove: (l: Listener<T>) => void
   readonly #log: Logger
 
@@ -67,12 +77,14 @@ export class Listener<T extends KubeObject> implements HandlerRegistration {
     handler: EventHandler<T>,
     resyncPeriodMs: number,
     informerSynced: () => boolean,
+    informerWhenSynced: () => Promise<void>,
     onRemove: (l: Listener<T>) => void,
     log: Logger,
   ) {
     this.handler = handler
     this.resyncPeriodMs = resyncPeriodMs
     this.#informerSynced = informerSynced
+    this.#informerWhenSynced = informerWhenSynced
     this.#onRemove = onRemove
     this.#log = log
   }
@@ -85,12 +97,36 @@ export class Listener<T extends KubeObject> implements HandlerRegistration {
     return this.#informerSynced() && this.#initialPending === 0
   }
 
+  whenSynced(signal?: AbortSignal): Promise<void> {
+    if (this.hasSynced()) return Promise.resolve()
+    return raceAbort(
+      this.#synced(),
+      signal,
+      () =>
+        new EdgeopError('EDGEOP_ERR_ABORTED', 'stopped waiting for an event handler to sync', {
+          step: 'wait for handler sync',
+          cause: signal?.reason,
+        }),
+    )
+  }
+
+  async #synced(): Promise<void> {
+    await this.#informerWhenSynced()
+    while (!this.hasSynced()) await new Promise<void>((resolve) => this.#syncWaiters.add(resolve))
+  }
+
+  #wakeSyncWaiters(): void {
+    for (const wake of this.#syncWaiters) wake()
+    this.#syncWaiters.clear()
+  }
+
   remove(): void {
     if (this.#removed) return
     this.#removed = true
     this.#buffer.clear()
     this.#initialPending = 0
     this.#onRemove(this)
+    this.#wakeSyncWaiters()
   }
 
   /** Buffers a notification and schedules draining. */
@@ -113,7 +149,10 @@ export class Listener<T extends KubeObject> implements HandlerRegistration {
       } catch (err) {
         this.#log.error('event handler failed', { event: n.kind, error: errorMessage(err) })
       } finally {
-        if (n.kind === 'add' && n.initial && this.#initialPending > 0) this.#initialPending--
+        if (n.kind === 'add' && n.initial && this.#initialPending > 0) {
+          this.#initialPending--
+          if (this.#initialPending === 0) this.#wakeSyncWaiters()
+        }
       }
     }
     this.#draining = false

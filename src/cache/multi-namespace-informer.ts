@@ -10,6 +10,7 @@
 import { EdgeopError } from '../core/errors.ts'
 import { type KubeObject, type ObjectKey, splitObjectKey } from '../core/types.ts'
 import type { SharedInformer } from './informer.ts'
+import { joinRegistrations } from './joined-registration.ts'
 import type { EventHandler, HandlerRegistration } from './listener.ts'
 import type { Store } from './store.ts'
 
@@ -57,16 +58,7 @@ export class MultiNamespaceInformer<T extends KubeObject = KubeObject> {
 
   /** Registers `handler` on every informer; one registration removes, counts and syncs them all. */
   addEventHandler(handler: EventHandler<T>): HandlerRegistration {
-    const regs = this.informers.map((i) => i.addEventHandler(handler))
-    return {
-      hasSynced: () => regs.every((r) => r.hasSynced()),
-      get pending() {
-        return regs.reduce((n, r) => n + r.pending, 0)
-      },
-      remove: () => {
-        for (const r of regs) r.remove()
-      },
-    }
+    return joinRegistrations(this.informers.map((i) => i.addEventHandler(handler)))
   }
 
   /** The informer that caches `namespace`; undefined when it is not watched. */

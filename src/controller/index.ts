@@ -1,6 +1,7 @@
 /** @module controller — the reconcile loop: event sources, predicates, the workqueue-driven Controller, reconcile results. */
 export {
   Controller,
+  type ControllerInstrumentation,
   type ControllerObserver,
   type ControllerOptions,
   DEFAULT_MAX_CONCURRENT_RECONCILES,

@@ -2,28 +2,21 @@
  * @module merged-source — several informers seen as one event source (one per watched namespace).
  */
 
+import { joinRegistrations } from '../cache/joined-registration.ts'
 import type { EventHandler, HandlerRegistration } from '../cache/listener.ts'
 import type { KubeObject } from '../core/types.ts'
 import type { EventSource } from './controller.ts'
 
 /**
- * Fans a handler out to every source; the registration is synced when all are.
- * Used when an operator watches a list of namespaces instead of the whole cluster.
+ * Fans a handler out to every source; the registrations are joined into one
+ * (`joinRegistrations` in cache: synced when all are, removed together).
+ * For one resource in a list of namespaces, `factory.multiNamespaceInformer` also joins the stores.
  */
 export function mergeSources<T extends KubeObject>(sources: readonly EventSource<T>[]): EventSource<T> {
   return {
     describe: sources.map((s) => s.describe).join(' + '),
     addEventHandler(handler: EventHandler<T>): HandlerRegistration {
-      const regs = sources.map((s) => s.addEventHandler(handler))
-      return {
-        hasSynced: () => regs.every((r) => r.hasSynced()),
-        get pending() {
-          return regs.reduce((n, r) => n + r.pending, 0)
-        },
-        remove: () => {
-          for (const r of regs) r.remove()
-        },
-      }
+      return joinRegistrations(sources.map((s) => s.addEventHandler(handler)))
     },
   }
 }

@@ -8,8 +8,11 @@ import type { KubeObject } from '../core/types.ts'
 
 /** Decides per event whether to enqueue. Omitted methods pass everything. */
 export interface Predicate<T extends KubeObject = KubeObject> {
+  /** Whether the creation (or first sight) of `obj` enqueues. */
   create?(obj: T): boolean
+  /** Whether the change from `oldObj` to `newObj` enqueues. */
   update?(oldObj: T, newObj: T): boolean
+  /** Whether the deletion of `obj` enqueues. */
   delete?(obj: T): boolean
 }
 

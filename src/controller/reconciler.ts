@@ -6,7 +6,9 @@ import type { Logger } from '../core/log.ts'
 
 /** Which object to reconcile. Namespace is undefined for cluster-scoped objects. */
 export interface ReconcileRequest {
+  /** The object's namespace; undefined for cluster-scoped objects. */
   namespace: string | undefined
+  /** The object's name. */
   name: string
 }
 
@@ -40,6 +42,7 @@ export type Reconciler = (request: ReconcileRequest, context: ReconcileContext) 
  * does not retry until the object changes (controller-runtime `reconcile.TerminalError`).
  */
 export class TerminalError extends EdgeopError {
+  /** Code `EDGEOP_ERR_TERMINAL`, step `reconcile`, not retryable; `cause` is kept. */
   constructor(message: string, options: { cause?: unknown } = {}) {
     super('EDGEOP_ERR_TERMINAL', message, { step: 'reconcile', retryable: false, cause: options.cause })
     this.name = 'TerminalError'

@@ -4,6 +4,7 @@ export {
   type LeaderElectionOptions,
   Manager,
   type ManagerOptions,
+  type ProcessMonitorFactories,
 } from './manager.ts'
 export {
   formatPreflight,

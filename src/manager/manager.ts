@@ -10,20 +10,26 @@
  *   servers stop;
  * - when leadership is *lost* (renewal failed for the renew deadline), `run` rejects with
  *   `EDGEOP_ERR_LEADER`; the binary exits non-zero so the pod restarts clean.
+ *
+ * Constructing a Manager starts nothing: the process monitors, the probes and metrics it registers,
+ * the servers and the informers all begin in `run` and end with it. Time is the injected clock's.
  */
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { InformerFactory } from '../cache/factory.ts'
 import type { KubeClient } from '../client/kube-client.ts'
 import { CORE_TYPES, type ResourceType } from '../client/resource.ts'
-import type { Controller } from '../controller/controller.ts'
-import { realClock, sleep } from '../core/clock.ts'
-import { errorMessage, isEdgeopError } from '../core/errors.ts'
+import { Controller, type ControllerOptions } from '../controller/controller.ts'
+import { type Clock, realClock, sleep } from '../core/clock.ts'
+import { EdgeopError, errorMessage, isEdgeopError } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
-import type { Lease } from '../core/types.ts'
+import type { KubeObject, Lease } from '../core/types.ts'
 import { LeaderElector } from '../leader/elector.ts'
 import { LeaseLock } from '../leader/lease-lock.ts'
+import type { ResourceLock } from '../leader/lock.ts'
+import type { ControllerObserver } from '../observability/controller-observer.ts'
 import {
+  type EventLoopLag,
   eventLoopCheck,
   HealthChecks,
   informersCheck,
@@ -31,7 +37,7 @@ import {
   monitorEventLoopLag,
   ping,
 } from '../observability/health-checks.ts'
-import { monitorHeapAfterGc } from '../observability/heap-after-gc.ts'
+import { type HeapAfterGc, monitorHeapAfterGc } from '../observability/heap-after-gc.ts'
 import { defaultLogger } from '../observability/logger.ts'
 import { MetricsRegistry } from '../observability/metrics-registry.ts'
 import { startOpsServer } from '../observability/ops-server.ts'
@@ -42,6 +48,7 @@ import {
   reconcileMetrics,
   workqueueMetrics,
 } from '../observability/runtime-metrics.ts'
+import type { QueueMetrics } from '../queue/metrics.ts'
 import { findUnserved, UnservedResourcesError } from './served-resources.ts'
 import { DEFAULT_SHUTDOWN_GRACE_PERIOD_MS, withGracePeriod } from './shutdown.ts'
 
@@ -58,18 +65,36 @@ export const UNSERVED_CONFIRM_DELAY_MS = 3_000
 
 /** Leader election settings. */
 export interface LeaderElectionOptions {
-  /** Lease name (`--leader-election-id`). */
+  /** Lease name (`--leader-election-id`); also the `name` label of `leader_election_master_status`. */
   name: string
+  /** Namespace of the Lease. */
   namespace: string
-  /** Default `<hostname>_<random>` (client-go convention). */
+  /** Default `<hostname>_<random>` (client-go convention). Ignored when `lock` is given. */
   identity?: string
+  /** How long a lease is valid without renewal. Default the elector's (15 s). */
   leaseDurationMs?: number
+  /** How long the leader keeps trying to renew before giving up. Default the elector's (10 s). */
   renewDeadlineMs?: number
+  /** Wait between attempts to acquire or renew. Default the elector's (2 s). */
   retryPeriodMs?: number
+  /**
+   * Where the leader record lives. Default: a `LeaseLock` on `namespace/name` through the manager's
+   * client. Tests pass an in-memory lock.
+   */
+  lock?: ResourceLock
+}
+
+/** Starts the process monitors that run while {@link Manager.run} does (a seam for tests). */
+export interface ProcessMonitorFactories {
+  /** Default: `monitorEventLoopLag({ clock })` (Node's `monitorEventLoopDelay`). */
+  eventLoopLag?: (clock: Clock) => EventLoopLag
+  /** Default: `monitorHeapAfterGc()` (a `PerformanceObserver` on GC entries). */
+  heapAfterGc?: () => HeapAfterGc
 }
 
 /** Options of {@link Manager}. */
 export interface ManagerOptions {
+  /** The client informers, discovery and the default Lease lock use. */
   client: KubeClient
   /** The registry metrics go to; pass the one the client's request observer writes to. */
   registry?: MetricsRegistry
@@ -79,84 +104,106 @@ export interface ManagerOptions {
   metricsBindAddress?: string
   /** `"0"` disables; default `:8081`. */
   healthProbeBindAddress?: string
+  /** Absent: no leader election (every replica runs the controllers: node agents). */
   leaderElection?: LeaderElectionOptions
+  /** How long in-flight reconciles may take once stopping. Default {@link DEFAULT_SHUTDOWN_GRACE_PERIOD_MS}. */
   shutdownGracePeriodMs?: number
+  /** How long `run` waits for the caches. Default {@link DEFAULT_CACHE_SYNC_TIMEOUT_MS}. */
   cacheSyncTimeoutMs?: number
+  /**
+   * Time source of the informers, the elector, the controllers built by {@link Manager.add}, the
+   * grace period, start-up checks and the event-loop monitor. Default: real time.
+   */
+  clock?: Clock
+  /** The process monitors. Default: Node's. */
+  monitors?: ProcessMonitorFactories
 }
 
 /**
- * The process-wide runtime. Build controllers with {@link controllerHooks} (metrics wired),
- * register them with {@link add}, then {@link run}.
+ * The process-wide runtime: register controllers with {@link add} (their reconcile and workqueue
+ * metrics are wired there), then {@link run}.
+ *
+ * Guarantees: the constructor starts nothing (no timer, no observer, no server, no request);
+ * `run` may be called once.
  */
 export class Manager {
+  /** The client given in the options. */
   readonly client: KubeClient
+  /** Informers shared by the controllers; started by {@link run}. */
   readonly factory: InformerFactory
+  /** Where the runtime's metrics go (and what `/metrics` serves). */
   readonly registry: MetricsRegistry
+  /** Liveness checks served at `/healthz`; {@link run} adds `ping` and `event-loop`. */
   readonly healthz = new HealthChecks('healthz')
+  /** Readiness checks served at `/readyz`; {@link run} adds `informers` (and `leader-election`). */
   readonly readyz = new HealthChecks('readyz')
+  /** The leader elector, when leader election is configured. */
   readonly elector: LeaderElector | undefined
+  /** The time source everything the manager runs uses. */
+  readonly clock: Clock
   readonly #o: ManagerOptions
   readonly #log: Logger
   readonly #controllers: Controller[] = []
   readonly #onStop: (() => Promise<void> | void)[] = []
+  #started = false
 
+  /** Builds the parts; starts nothing. */
   constructor(options: ManagerOptions) {
     this.#o = options
     this.client = options.client
+    this.clock = options.clock ?? realClock
     this.registry = options.registry ?? new MetricsRegistry()
     this.#log = options.logger ?? defaultLogger()
-    this.factory = new InformerFactory(options.client, { logger: this.#log })
+    this.factory = new InformerFactory(options.client, { logger: this.#log, clock: this.clock })
     const le = options.leaderElection
     if (le) {
-      const identity =
-        le.identity ?? `${process.env.HOSTNAME || hostname()}_${randomBytes(4).toString('hex')}`
-      const lock = new LeaseLock(
-        {
-          get: (name, o) => options.client.resource<Lease>(CORE_TYPES.leases, le.namespace).get(name, o),
-          create: (lease, o) =>
-            options.client.resource<Lease>(CORE_TYPES.leases, le.namespace).create(lease, o),
-          update: (lease, o) =>
-            options.client.resource<Lease>(CORE_TYPES.leases, le.namespace).update(lease, o),
-        },
-        { namespace: le.namespace, name: le.name, identity },
-      )
       this.elector = new LeaderElector({
-        lock,
+        lock: le.lock ?? leaseLock(options.client, le),
         releaseOnCancel: true,
         logger: this.#log,
+        clock: this.clock,
         onNewLeader: (id) => this.#log.info('leader observed', { leader: id || '(none)' }),
         ...(le.leaseDurationMs === undefined ? {} : { leaseDurationMs: le.leaseDurationMs }),
         ...(le.renewDeadlineMs === undefined ? {} : { renewDeadlineMs: le.renewDeadlineMs }),
         ...(le.retryPeriodMs === undefined ? {} : { retryPeriodMs: le.retryPeriodMs }),
       })
-      leaderElectionMetrics(this.registry, le.name, () => this.elector?.isLeader() ?? false)
-      this.readyz.add('leader-election', leaderCheck(this.elector))
     }
-    const lag = monitorEventLoopLag()
-    this.#onStop.push(() => lag.stop())
-    this.healthz.add('ping', ping)
-    this.healthz.add('event-loop', eventLoopCheck(lag))
-    this.readyz.add(
-      'informers',
-      informersCheck(() => this.factory.informers),
-    )
-    const heapAfterGc = monitorHeapAfterGc()
-    this.#onStop.push(() => heapAfterGc.stop())
-    processMetrics(this.registry, { eventLoop: lag, heapAfterGc })
-    informerMetrics(this.registry, () => this.factory.informers)
   }
 
-  /** Metrics hooks for a controller named `name`: pass them to its options. */
-  controllerHooks(name: string, maxConcurrentReconciles = 1) {
+  /**
+   * Metrics hooks for a controller named `name`: pass them to its options.
+   *
+   * @deprecated {@link add} wires the same hooks into every controller that has none; this stays
+   * for callers that build their options by hand.
+   */
+  controllerHooks(
+    name: string,
+    maxConcurrentReconciles = 1,
+  ): { observer: Required<ControllerObserver>; queueMetrics: QueueMetrics } {
     return {
       observer: reconcileMetrics(this.registry, name, maxConcurrentReconciles),
       queueMetrics: workqueueMetrics(this.registry, name),
     }
   }
 
-  /** Registers a controller to run while leading (or always, without leader election). */
-  add(controller: Controller): void {
-    this.#controllers.push(controller)
+  /**
+   * Registers a controller to run while leading (or always, without leader election), and returns
+   * it. Given options, it builds the controller with the manager's clock and logger (the options may
+   * override both). Either way the controller's reconcile metrics and workqueue metrics
+   * (controller-runtime's names, label `controller`) go to {@link registry}, unless its options
+   * brought its own. Call before {@link run}.
+   */
+  add<T extends KubeObject>(controller: Controller<T> | ControllerOptions<T>): Controller<T> {
+    const c =
+      controller instanceof Controller
+        ? controller
+        : new Controller<T>({ clock: this.clock, logger: this.#log, ...controller })
+    c.instrument({
+      observer: () => reconcileMetrics(this.registry, c.name, c.maxConcurrentReconciles),
+      queueMetrics: () => workqueueMetrics(this.registry, c.name),
+    })
+    this.#controllers.push(c as unknown as Controller)
+    return c
   }
 
   /** Runs `fn` when the manager stops (after controllers and informers), e.g. flushing events. */
@@ -170,10 +217,56 @@ export class Manager {
    *
    * Guarantees: a watched resource that discovery says the server does not serve (a CRD not
    * installed) rejects with {@link UnservedResourcesError} (`EDGEOP_ERR_DISCOVERY`) once discovery
-   * has lacked it twice, {@link UNSERVED_CONFIRM_DELAY_MS} apart, not after the sync timeout; `signal` aborting during start-up (before the
-   * caches sync) stops everything started so far and resolves.
+   * has lacked it twice, {@link UNSERVED_CONFIRM_DELAY_MS} apart, not after the sync timeout;
+   * `signal` aborting during start-up (before the caches sync) stops everything started so far and
+   * resolves. The stop order is `shutdown.ts`'s: controllers drain, the Lease is released, informers
+   * stop, stop hooks run, the servers close, then the process monitors stop. A second call rejects
+   * with `EDGEOP_ERR_INVALID`.
    */
   async run(signal: AbortSignal): Promise<void> {
+    if (this.#started)
+      throw new EdgeopError('EDGEOP_ERR_INVALID', 'a Manager runs once; build a new one', {
+        step: 'run manager',
+      })
+    this.#started = true
+    const stopMonitors = this.#startMonitors()
+    try {
+      await this.#serve(signal)
+    } finally {
+      stopMonitors()
+    }
+  }
+
+  /**
+   * Starts the event-loop and heap monitors and registers the runtime's checks and metrics.
+   * Returns the function that stops the monitors.
+   */
+  #startMonitors(): () => void {
+    const m = this.#o.monitors ?? {}
+    const lag = (m.eventLoopLag ?? ((clock) => monitorEventLoopLag({ clock })))(this.clock)
+    const heapAfterGc = (m.heapAfterGc ?? (() => monitorHeapAfterGc()))()
+    this.healthz.add('ping', ping)
+    this.healthz.add('event-loop', eventLoopCheck(lag))
+    this.readyz.add(
+      'informers',
+      informersCheck(() => this.factory.informers),
+    )
+    processMetrics(this.registry, { eventLoop: lag, heapAfterGc })
+    informerMetrics(this.registry, () => this.factory.informers, this.clock)
+    const le = this.#o.leaderElection
+    const elector = this.elector
+    if (le && elector) {
+      leaderElectionMetrics(this.registry, le.name, () => elector.isLeader())
+      this.readyz.add('leader-election', leaderCheck(elector))
+    }
+    return () => {
+      lag.stop()
+      heapAfterGc.stop()
+    }
+  }
+
+  /** The servers, the informers and the controllers, from start to the end of the stop sequence. */
+  async #serve(signal: AbortSignal): Promise<void> {
     const informers = new AbortController()
     const ops = await startOpsServer({
       registry: this.registry,
@@ -194,22 +287,6 @@ export class Manager {
       await this.#waitForCaches(signal)
       if (signal.aborted) return
       this.#log.info('caches synced', { informers: this.factory.informers.length })
-      const runControllers = (s: AbortSignal): Promise<void> => {
-        const all = Promise.all(this.#controllers.map((c) => c.run(s))).then(() => undefined)
-        return new Promise<void>((resolve, reject) => {
-          // On abort, in-flight reconciles get the grace period (controller-runtime GracefulShutdownTimeout).
-          s.addEventListener(
-            'abort',
-            () =>
-              void withGracePeriod(
-                all,
-                this.#o.shutdownGracePeriodMs ?? DEFAULT_SHUTDOWN_GRACE_PERIOD_MS,
-              ).then(resolve, reject),
-            { once: true },
-          )
-          all.then(resolve, reject)
-        })
-      }
       if (this.elector) {
         this.#log.info('waiting for leadership', {
           lease: `${this.#o.leaderElection!.namespace}/${this.#o.leaderElection!.name}`,
@@ -219,14 +296,14 @@ export class Manager {
           {
             onStartedLeading: (s) => {
               this.#log.info('leading: starting controllers')
-              return runControllers(s)
+              return this.#runControllers(s)
             },
             onStoppedLeading: () => this.#log.info('stopped leading'),
           },
           signal,
         )
       } else {
-        await runControllers(signal)
+        await this.#runControllers(signal)
       }
     } finally {
       informers.abort()
@@ -243,6 +320,24 @@ export class Manager {
     }
   }
 
+  /** Runs every controller until `s` aborts; then in-flight reconciles get the grace period. */
+  #runControllers(s: AbortSignal): Promise<void> {
+    const all = Promise.all(this.#controllers.map((c) => c.run(s))).then(() => undefined)
+    return new Promise<void>((resolve, reject) => {
+      // On abort, in-flight reconciles get the grace period (controller-runtime GracefulShutdownTimeout).
+      s.addEventListener(
+        'abort',
+        () =>
+          void withGracePeriod(
+            all,
+            this.#o.shutdownGracePeriodMs ?? DEFAULT_SHUTDOWN_GRACE_PERIOD_MS,
+            this.clock,
+          ).then(resolve, reject),
+        { once: true },
+      )
+      all.then(resolve, reject)
+    })
+  }
   /**
    * Waits for the caches while discovery checks, in parallel, that every watched resource is
    * served; a missing one ends the wait at once. When discovery cannot be asked (network, RBAC),
@@ -257,7 +352,7 @@ export class Manager {
       const first = await findUnserved(this.client.mapper, this.factory.types, checking)
       if (first.length === 0) return first
       // A CRD applied together with the operator may not be in discovery yet: ask again once.
-      await sleep(UNSERVED_CONFIRM_DELAY_MS, realClock, checking)
+      await sleep(UNSERVED_CONFIRM_DELAY_MS, this.clock, checking)
       return findUnserved(this.client.mapper, first, checking)
     }
     void check().then(
@@ -283,4 +378,18 @@ export class Manager {
     }
     if (!signal.aborted && missing.length > 0) throw new UnservedResourcesError(missing)
   }
+}
+
+/** The default lock: the Lease `namespace/name` through `client`, as `<hostname>_<random>` unless named. */
+function leaseLock(client: KubeClient, le: LeaderElectionOptions): LeaseLock {
+  const identity = le.identity ?? `${process.env.HOSTNAME || hostname()}_${randomBytes(4).toString('hex')}`
+  const leases = () => client.resource<Lease>(CORE_TYPES.leases, le.namespace)
+  return new LeaseLock(
+    {
+      get: (name, o) => leases().get(name, o),
+      create: (lease, o) => leases().create(lease, o),
+      update: (lease, o) => leases().update(lease, o),
+    },
+    { namespace: le.namespace, name: le.name, identity },
+  )
 }

@@ -54,9 +54,12 @@ export function crdName(type: Pick<ResourceType, 'group' | 'resource'>): string 
  * install; `crds` lists those CRD names for callers that print their own install hint.
  */
 export class UnservedResourcesError extends EdgeopError {
+  /** The watched resource types the server does not serve. */
   readonly resources: readonly ResourceType[]
+  /** The CRD name that would serve each of {@link resources}, in the same order. */
   readonly crds: readonly string[]
 
+  /** Names each of `resources` and its CRD in one line. */
   constructor(resources: readonly ResourceType[]) {
     const crds = resources.map(crdName)
     const what = resources.map((t) => `${crdName(t)}/${t.version}`).join(', ')

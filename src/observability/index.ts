@@ -1,4 +1,11 @@
 /** @module observability — how a process is seen from outside: the metrics registry and runtime metrics, health checks, the ops server, the structured logger. */
+
+export {
+  type ControllerObserver,
+  RECONCILE_RESULTS,
+  type ReconcileOutcome,
+  resultLabel,
+} from './controller-observer.ts'
 export {
   type CheckResult,
   DEFAULT_EVENT_LOOP_RESOLUTION_MS,
@@ -57,9 +64,6 @@ export {
   processMetrics,
   RECONCILE_TIME_BUCKETS,
   REST_CLIENT_BUCKETS,
-  type ReconcileErrorDetails,
-  type ReconcileMetrics,
-  type ReconcileResultLabel,
   reconcileMetrics,
   restClientMetrics,
   WORKQUEUE_BUCKETS,

@@ -12,6 +12,7 @@ import type { Method, RequestObserver } from '../client/transport.ts'
 import { type Clock, realClock } from '../core/clock.ts'
 import type { QueueMetrics } from '../queue/metrics.ts'
 import { WORKQUEUE_METRIC_NAMES } from '../queue/metrics.ts'
+import { type ControllerObserver, RECONCILE_RESULTS, resultLabel } from './controller-observer.ts'
 import type { MetricsRegistry } from './metrics-registry.ts'
 
 /**
@@ -32,38 +33,13 @@ export const WORKQUEUE_BUCKETS: readonly number[] = Array.from({ length: 12 }, (
  */
 export const REST_CLIENT_BUCKETS: readonly number[] = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60]
 
-/** The `result` label values of `controller_runtime_reconcile_total`. */
-export type ReconcileResultLabel = 'success' | 'error' | 'requeue' | 'requeue_after'
-
-/** Why an `error` result failed, beyond an ordinary error (each bumps its own counter). */
-export interface ReconcileErrorDetails {
-  /** A terminal error: `controller_runtime_terminal_reconcile_errors_total`. */
-  terminal?: boolean
-  /** A thrown non-error: `controller_runtime_reconcile_panics_total`. */
-  panic?: boolean
-  /** The per-reconcile deadline passed: `controller_runtime_reconcile_timeouts_total`. */
-  timeout?: boolean
-}
-
-/**
- * The reconcile metrics of one controller. Its shape is the controller's observer hook
- * (`ControllerObserver`), so it can be passed as `observer` directly.
- */
-export interface ReconcileMetrics {
-  /** One reconcile ended after `seconds`: result counter, time histogram, error counters. */
-  onReconcile(result: ReconcileResultLabel, seconds: number, details?: ReconcileErrorDetails): void
-  /** Workers currently reconciling: `controller_runtime_active_workers`. */
-  onActiveWorkers(active: number): void
-}
-
-const RESULTS: readonly ReconcileResultLabel[] = ['success', 'error', 'requeue', 'requeue_after']
-
 /**
  * Registers controller-runtime's reconcile metrics for `controller` (label `controller`) and
  * pre-initialises every series to 0, as controller-runtime does at start, so that rates exist before
  * the first error. `controller_runtime_max_concurrent_reconciles` is set to `maxConcurrentReconciles`.
  * As in controller-runtime, a terminal error, a panic or a timeout is also a `result="error"` and
- * counts in `controller_runtime_reconcile_errors_total`.
+ * counts in `controller_runtime_reconcile_errors_total`. The returned observer has both hooks; pass it
+ * as a controller's `observer` (the manager does that for every controller it is given).
  *
  * @example
  * const controller = new Controller({ name, ..., observer: reconcileMetrics(registry, name, 1) })
@@ -72,7 +48,7 @@ export function reconcileMetrics(
   registry: MetricsRegistry,
   controller: string,
   maxConcurrentReconciles: number,
-): ReconcileMetrics {
+): Required<ControllerObserver> {
   const c = { controller }
   const labelNames = ['controller']
   const counter = (what: string, help: string) =>
@@ -108,18 +84,19 @@ export function reconcileMetrics(
       labelNames,
     })
     .set(c, maxConcurrentReconciles)
-  for (const result of RESULTS) total.inc({ controller, result }, 0)
+  for (const result of RECONCILE_RESULTS) total.inc({ controller, result }, 0)
   for (const m of [errors, terminal, panics, timeouts]) m.inc(c, 0)
   active.set(c, 0)
   return {
-    onReconcile(result, seconds, details = {}) {
+    onReconcile(outcome, seconds) {
+      const result = resultLabel(outcome)
       time.observe(c, seconds)
       total.inc({ controller, result })
       if (result !== 'error') return
       errors.inc(c)
-      if (details.terminal) terminal.inc(c)
-      if (details.panic) panics.inc(c)
-      if (details.timeout) timeouts.inc(c)
+      if (outcome === 'terminal_error') terminal.inc(c)
+      if (outcome === 'panic') panics.inc(c)
+      if (outcome === 'timeout') timeouts.inc(c)
     },
     onActiveWorkers: (n) => active.set(c, n),
   }

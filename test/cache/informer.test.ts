@@ -223,3 +223,30 @@ test('whenSynced resolves with the first full state; a signal that aborts first 
   ac.abort()
   await done
 })
+
+test("a registration's whenSynced resolves once its handler processed the initial list; abort rejects, remove releases", async () => {
+  let release!: () => void
+  const gate = new Promise<void>((r) => (release = r))
+  const seen: Seen = []
+  const t = setup([list('10', obj('a', '1'), obj('b', '2'))])
+  const slow = t.informer.addEventHandler(recorder(seen, () => gate))
+  const stuck = t.informer.addEventHandler(recorder([], () => new Promise(() => {})))
+  let synced = false
+  const whenSynced = slow.whenSynced().then(() => (synced = true))
+  const early = new AbortController()
+  const abandoned = slow.whenSynced(early.signal)
+  const removed = stuck.whenSynced()
+  await t.informer.whenSynced()
+  await until(() => seen.length === 0 && t.informer.hasSynced())
+  assert.equal(synced, false, 'informer synced, handler still on its first object')
+  early.abort('gave up')
+  await assert.rejects(abandoned, { code: 'EDGEOP_ERR_ABORTED', cause: 'gave up' })
+  release()
+  await whenSynced
+  assert.deepEqual(seen, ['add a (initial)', 'add b (initial)'])
+  assert.equal(slow.hasSynced(), true)
+  await slow.whenSynced(early.signal) // already synced: resolves although the signal aborted
+  stuck.remove()
+  await removed // a removed handler has nothing left to process
+  await t.stop()
+})

@@ -13,17 +13,49 @@ import {
 import { generationChanged } from '../../src/controller/predicates.ts'
 import { type ReconcileRequest, TerminalError } from '../../src/controller/reconciler.ts'
 import { ManualClock } from '../../src/core/clock.ts'
+import { EdgeopError } from '../../src/core/errors.ts'
 import { type LogFields, type Logger, noopLogger } from '../../src/core/log.ts'
 import type { KubeObject } from '../../src/core/types.ts'
+import { resultLabel } from '../../src/observability/controller-observer.ts'
+import { MetricsRegistry } from '../../src/observability/metrics-registry.ts'
+import { reconcileMetrics } from '../../src/observability/runtime-metrics.ts'
+import { InMemoryQueueMetrics } from '../../src/queue/memory-metrics.ts'
 import { until } from '../support/http-stub.ts'
+
+/** Lets the workers take whatever is queued: virtual time moves, and pending callbacks run; nothing sleeps. */
+async function idle(clock: ManualClock, ms = 20): Promise<void> {
+  await clock.advance(ms)
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r))
+}
 
 class FakeSource implements EventSource {
   readonly describe = 'fake'
   handlers: EventHandler[] = []
-  synced = true
+  #synced = true
+  #waiters: (() => void)[] = []
+  get synced(): boolean {
+    return this.#synced
+  }
+  set synced(value: boolean) {
+    this.#synced = value
+    if (value) for (const wake of this.#waiters.splice(0)) wake()
+  }
   addEventHandler(h: EventHandler): HandlerRegistration {
     this.handlers.push(h)
-    return { hasSynced: () => this.synced, pending: 0, remove() {} }
+    return {
+      hasSynced: () => this.#synced,
+      whenSynced: (signal) =>
+        this.#synced
+          ? Promise.resolve()
+          : new Promise<void>((resolve, reject) => {
+              this.#waiters.push(resolve)
+              signal?.addEventListener('abort', () =>
+                reject(new EdgeopError('EDGEOP_ERR_ABORTED', 'aborted', { cause: signal.reason })),
+              )
+            }),
+      pending: 0,
+      remove() {},
+    }
   }
   add(o: KubeObject) {
     for (const h of this.handlers) h.onAdd?.(o, false)
@@ -48,7 +80,7 @@ function setup(reconcile: ControllerOptions['reconcile'], extra: Partial<Control
     for: { source: primary, kind: 'App', group: 'example.com', namespaced: true, ...(extra.for ?? {}) },
     reconcile,
     clock,
-    observer: { onReconcile: (o) => void outcomes.push(o) },
+    observer: { onReconcile: (o) => void outcomes.push(resultLabel(o)) },
     logger: noopLogger, // tests that check logging pass their own
     ...extra,
   })
@@ -127,7 +159,7 @@ test('a thrown non-Error is contained, counted as a panic, and the worker goes o
       calls.push(r.name)
       if (r.name === 'bad') throw 'a string, not an Error'
     },
-    { observer: { onReconcile: (_o, _s, d) => void panics.push(d.panic) } },
+    { observer: { onReconcile: (o) => void panics.push(o === 'panic') } },
   )
   t.primary.add(app('bad'))
   t.primary.add(app('good'))
@@ -166,7 +198,7 @@ test('generationChanged drops status-only updates (no hot loop on our own status
   await until(() => calls.length === 1)
   source.update(app('a', 1, '1'), app('a', 1, '2')) // status write: same generation
   source.update(app('a', 1, '2'), app('a', 1, '3'))
-  await new Promise((r) => setTimeout(r, 20))
+  await idle(clock)
   assert.equal(calls.length, 1)
   source.update(app('a', 1, '3'), app('a', 2, '4')) // spec change
   await until(() => calls.length === 2)
@@ -206,7 +238,7 @@ test('owned objects enqueue their controlling owner of the primary kind only; an
   owned.add(child('not-controller', 'App', 'example.com/v1', false))
   owned.update(child('old-owner'), child('new-owner'))
   await until(() => calls.length === 3)
-  await new Promise((r) => setTimeout(r, 20))
+  await idle(clock)
   assert.deepEqual(calls.sort(), ['new-owner', 'old-owner', 'web'])
   ac.abort()
   await done
@@ -266,13 +298,13 @@ test('workers start only after the handlers synced; shutdown drains in-flight re
     finished = true
   })
   source.add(app('slow'))
-  await new Promise((r) => setTimeout(r, 150))
+  await idle(clock, 150)
   assert.equal(calls.length, 0, 'not before sync')
   source.synced = true
   await until(() => calls.length === 1, 100_000)
   ac.abort()
   source.add(app('late'))
-  await new Promise((r) => setTimeout(r, 20))
+  await idle(clock)
   assert.equal(finished, false, 'waits for the in-flight reconcile')
   release()
   await done
@@ -352,4 +384,93 @@ test("a reconciler's exception is logged with its stack once per distinct error 
   }
   t.ac.abort()
   await t.done
+})
+
+test('a reconcile still failing after reconcileTimeoutMs counts in controller_runtime_reconcile_timeouts_total', async () => {
+  const registry = new MetricsRegistry()
+  const timeouts = () =>
+    registry
+      .render()
+      .split('\n')
+      .filter((l) => l.startsWith('controller_runtime_reconcile_timeouts_total'))
+  const reasons: unknown[] = []
+  const t = setup(
+    (_r, ctx) =>
+      new Promise((_resolve, reject) =>
+        ctx.signal.addEventListener('abort', () => {
+          reasons.push(ctx.signal.reason)
+          reject(ctx.signal.reason)
+        }),
+      ),
+    { reconcileTimeoutMs: 1000, observer: reconcileMetrics(registry, 'test', 1) },
+  )
+  t.primary.add(app('a'))
+  await until(() => t.ctl.activeWorkers === 1)
+  await t.clock.advance(999)
+  assert.deepEqual(timeouts(), ['controller_runtime_reconcile_timeouts_total{controller="test"} 0'])
+  await t.clock.advance(1)
+  await until(() => reasons.length === 1)
+  await until(() => t.ctl.activeWorkers === 0)
+  assert.deepEqual(timeouts(), ['controller_runtime_reconcile_timeouts_total{controller="test"} 1'])
+  assert.equal((reasons[0] as { code?: string }).code, 'EDGEOP_ERR_TIMEOUT')
+  t.ac.abort()
+  await t.done
+})
+
+test('a signal before the handlers synced ends run without reconciling anything', async () => {
+  const calls: string[] = []
+  const source = new FakeSource()
+  source.synced = false
+  const ctl = new Controller({
+    name: 'early',
+    for: { source, kind: 'App', group: 'example.com', namespaced: true },
+    reconcile: async (r) => void calls.push(r.name),
+    clock: new ManualClock(),
+    logger: noopLogger,
+  })
+  source.add(app('a'))
+  const ac = new AbortController()
+  const done = ctl.run(ac.signal)
+  ac.abort()
+  await done
+  source.synced = true
+  assert.deepEqual(calls, [])
+})
+
+test('instrument supplies the hooks the options lack, once, and only before run', async () => {
+  const outcomes: string[] = []
+  const made: string[] = []
+  const given = { onReconcile: (o: string) => void outcomes.push(`given:${o}`) }
+  const source = new FakeSource()
+  const ctl = new Controller({
+    name: 'i',
+    for: { source, kind: 'App', group: 'example.com', namespaced: true },
+    reconcile: async () => undefined,
+    clock: new ManualClock(),
+    logger: noopLogger,
+    observer: given,
+  })
+  source.add(app('queued-before-instrument'))
+  const sink = new InMemoryQueueMetrics()
+  const hooks = {
+    observer: () => {
+      made.push('observer')
+      return { onReconcile: (o: string) => void outcomes.push(`made:${o}`) }
+    },
+    queueMetrics: () => {
+      made.push('queueMetrics')
+      return sink
+    },
+  }
+  ctl.instrument(hooks)
+  ctl.instrument(hooks)
+  assert.deepEqual(made, ['queueMetrics'], 'the given observer wins; each factory runs once')
+  assert.equal(sink.depth, 1, 'work queued before instrument is counted')
+  const ac = new AbortController()
+  const done = ctl.run(ac.signal)
+  await until(() => outcomes.length === 1)
+  assert.deepEqual(outcomes, ['given:success'])
+  assert.throws(() => ctl.instrument(hooks), { code: 'EDGEOP_ERR_INVALID' })
+  ac.abort()
+  await done
 })

@@ -189,7 +189,7 @@ describe('logger: the library default', () => {
       handlers: [] as EventHandler[],
       addEventHandler(h: EventHandler): HandlerRegistration {
         this.handlers.push(h)
-        return { hasSynced: () => true, pending: 0, remove() {} }
+        return { hasSynced: () => true, whenSynced: async () => {}, pending: 0, remove() {} }
       },
     }
     const runOnce = async (logger?: Logger): Promise<void> => {

@@ -13,7 +13,6 @@ import {
   leaderElectionMetrics,
   processMetrics,
   RECONCILE_TIME_BUCKETS,
-  type ReconcileMetrics,
   reconcileMetrics,
   restClientMetrics,
   WORKQUEUE_BUCKETS,
@@ -59,10 +58,10 @@ describe('reconcile metrics', () => {
     m.onReconcile('requeue', 0.1)
     m.onReconcile('requeue_after', 0.2)
     m.onReconcile('error', 0.3)
-    m.onReconcile('error', 0.4, { terminal: true, panic: false })
-    m.onReconcile('error', 0.5, { panic: true })
-    m.onReconcile('error', 0.6, { timeout: true })
-    m.onReconcile('success', 0.7, { terminal: true }) // details only matter for errors
+    m.onReconcile('terminal_error', 0.4)
+    m.onReconcile('panic', 0.5)
+    m.onReconcile('timeout', 0.6)
+    m.onReconcile('success', 0.7)
     m.onActiveWorkers(0)
     const lines = samples(r, 'controller_runtime_')
     for (const expected of [
@@ -287,7 +286,7 @@ describe('informer, leader and process gauges', () => {
 
 describe('fit with the components they observe', () => {
   test('the handles match the hooks of Controller, SharedInformer and LeaderElector (checked by tsc)', () => {
-    const asObserver = (m: ReconcileMetrics): ControllerObserver => m
+    const asObserver = (m: ReturnType<typeof reconcileMetrics>): ControllerObserver => m
     const asSource = (i: SharedInformer): InformerHealthSource & InformerReadiness => i
     const asLeader = (e: LeaderElector): Parameters<typeof leaderCheck>[0] => e
     assert.equal(typeof reconcileMetrics(new MetricsRegistry(), 'x', 1).onReconcile, 'function')
