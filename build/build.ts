@@ -2,7 +2,8 @@
  * @module build/build — `npm run build`: the library and the operator artifact.
  *
  *   dist/lib/*.js          ESM, one entry per subpath (core, config, client, watch, cache,
- *                          queue, leader, objects, observability, controller, manager) with shared chunks; undici and zod external
+ *                          queue, leader, objects, observability, controller, manager, testing) with shared chunks;
+ *                          undici and zod external
  *   dist/types/**.d.ts     declarations (tsc --emitDeclarationOnly)
  *   dist/edgeop.cjs        the operator: one file, minified, dependencies inlined
  *   dist/edgeop.meta.json  esbuild metafile of the artifact (bytes by input)
@@ -25,6 +26,7 @@ const SUBPATHS = [
   'observability',
   'controller',
   'manager',
+  'testing',
 ] as const
 
 async function buildLibrary(): Promise<void> {

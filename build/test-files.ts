@@ -2,7 +2,9 @@
  * @module test-files — which files `build/test.ts` runs.
  *
  * unit: every `test/**\/*.test.ts` outside `test/integration/` and `test/e2e/`;
- * integration: `test/integration/**\/*.test.ts`. Vendored and generated trees are skipped.
+ * integration: `test/integration/**\/*.test.ts`, and `examples/**\/*.test.ts` (the examples start
+ * real control planes with `edgeop/testing`, so they need the binaries and the built dist/).
+ * Vendored and generated trees are skipped.
  */
 import { readdir } from 'node:fs/promises'
 import { join, relative, sep } from 'node:path'
@@ -33,16 +35,18 @@ async function walk(dir: string, out: string[]): Promise<void> {
   }
 }
 
-/** The test files of `suite` under `<root>/test`, as paths relative to `root`, sorted. */
+/** The test files of `suite` under `<root>/test` (and `<root>/examples` for integration), relative to `root`, sorted. */
 export async function findTestFiles(root: string, suite: Suite): Promise<string[]> {
-  const testDir = join(root, 'test')
   const all: string[] = []
-  await walk(testDir, all)
-  return all
+  await walk(join(root, 'test'), all)
+  const tests = all
     .map((p) => relative(root, p))
     .filter((p) => {
       const top = relative('test', p).split(sep)[0] ?? ''
       return suite === 'integration' ? top === 'integration' : !NON_UNIT_ROOTS.has(top)
     })
-    .sort()
+  if (suite === 'unit') return tests.sort()
+  const examples: string[] = []
+  await walk(join(root, 'examples'), examples)
+  return [...tests, ...examples.map((p) => relative(root, p))].sort()
 }

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path'
 import { test } from 'node:test'
 import { findTestFiles } from '../../build/test-files.ts'
 
-test('unit = test/**/*.test.ts outside integration/ and e2e/; integration = test/integration/**', async () => {
+test('unit = test/**/*.test.ts outside integration/ and e2e/; integration = test/integration/** and examples/**', async () => {
   const root = await mkdtemp(join(tmpdir(), 'edgeop-test-files-'))
   try {
     for (const file of [
@@ -18,6 +18,9 @@ test('unit = test/**/*.test.ts outside integration/ and e2e/; integration = test
       'test/controlplane/go/k8s/x.test.ts',
       'test/node_modules/y.test.ts',
       'test/unit-integration/f.test.ts',
+      'examples/envtest/g.test.ts',
+      'examples/envtest/helper.ts',
+      'examples/node_modules/z.test.ts',
     ]) {
       await mkdir(dirname(join(root, file)), { recursive: true })
       await writeFile(join(root, file), '')
@@ -28,6 +31,7 @@ test('unit = test/**/*.test.ts outside integration/ and e2e/; integration = test
       'test/unit-integration/f.test.ts',
     ])
     assert.deepEqual(await findTestFiles(root, 'integration'), [
+      'examples/envtest/g.test.ts',
       'test/integration/c.test.ts',
       'test/integration/sub/d.test.ts',
     ])

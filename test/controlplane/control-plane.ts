@@ -6,20 +6,20 @@
  * failed start). The last-resort hooks of `cleanup.ts` kill the processes and remove the
  * directories if the owning process dies without calling `stop`.
  */
-import { randomBytes } from 'node:crypto'
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freePorts } from '../support/ports.ts'
-import { Apiserver, type ApiserverFlavor } from './apiserver.ts'
+import { Apiserver, type ApiserverFlavor } from '../../src/testing/apiserver.ts'
+import { trackTempDir, untrackTempDir } from '../../src/testing/cleanup.ts'
+import { Etcd } from '../../src/testing/etcd.ts'
+import { kubeJson, type TlsIdentity } from '../../src/testing/kube-request.ts'
+import { writeKubeconfig } from '../../src/testing/kubeconfig.ts'
+import { TEST_NAMESPACE_LABEL, testNamespaceName } from '../../src/testing/namespace.ts'
+import { TestPki } from '../../src/testing/pki.ts'
+import { freePorts } from '../../src/testing/ports.ts'
+import type { ManagedProcess } from '../../src/testing/process.ts'
 import type { Binaries, Versions } from './assets.ts'
-import { trackTempDir, untrackTempDir } from './cleanup.ts'
 import { type Controllers, startControllers } from './controllers.ts'
-import { Etcd } from './etcd.ts'
-import { kubeJson, type TlsIdentity } from './kube-request.ts'
-import { writeKubeconfig } from './kubeconfig.ts'
-import { TestPki } from './pki.ts'
-import type { ManagedProcess } from './process.ts'
 
 /**
  * When the uncached apiserver starts:
@@ -89,16 +89,6 @@ export interface StartTimings {
   etcd: number
   apiservers: number
   total: number
-}
-
-/** Turns any text into a DNS-1123 label prefix. */
-function labelPrefix(prefix: string): string {
-  const clean = prefix
-    .toLowerCase()
-    .replace(/[^a-z0-9-]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-  return clean === '' ? 'test' : clean
 }
 
 /** A running test control plane. */
@@ -309,11 +299,11 @@ export class ControlPlane {
 
   /** Creates a namespace `<prefix>-<random>` and returns its name. */
   async createNamespace(prefix = 'test'): Promise<string> {
-    const name = `${labelPrefix(prefix)}-${randomBytes(4).toString('hex')}`
+    const name = testNamespaceName(prefix)
     await kubeJson(this.#info.servers.cached!, this.#admin, 'POST', '/api/v1/namespaces', {
       apiVersion: 'v1',
       kind: 'Namespace',
-      metadata: { name, labels: { 'edgeop.dev/test': 'true' } },
+      metadata: { name, labels: { [TEST_NAMESPACE_LABEL]: 'true' } },
     })
     return name
   }

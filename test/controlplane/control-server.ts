@@ -24,8 +24,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import { LOOPBACK } from '../support/ports.ts'
-import type { ApiserverFlavor } from './apiserver.ts'
+import type { ApiserverFlavor } from '../../src/testing/apiserver.ts'
+import { LOOPBACK } from '../../src/testing/ports.ts'
 import type { ControlPlane } from './control-plane.ts'
 import { type LeaseMode, LeaseQueue } from './lease.ts'
 

@@ -8,13 +8,13 @@
  */
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { freePorts, LOOPBACK } from '../support/ports.ts'
-import { kubeJson, kubeRequest, type TlsIdentity } from './kube-request.ts'
-import { writeKubeconfig } from './kubeconfig.ts'
+import { kubeJson, kubeRequest, type TlsIdentity } from '../../src/testing/kube-request.ts'
+import { writeKubeconfig } from '../../src/testing/kubeconfig.ts'
+import { MASTERS_GROUP, type TestPki } from '../../src/testing/pki.ts'
+import { freePorts, LOOPBACK } from '../../src/testing/ports.ts'
+import { ManagedProcess } from '../../src/testing/process.ts'
+import { waitUntil } from '../../src/testing/wait.ts'
 import { kwokStagesConfig } from './kwok-stages.ts'
-import { MASTERS_GROUP, type TestPki } from './pki.ts'
-import { ManagedProcess } from './process.ts'
-import { waitUntil } from './wait.ts'
 
 /** Name of the fake node created by {@link startControllers}. */
 export const FAKE_NODE_NAME = 'kwok-node-0'

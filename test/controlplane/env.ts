@@ -64,13 +64,13 @@ import { request } from 'node:http'
 import type { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { ApiserverFlavor } from './apiserver.ts'
+import type { ApiserverFlavor } from '../../src/testing/apiserver.ts'
+import { trackTempDir } from '../../src/testing/cleanup.ts'
+import { type KubeconfigCredentials, writeKubeconfig } from '../../src/testing/kubeconfig.ts'
 import type { Versions } from './assets.ts'
-import { trackTempDir } from './cleanup.ts'
 import type { ControlPlaneInfo, KubeconfigInfo, ProcessStats, StartTimings } from './control-plane.ts'
 import { LEASE_HEADER } from './control-server.ts'
 import { FaultProxy } from './fault-proxy.ts'
-import { type KubeconfigCredentials, writeKubeconfig } from './kubeconfig.ts'
 import type { LeaseMode } from './lease.ts'
 import { launchSupervisor } from './supervisor-launch.ts'
 
@@ -87,7 +87,7 @@ export const KUBECONFIG_ENV = 'EDGEOP_TEST_KUBECONFIG'
  */
 const CONTROL_CALL_TIMEOUT_MS = 300_000
 
-export type { ApiserverFlavor } from './apiserver.ts'
+export type { ApiserverFlavor } from '../../src/testing/apiserver.ts'
 export type { KubeconfigInfo } from './control-plane.ts'
 export { FaultProxy } from './fault-proxy.ts'
 

@@ -6,8 +6,8 @@ import { join } from 'node:path'
 import { after, afterEach, before, describe, test } from 'node:test'
 import type { TLSSocket } from 'node:tls'
 import { Agent, request } from 'undici'
+import { FRONT_PROXY_CLIENT_NAME, TestPki } from '../../src/testing/pki.ts'
 import { FaultProxy } from './fault-proxy.ts'
-import { FRONT_PROXY_CLIENT_NAME, TestPki } from './pki.ts'
 
 /** Chunks the fake upstream writes for `/stream`: 5 JSON lines of 100 bytes, 20 ms apart. */
 const STREAM_CHUNKS = 5

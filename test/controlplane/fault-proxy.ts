@@ -30,8 +30,8 @@ import {
 import { Agent, request as httpsRequest, type RequestOptions } from 'node:https'
 import type { Socket } from 'node:net'
 import type { TLSSocket } from 'node:tls'
-import { LOOPBACK } from '../support/ports.ts'
-import { REQUEST_HEADER_GROUP, REQUEST_HEADER_USER } from './apiserver.ts'
+import { REQUEST_HEADER_GROUP, REQUEST_HEADER_USER } from '../../src/testing/apiserver.ts'
+import { LOOPBACK } from '../../src/testing/ports.ts'
 
 /** A PEM certificate and its key. */
 export interface PemPair {

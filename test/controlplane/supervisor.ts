@@ -16,8 +16,8 @@
 import { rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { onTerminationSignal } from '../../src/testing/cleanup.ts'
 import { AssetsUnavailableError, type Binaries, readVersions, resolveBinaries } from './assets.ts'
-import { onTerminationSignal } from './cleanup.ts'
 import { ControlPlane, type ControlPlaneInfo, type StartTimings, type UncachedMode } from './control-plane.ts'
 import { ControlServer } from './control-server.ts'
 

@@ -2,6 +2,7 @@
  * @module wait — poll until a condition holds, failing fast when the process behind it dies.
  */
 import { setTimeout as delay } from 'node:timers/promises'
+import { EdgeopError } from '../core/errors.ts'
 import type { ManagedProcess } from './process.ts'
 
 /** Poll interval: short enough that readiness is noticed promptly, long enough to cost nothing. */
@@ -40,7 +41,9 @@ export async function waitUntil<T>(check: () => Promise<T | undefined>, options:
     }
     if (performance.now() >= deadline) {
       const reason = `${options.what}: not ready after ${options.timeoutMs} ms (last: ${last})`
-      throw options.process === undefined ? new Error(reason) : await options.process.failure(reason)
+      throw options.process === undefined
+        ? new EdgeopError('EDGEOP_ERR_TIMEOUT', reason, { step: options.what, retryable: true })
+        : await options.process.failure(reason, { retryable: true })
     }
     await delay(options.intervalMs ?? POLL_INTERVAL_MS)
   }

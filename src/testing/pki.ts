@@ -1,5 +1,6 @@
 /**
- * @module pki — the throw-away certificates of one test control plane, made with the `openssl` CLI.
+ * @module pki — the throw-away certificates of one test control plane, made with the `openssl` CLI
+ * (Node's crypto cannot create X.509 certificates).
  *
  * Layout of the directory (all PEM; keys are EC P-256, which kube-apiserver, etcd
  * clients, Node and Go all accept, and which `openssl` generates in milliseconds):
@@ -17,6 +18,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { EdgeopError } from '../core/errors.ts'
 import { exec } from './exec.ts'
 
 /**
@@ -72,9 +74,31 @@ const OPENSSL_CONFIG = '[req]\ndistinguished_name = dn\n[dn]\n'
 
 const EC_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes']
 
+/**
+ * Runs the `openssl` CLI. Node's crypto can make keys but not X.509 certificates (`X509Certificate`
+ * only parses), so the throw-away CA and its certs come from `openssl`; when it is missing the error
+ * says so instead of a bare ENOENT.
+ */
+async function openssl(args: readonly string[]): Promise<void> {
+  try {
+    await exec('openssl', args)
+  } catch (err) {
+    const code = (err as { cause?: { code?: unknown } }).cause?.code
+    if (code !== 'ENOENT') throw err
+    throw new EdgeopError(
+      'EDGEOP_ERR_CONFIG',
+      'the test control plane makes its throw-away certificates with the `openssl` command, which is not on PATH; install OpenSSL (e.g. `apt-get install openssl`, `apk add openssl`)',
+      { step: 'create test certificates', cause: err },
+    )
+  }
+}
+
 /** Escapes a value for openssl's `-subj /K=V/…` syntax. */
 function subjectValue(value: string): string {
-  if (value.length === 0) throw new Error('certificate subject values must not be empty')
+  if (value.length === 0)
+    throw new EdgeopError('EDGEOP_ERR_INVALID', 'certificate subject values must not be empty', {
+      step: 'certificate subject',
+    })
   return value.replace(/[\\/+=]/g, (c) => `\\${c}`)
 }
 
@@ -160,7 +184,7 @@ export class TestPki {
 
   async #selfSigned(out: KeyPairFiles, commonName: string): Promise<void> {
     // biome-ignore format: one openssl option and its value per pair reads better
-    await exec('openssl', [
+    await openssl([
       'req', '-config', this.#config, '-x509', '-new', ...EC_KEY,
       '-keyout', out.key, '-out', out.cert, '-days', String(CERT_VALIDITY_DAYS), '-subj', subject(commonName),
       '-addext', 'basicConstraints=critical,CA:TRUE',
@@ -184,12 +208,12 @@ export class TestPki {
       '-addext', `extendedKeyUsage=${usage}`,
     ]
     if (sans.length > 0) args.push('-addext', `subjectAltName=${sans.join(',')}`)
-    await exec('openssl', args)
+    await openssl(args)
   }
 
   async #serviceAccountKeys(): Promise<void> {
     const { key, pub } = this.serviceAccount
-    await exec('openssl', ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', key])
-    await exec('openssl', ['pkey', '-in', key, '-pubout', '-out', pub])
+    await openssl(['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', key])
+    await openssl(['pkey', '-in', key, '-pubout', '-out', pub])
   }
 }

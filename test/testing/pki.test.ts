@@ -4,8 +4,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { exec } from './exec.ts'
-import { subject, TestPki } from './pki.ts'
+import { exec } from '../../src/testing/exec.ts'
+import { subject, TestPki } from '../../src/testing/pki.ts'
 
 let dir: string
 let pki: TestPki

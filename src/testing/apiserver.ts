@@ -12,9 +12,9 @@
  * compacted when a test asks for it, so no test sees a 410 it did not cause.
  */
 import { join } from 'node:path'
-import { LOOPBACK } from '../support/ports.ts'
 import { kubeRequest, type TlsIdentity } from './kube-request.ts'
 import { FRONT_PROXY_CLIENT_NAME, type TestPki } from './pki.ts'
+import { LOOPBACK } from './ports.ts'
 import { ManagedProcess } from './process.ts'
 import { waitUntil } from './wait.ts'
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { parse } from 'yaml'
-import { renderKubeconfig } from './kubeconfig.ts'
+import { renderKubeconfig } from '../../src/testing/kubeconfig.ts'
 
 const b64 = (s: string) => Buffer.from(s).toString('base64')
 

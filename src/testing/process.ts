@@ -8,6 +8,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { appendFileSync, closeSync, openSync, readFileSync, writeSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
+import { EdgeopError } from '../core/errors.ts'
 import { trackPid, untrackPid } from './cleanup.ts'
 
 /** Time between SIGTERM and SIGKILL: plenty for a clean exit on loopback, and bounds a hung teardown. */
@@ -74,7 +75,10 @@ export class ManagedProcess {
 
   /** Spawns the process. Throws if it is already running or the binary cannot be executed. */
   start(): void {
-    if (this.running) throw new Error(`${this.name} is already running (pid ${this.pid})`)
+    if (this.running)
+      throw new EdgeopError('EDGEOP_ERR_CONTROL_PLANE', `${this.name} is already running (pid ${this.pid})`, {
+        step: `start ${this.name}`,
+      })
     const fd = openSync(this.spec.logFile, 'a')
     try {
       writeSync(
@@ -96,7 +100,14 @@ export class ManagedProcess {
           resolve({ code, signal })
         })
       })
-      if (child.pid === undefined) throw new Error(`could not start ${this.spec.command} (is it executable?)`)
+      if (child.pid === undefined)
+        throw new EdgeopError(
+          'EDGEOP_ERR_CONTROL_PLANE',
+          `could not start ${this.spec.command} (is it executable?)`,
+          {
+            step: `start ${this.name}`,
+          },
+        )
       trackPid(child.pid)
     } finally {
       closeSync(fd)
@@ -157,8 +168,12 @@ export class ManagedProcess {
   }
 
   /** An error for a failed start: the reason, the log file's path and its tail. */
-  async failure(reason: string): Promise<Error> {
+  async failure(reason: string, options: { retryable?: boolean } = {}): Promise<EdgeopError> {
     const tail = await this.tail()
-    return new Error(`${this.name}: ${reason}\n--- last lines of ${this.spec.logFile} ---\n${tail}\n---`)
+    return new EdgeopError(
+      'EDGEOP_ERR_CONTROL_PLANE',
+      `${this.name}: ${reason}\n--- last lines of ${this.spec.logFile} ---\n${tail}\n---`,
+      { step: `start ${this.name}`, retryable: options.retryable ?? false },
+    )
   }
 }

@@ -5,6 +5,7 @@
  * servers go through {@link ManagedProcess} in `process.ts` instead.
  */
 import { spawn } from 'node:child_process'
+import { EdgeopError } from '../core/errors.ts'
 
 /** What a finished command printed. */
 export interface ExecResult {
@@ -41,13 +42,26 @@ export function exec(file: string, args: readonly string[], options: ExecOptions
     const err: Buffer[] = []
     child.stdout?.on('data', (c: Buffer) => out.push(c))
     child.stderr?.on('data', (c: Buffer) => err.push(c))
-    child.on('error', (e) => reject(new Error(`${file}: ${e.message}`, { cause: e })))
+    child.on('error', (e) =>
+      reject(
+        new EdgeopError('EDGEOP_ERR_CONTROL_PLANE', `${file}: ${e.message}`, {
+          step: `run ${file}`,
+          cause: e,
+        }),
+      ),
+    )
     child.on('close', (code, signal) => {
       const stdout = Buffer.concat(out).toString('utf8')
       const stderr = Buffer.concat(err).toString('utf8')
       if (code === 0) return resolve({ stdout, stderr })
       const status = signal === null ? `exit code ${code}` : `signal ${signal}`
-      reject(new Error(`${file} ${args.join(' ')} failed (${status})${stderr ? `:\n${stderr.trim()}` : ''}`))
+      reject(
+        new EdgeopError(
+          'EDGEOP_ERR_CONTROL_PLANE',
+          `${file} ${args.join(' ')} failed (${status})${stderr ? `:\n${stderr.trim()}` : ''}`,
+          { step: `run ${file}` },
+        ),
+      )
     })
     if (child.stdin !== null) {
       child.stdin.on('error', () => {}) // EPIPE when the command exits without reading; its exit status tells

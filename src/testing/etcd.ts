@@ -11,8 +11,9 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freePorts, LOOPBACK } from '../support/ports.ts'
+import { EdgeopError } from '../core/errors.ts'
 import { trackTempDir, untrackTempDir } from './cleanup.ts'
+import { freePorts, LOOPBACK } from './ports.ts'
 import { ManagedProcess } from './process.ts'
 import { waitUntil } from './wait.ts'
 
@@ -94,7 +95,13 @@ export class Etcd {
     const status = (await this.#post('/v3/maintenance/status', {})) as { header?: { revision?: string } }
     const revision = Number(status.header?.revision)
     if (!Number.isSafeInteger(revision))
-      throw new Error(`etcd status without a revision: ${JSON.stringify(status)}`)
+      throw new EdgeopError(
+        'EDGEOP_ERR_CONTROL_PLANE',
+        `etcd status without a revision: ${JSON.stringify(status).slice(0, 300)}`,
+        {
+          step: 'etcd status',
+        },
+      )
     return revision
   }
 
@@ -140,10 +147,27 @@ export class Etcd {
           const text = Buffer.concat(chunks).toString('utf8')
           const status = res.statusCode ?? 0
           if (status >= 200 && status < 300) resolve(text)
-          else reject(new Error(`etcd ${method} ${path}: HTTP ${status}: ${text.slice(0, 300)}`))
+          else
+            reject(
+              new EdgeopError(
+                'EDGEOP_ERR_CONTROL_PLANE',
+                `etcd ${method} ${path}: HTTP ${status}: ${text.slice(0, 300)}`,
+                {
+                  step: `etcd ${method} ${path}`,
+                  retryable: status >= 500,
+                },
+              ),
+            )
         })
       })
-      req.on('timeout', () => req.destroy(new Error(`etcd ${method} ${path}: timed out`)))
+      req.on('timeout', () =>
+        req.destroy(
+          new EdgeopError('EDGEOP_ERR_TIMEOUT', `etcd ${method} ${path}: timed out`, {
+            step: `etcd ${method} ${path}`,
+            retryable: true,
+          }),
+        ),
+      )
       req.on('error', reject)
       req.end(body)
     })
