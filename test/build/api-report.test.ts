@@ -38,3 +38,10 @@ test('engine internals and generic names stay out of the package root', () => {
   ])
     assert.ok(!root.has(name), `${name} is public`)
 })
+
+test('every public declaration and member carries a TSDoc comment', () => {
+  const missing = [...report.entries]
+    .filter(([subpath]) => subpath !== '.')
+    .flatMap(([subpath, list]) => list.flatMap((e) => e.undocumented.map((u) => `${subpath}: ${u}`)))
+  assert.deepEqual(missing, [])
+})
