@@ -7,17 +7,21 @@
  * those modules directly (about 240 KB). These paths are undici internals: the version is
  * pinned exactly in package.json, and the client's tests fail if the layout moves.
  */
-import type { buildConnector, Dispatcher } from 'undici'
+import type { buildConnector, Dispatcher, Pool as UndiciPool } from 'undici'
 import requestImpl from 'undici/lib/api/api-request.js'
 import buildConnectorImpl from 'undici/lib/core/connect.js'
 import PoolImpl from 'undici/lib/dispatcher/pool.js'
 
 export type { Dispatcher }
 
-/** undici's connection pool (`Pool`), keep-alive, HTTP/1.1 pipelining off, HTTP/2 with `allowH2`. */
-export const Pool = PoolImpl
+/**
+ * undici's connection pool (`Pool`), keep-alive, HTTP/1.1 pipelining off, HTTP/2 with `allowH2`.
+ * Typed with undici's published `Pool`, so the emitted .d.ts never names the internal module
+ * (its types live in undici-internals.d.ts, which consumers do not have).
+ */
+export const Pool: typeof UndiciPool = PoolImpl
 /** A pool instance. */
-export type Pool = InstanceType<typeof PoolImpl>
+export type Pool = UndiciPool
 
 /** undici's `dispatcher.request(options)`, applied to `dispatcher`. */
 export function request(

@@ -33,9 +33,14 @@ export interface ReconcileContext {
 /**
  * A reconciler. It must be idempotent and level-based: read current state (from the
  * cache), compare it with the desired state, act on the difference. Throw to retry
- * with backoff; throw {@link TerminalError} when retrying cannot help.
+ * with backoff; throw {@link TerminalError} when retrying cannot help. A bare `return`
+ * (`Promise<void>`, which TypeScript before 6 does not accept as `undefined`) means done.
  */
-export type Reconciler = (request: ReconcileRequest, context: ReconcileContext) => Promise<ReconcileResult>
+export type Reconciler = (
+  request: ReconcileRequest,
+  context: ReconcileContext,
+  // biome-ignore lint/suspicious/noConfusingVoidType: a return type: an async body with a bare `return` is Promise<void>
+) => Promise<ReconcileResult | void>
 
 /**
  * A failure that retrying cannot fix (an invalid spec). The controller records it and

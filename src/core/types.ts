@@ -40,36 +40,40 @@ export interface ManagedFieldsEntry {
   subresource?: string
 }
 
-/** `metav1.ObjectMeta`. */
+/**
+ * `metav1.ObjectMeta`. Every field also accepts `undefined`, which means absent (JSON drops it), so
+ * consumers compiling with `exactOptionalPropertyTypes` can write `{ name, namespace }` with a
+ * possibly-undefined namespace.
+ */
 export interface ObjectMeta {
   /** Unique within its namespace (or the cluster, when cluster-scoped). */
-  name?: string
+  name?: string | undefined
   /** Prefix from which the server generates a name when `name` is empty on create. */
-  generateName?: string
+  generateName?: string | undefined
   /** Namespace of a namespaced object; absent for cluster-scoped objects. */
-  namespace?: string
+  namespace?: string | undefined
   /** Server-assigned, unique over time: distinguishes an object from a re-created one with the same name. */
-  uid?: string
+  uid?: string | undefined
   /** Opaque version for optimistic concurrency and watches; compare only for equality. */
-  resourceVersion?: string
+  resourceVersion?: string | undefined
   /** Incremented by the server when the spec changes (not on status or metadata-only writes). */
-  generation?: number
+  generation?: number | undefined
   /** When the server created the object (RFC 3339). */
-  creationTimestamp?: string
+  creationTimestamp?: string | undefined
   /** Set when deletion was requested; the object lives on until its finalizers are removed. */
-  deletionTimestamp?: string
+  deletionTimestamp?: string | undefined
   /** Grace period the deletion was requested with. */
-  deletionGracePeriodSeconds?: number
+  deletionGracePeriodSeconds?: number | undefined
   /** Identifying key/value pairs, selectable by label selectors. */
-  labels?: Record<string, string>
+  labels?: Record<string, string> | undefined
   /** Non-identifying key/value pairs for tools and controllers. */
-  annotations?: Record<string, string>
+  annotations?: Record<string, string> | undefined
   /** Objects this one depends on; the garbage collector deletes it when they are gone. */
-  ownerReferences?: OwnerReference[]
+  ownerReferences?: OwnerReference[] | undefined
   /** Keys that must all be removed before a deleted object disappears. */
-  finalizers?: string[]
+  finalizers?: string[] | undefined
   /** Field ownership of server-side apply; the informer strips it by default. */
-  managedFields?: ManagedFieldsEntry[]
+  managedFields?: ManagedFieldsEntry[] | undefined
 }
 
 /** `metav1.ListMeta`. */

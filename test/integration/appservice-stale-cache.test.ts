@@ -11,7 +11,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
-import type { ReconcileContext, ReconcileResult } from '../../src/controller/reconciler.ts'
+import type { ReconcileContext, Reconciler } from '../../src/controller/reconciler.ts'
 import { noopLogger } from '../../src/core/log.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { EventRecorder } from '../../src/objects/events.ts'
@@ -71,7 +71,7 @@ function replica(cache: { app: AppService | undefined; deployment?: KubeObject; 
   })
   return {
     counted,
-    reconcile: (name: string): Promise<ReconcileResult> => reconcile({ namespace: ns, name }, ctx),
+    reconcile: (name: string): ReturnType<Reconciler> => reconcile({ namespace: ns, name }, ctx),
   }
 }
 

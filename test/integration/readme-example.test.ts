@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
@@ -13,6 +13,7 @@ import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
+import { readmeControllerExample } from '../support/readme.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
 const ROOT = join(import.meta.dirname, '../..')
@@ -24,17 +25,8 @@ setup(async () => {
   defer(() => admin.close())
 })
 
-/** The first ```ts block after the "Write your own controller" heading. */
-async function readmeExample(): Promise<string> {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
-  const section = readme.slice(readme.indexOf('## Write your own controller'))
-  const m = /```ts\n([\s\S]*?)```/.exec(section)
-  assert.ok(m, 'the README has the example')
-  return m[1]!
-}
-
 test('the README controller mirrors ConfigMaps through drops and 429s, follows edits, and stops cleanly on SIGTERM', async () => {
-  const code = (await readmeExample())
+  const code = (await readmeControllerExample(ROOT))
     .replace("from 'edgeop'", `from ${JSON.stringify(join(ROOT, 'src/index.ts'))}`)
     .replace(
       'new Manager({ client })',
