@@ -16,6 +16,7 @@ import { artifactSize, buildArtifact, bytesByOrigin, ROOT } from './artifact.ts'
 
 const SUBPATHS = [
   'core',
+  'api',
   'config',
   'client',
   'watch',

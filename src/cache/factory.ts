@@ -12,10 +12,10 @@ import { listerWatcher, type Selectors } from '../watch/lister-watcher.ts'
 import { type InformerOptions, SharedInformer } from './informer.ts'
 import { MultiNamespaceInformer } from './multi-namespace-informer.ts'
 
-/** What identifies an informer: resource, scope and selectors. */
-export interface InformerSpec extends Selectors {
-  /** The resource to watch. */
-  type: ResourceType
+/** What identifies an informer: resource, scope and selectors. `T` comes from a typed `type`. */
+export interface InformerSpec<T extends KubeObject = KubeObject> extends Selectors {
+  /** The resource to watch; a typed one (e.g. `CORE_TYPES.pods`) types the informer and its store. */
+  type: ResourceType<T>
   /** Undefined: all namespaces (or cluster-scoped). */
   namespace?: string
 }
@@ -44,9 +44,12 @@ export class InformerFactory {
     this.#clock = defaults.clock ?? realClock
   }
 
-  /** The informer for `spec`, created on first request. Options apply only on creation. */
+  /**
+   * The informer for `spec`, created on first request. Options apply only on creation. Its object
+   * type is inferred from a typed `spec.type`; an explicit type argument is taken as given.
+   */
   informer<T extends KubeObject = KubeObject>(
-    spec: InformerSpec,
+    spec: InformerSpec<T> | InformerSpec,
     options: InformerOptions<T> = {},
   ): SharedInformer<T> {
     const key = specKey(spec)
@@ -74,7 +77,7 @@ export class InformerFactory {
    * namespaces, or a `spec` that names a namespace itself.
    */
   multiNamespaceInformer<T extends KubeObject = KubeObject>(
-    spec: InformerSpec,
+    spec: InformerSpec<T> | InformerSpec,
     namespaces: readonly string[],
     options: InformerOptions<T> = {},
   ): MultiNamespaceInformer<T> {

@@ -35,8 +35,15 @@ export class KubeClient {
     return this.transport.config.namespace
   }
 
-  /** A client for `type`, bound to `namespace` (undefined: all namespaces / cluster-scoped). */
-  resource<T extends KubeObject = KubeObject>(type: ResourceType, namespace?: string): ResourceClient<T> {
+  /**
+   * A client for `type`, bound to `namespace` (undefined: all namespaces / cluster-scoped). Its
+   * object type is inferred from a typed `type` (`client.resource(CORE_TYPES.deployments, ns)` is a
+   * `ResourceClient<Deployment>`); an explicit type argument is taken as given, as before.
+   */
+  resource<T extends KubeObject = KubeObject>(
+    type: ResourceType<T> | ResourceType,
+    namespace?: string,
+  ): ResourceClient<T> {
     return new ResourceClient<T>(this.transport, type, namespace)
   }
 

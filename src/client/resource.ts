@@ -1,10 +1,27 @@
 /**
  * @module resource — how a kind of object is addressed on the API server.
  */
+import type {
+  ConfigMap,
+  CustomResourceDefinition,
+  Deployment,
+  Event,
+  Lease,
+  Namespace,
+  Node,
+  Pod,
+  Secret,
+  Service,
+} from '../api/index.ts'
 import { EdgeopError } from '../core/errors.ts'
+import type { KubeObject } from '../core/types.ts'
 
-/** A resource addressed by group/version/resource and scope. */
-export interface ResourceType {
+/**
+ * A resource addressed by group/version/resource and scope. `T` is the object type it serves:
+ * type-only, so `client.resource(type)` and informers infer it (`CORE_TYPES` entries carry theirs;
+ * annotate your own, e.g. `const statefulSets: ResourceType<StatefulSet> = { … }`).
+ */
+export interface ResourceType<T extends KubeObject = KubeObject> {
   /** API group; `''` for the core group (`/api/v1`). */
   group: string
   /** API version within the group, e.g. `v1`; must be one the server serves for this resource. */
@@ -15,6 +32,8 @@ export interface ResourceType {
   namespaced: boolean
   /** Kind, e.g. `Deployment`. Optional; used to fill `kind` on apply bodies. */
   kind?: string
+  /** Type-only, never set: the object type `T` this resource serves, so that it can be inferred. */
+  readonly objectType?: T
 }
 
 /** `group/version`, or `version` for the core group. */
@@ -69,8 +88,29 @@ export function resourcePath(
   return p
 }
 
-/** Well-known built-in resource types the runtime itself uses. */
-export const CORE_TYPES = {
+/** Well-known built-in resource types the runtime itself uses, each typed with its object (`edgeop/api`). */
+export const CORE_TYPES: {
+  /** `v1` Namespace (cluster-scoped). */
+  readonly namespaces: ResourceType<Namespace>
+  /** `v1` ConfigMap. */
+  readonly configMaps: ResourceType<ConfigMap>
+  /** `v1` Secret. */
+  readonly secrets: ResourceType<Secret>
+  /** `v1` Service. */
+  readonly services: ResourceType<Service>
+  /** `v1` Pod. */
+  readonly pods: ResourceType<Pod>
+  /** `v1` Node (cluster-scoped). */
+  readonly nodes: ResourceType<Node>
+  /** `apps/v1` Deployment. */
+  readonly deployments: ResourceType<Deployment>
+  /** `coordination.k8s.io/v1` Lease. */
+  readonly leases: ResourceType<Lease>
+  /** `events.k8s.io/v1` Event. */
+  readonly events: ResourceType<Event>
+  /** `apiextensions.k8s.io/v1` CustomResourceDefinition (cluster-scoped). */
+  readonly customResourceDefinitions: ResourceType<CustomResourceDefinition>
+} = {
   namespaces: { group: '', version: 'v1', resource: 'namespaces', namespaced: false, kind: 'Namespace' },
   configMaps: { group: '', version: 'v1', resource: 'configmaps', namespaced: true, kind: 'ConfigMap' },
   secrets: { group: '', version: 'v1', resource: 'secrets', namespaced: true, kind: 'Secret' },
@@ -99,4 +139,4 @@ export const CORE_TYPES = {
     namespaced: false,
     kind: 'CustomResourceDefinition',
   },
-} as const satisfies Record<string, ResourceType>
+}

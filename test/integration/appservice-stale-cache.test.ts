@@ -9,11 +9,11 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import type { Deployment, Service } from '../../src/api/index.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import type { ReconcileContext, Reconciler } from '../../src/controller/reconciler.ts'
 import { noopLogger } from '../../src/core/log.ts'
-import type { KubeObject } from '../../src/core/types.ts'
 import { EventRecorder } from '../../src/objects/events.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
 import { databaseApi } from '../../src/operators/appservice/database-api.ts'
@@ -51,7 +51,7 @@ const apps = () => client.resource<AppService>(APPSERVICES, ns)
  * One replica's reconciler, reading the AppService from `cache` (and its children from it,
  * when given) and counting its GETs of the AppService.
  */
-function replica(cache: { app: AppService | undefined; deployment?: KubeObject; service?: KubeObject }) {
+function replica(cache: { app: AppService | undefined; deployment?: Deployment; service?: Service }) {
   const counted = { gets: 0, childWrites: 0 }
   const appClient = apps()
   const get = appClient.get.bind(appClient)

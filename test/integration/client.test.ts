@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import type { ConfigMap } from '../../src/api/index.ts'
 import {
   hasStatusCause,
   isAlreadyExists,
@@ -32,7 +33,7 @@ const cm = (
   name: string,
   data: Record<string, string> = {},
   labels: Record<string, string> = {},
-): KubeObject => ({
+): ConfigMap => ({
   metadata: { name, labels },
   data,
 })
@@ -143,7 +144,7 @@ describe('verbs on ConfigMaps', () => {
 describe('server-side apply', () => {
   test('a conflict between managers is a 409 FieldManagerConflict; force takes ownership', async () => {
     const cms = client.resource(CORE_TYPES.configMaps, ns)
-    const body = (v: string) => ({
+    const body = (v: string): ConfigMap => ({
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: 'ssa' },

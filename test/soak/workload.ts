@@ -11,9 +11,9 @@
  */
 import { chmod, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import type { Node } from '../../src/api/index.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
-import type { KubeObject } from '../../src/core/types.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
 import { NODECONFIGS, type NodeConfig } from '../../src/operators/nodeconfig/api.ts'
 import type { Rng } from './rng.ts'
@@ -467,6 +467,6 @@ export async function managedFiles(root: string): Promise<string[]> {
 }
 
 /** Node object for a soak node. */
-export function nodeObject(node: SoakNode): KubeObject {
+export function nodeObject(node: SoakNode): Node {
   return { apiVersion: 'v1', kind: 'Node', metadata: { name: node.name, labels: { ...node.labels } } }
 }

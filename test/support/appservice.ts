@@ -1,16 +1,17 @@
 /**
  * @module appservice — shared steps for AppService integration and e2e tests.
  */
+import type { CustomResourceDefinition } from '../../src/api/index.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import type { ResourceClient } from '../../src/client/resource-client.ts'
-import type { Condition, KubeObject } from '../../src/core/types.ts'
+import type { Condition } from '../../src/core/types.ts'
 import { type AppService, appServiceCrd } from '../../src/operators/appservice/api.ts'
 import { eventually } from './eventually.ts'
 
 /** Installs (or updates) the AppService CRD with server-side apply and waits until it is Established. */
 export async function installAppServiceCrd(client: KubeClient): Promise<void> {
-  const crd = appServiceCrd() as unknown as KubeObject
+  const crd = appServiceCrd() as unknown as CustomResourceDefinition
   const crds = client.resource(CORE_TYPES.customResourceDefinitions)
   await crds.apply(crd, { fieldManager: 'edgeop-tests', force: true })
   await eventually(

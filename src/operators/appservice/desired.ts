@@ -2,7 +2,7 @@
  * @module desired — the children an AppService should have. Pure: no I/O.
  */
 
-import type { KubeObject } from '../../core/index.ts'
+import type { Deployment, Service } from '../../api/index.ts'
 import { withControllerReference } from '../../objects/index.ts'
 import type { AppService, AppServiceSpec } from './api.ts'
 
@@ -18,7 +18,7 @@ function labels(app: AppService): Record<string, string> {
 }
 
 /** The Deployment (same name as the AppService). */
-export function desiredDeployment(app: AppService, spec: AppServiceSpec): KubeObject {
+export function desiredDeployment(app: AppService, spec: AppServiceSpec): Deployment {
   return withControllerReference(app, {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -39,7 +39,7 @@ export function desiredDeployment(app: AppService, spec: AppServiceSpec): KubeOb
 }
 
 /** The Service (same name as the AppService). */
-export function desiredService(app: AppService, spec: AppServiceSpec): KubeObject {
+export function desiredService(app: AppService, spec: AppServiceSpec): Service {
   return withControllerReference(app, {
     apiVersion: 'v1',
     kind: 'Service',

@@ -2,14 +2,14 @@
  * @module operator — the AppService controller: informers, predicates, reconciler.
  */
 import { CONTROLLER_UID_INDEX, controllerUidIndexFunc, type InformerFactory } from '../../cache/index.ts'
-import { CORE_TYPES, type KubeClient } from '../../client/index.ts'
+import { CORE_TYPES, type KubeClient, type ResourceType } from '../../client/index.ts'
 import {
   Controller,
   type ControllerObserver,
   generationChanged,
   type Predicate,
 } from '../../controller/index.ts'
-import type { Clock, Logger } from '../../core/index.ts'
+import type { Clock, KubeObject, Logger } from '../../core/index.ts'
 import type { EventRecorder } from '../../objects/index.ts'
 import type { QueueMetrics } from '../../queue/index.ts'
 import { APPSERVICES, type AppService, GROUP, KIND } from './api.ts'
@@ -42,7 +42,7 @@ const specOrDeletion: Predicate = {
 /** Builds the AppService controller and registers its informers with `factory` (start the factory after). */
 export function appServiceController(o: AppServiceOperatorOptions): Controller<AppService> {
   const apps = o.factory.multiNamespaceInformer<AppService>({ type: APPSERVICES }, o.namespaces)
-  const child = (type: typeof CORE_TYPES.deployments | typeof CORE_TYPES.services) =>
+  const child = <T extends KubeObject>(type: ResourceType<T>) =>
     o.factory.multiNamespaceInformer({ type, labelSelector: CHILD_SELECTOR }, o.namespaces, {
       indexers: { [CONTROLLER_UID_INDEX]: controllerUidIndexFunc },
     })

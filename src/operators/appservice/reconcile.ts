@@ -11,6 +11,7 @@
  * 5. {@link syncDatabase} — the external entry, keyed by the object's UID;
  * 6. {@link updateStatus} — last, and only when it changed.
  */
+import type { Deployment, Service } from '../../api/index.ts'
 import type { ResourceClient } from '../../client/index.ts'
 import {
   type ReconcileContext,
@@ -18,7 +19,7 @@ import {
   type Reconciler,
   TerminalError,
 } from '../../controller/index.ts'
-import { type Clock, EdgeopError, errorMessage, type KubeObject, realClock } from '../../core/index.ts'
+import { type Clock, EdgeopError, errorMessage, realClock } from '../../core/index.ts'
 import {
   applyIfDrifted,
   type ConditionInput,
@@ -46,11 +47,11 @@ export interface AppServiceDeps {
   /** Cached AppService by `namespace/name`. */
   getAppService(key: string): AppService | undefined
   /** Cached children. */
-  getDeployment(namespace: string, name: string): KubeObject | undefined
-  getService(namespace: string, name: string): KubeObject | undefined
+  getDeployment(namespace: string, name: string): Deployment | undefined
+  getService(namespace: string, name: string): Service | undefined
   appServices(namespace: string): ResourceClient<AppService>
-  deployments(namespace: string): ResourceClient
-  services(namespace: string): ResourceClient
+  deployments(namespace: string): ResourceClient<Deployment>
+  services(namespace: string): ResourceClient<Service>
   /** Undefined when no database API is configured. */
   database: DatabaseApi | undefined
   recorder: EventRecorder
@@ -165,7 +166,7 @@ async function ensureFinalizerOrCleanUp(pass: Pass, app: AppService): Promise<Ap
 }
 
 /** Phase 4: the Deployment and the Service, each applied only when it drifted. Returns the Deployment as it is now. */
-async function applyChildren(pass: Pass, app: AppService, spec: AppServiceSpec): Promise<KubeObject> {
+async function applyChildren(pass: Pass, app: AppService, spec: AppServiceSpec): Promise<Deployment> {
   const { deps, ctx } = pass
   const ns = app.metadata.namespace!
   const name = app.metadata.name!

@@ -6,20 +6,10 @@
  * reconciler merges these into `status.conditions` with `setCondition`, which keeps
  * `lastTransitionTime` unless the status flips.
  */
-import type { KubeObject } from '../../core/index.ts'
+import type { Deployment } from '../../api/index.ts'
 import type { ConditionInput } from '../../objects/index.ts'
 import { type AppService, type AppServiceSpec, type AppServiceStatus, CONDITION, REASON } from './api.ts'
 import { endpointOf, selectorOf } from './desired.ts'
-
-/** The fields of a Deployment's status the AppService reads. */
-export interface DeploymentStatus {
-  replicas?: number
-  updatedReplicas?: number
-  readyReplicas?: number
-  availableReplicas?: number
-  observedGeneration?: number
-  conditions?: { type: string; status: string; reason?: string; message?: string }[]
-}
 
 /** Shown when a Deployment's Progressing condition is False without a message of its own. */
 const STALLED = 'rollout stalled'
@@ -32,12 +22,12 @@ const STALLED = 'rollout stalled'
 export function observedStatus(
   app: AppService,
   spec: AppServiceSpec,
-  deployment: KubeObject,
+  deployment: Deployment,
 ): AppServiceStatus {
   return {
     ...(app.status ?? {}),
     observedGeneration: app.metadata.generation,
-    readyReplicas: (deployment.status as DeploymentStatus | undefined)?.readyReplicas ?? 0,
+    readyReplicas: deployment.status?.readyReplicas ?? 0,
     selector: selectorOf(app),
     endpoint: endpointOf(app, spec),
   }
@@ -51,8 +41,8 @@ export function observedStatus(
  * replicas than wanted while old ones still serve. A Deployment whose own Progressing
  * condition is False (its progress deadline passed) is Unavailable, not progressing.
  */
-export function rolloutConditions(deployment: KubeObject, replicas: number): ConditionInput[] {
-  const st = (deployment.status ?? {}) as DeploymentStatus
+export function rolloutConditions(deployment: Deployment, replicas: number): ConditionInput[] {
+  const st = deployment.status ?? {}
   const ready = st.readyReplicas ?? 0
   const updated = st.updatedReplicas ?? 0
   const observed = (st.observedGeneration ?? 0) >= (deployment.metadata.generation ?? 0)

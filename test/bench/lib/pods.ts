@@ -9,6 +9,8 @@
  * in a real cluster: `kube-controller-manager` creates it, `kube-scheduler` and `kubelet`
  * patch the status subresource. About 6–7 KB of JSON per Pod, like edge-facts §2.3's sample.
  */
+
+import type { Container, Pod } from '../../../src/api/index.ts'
 import type { KubeClient } from '../../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../../src/client/resource.ts'
 import type { KubeObject } from '../../../src/core/types.ts'
@@ -43,7 +45,7 @@ function uid(i: number, salt: number): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`
 }
 
-function container(app: string, i: number, sidecar: boolean): Record<string, unknown> {
+function container(app: string, i: number, sidecar: boolean): Container {
   if (sidecar) {
     return {
       name: 'log-shipper',
@@ -96,7 +98,7 @@ function container(app: string, i: number, sidecar: boolean): Record<string, unk
 }
 
 /** The Pod as its ReplicaSet controller would create it. */
-export function podSpec(namespace: string, i: number): KubeObject {
+export function podSpec(namespace: string, i: number): Pod {
   const app = APPS[i % APPS.length] as string
   const hash = hex(i % 50, 1, 10)
   const sidecar = i % 8 === 0

@@ -8,9 +8,9 @@ import { get as httpGet } from 'node:http'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { parse as parseYaml } from 'yaml'
+import type { CustomResourceDefinition } from '../../../src/api/index.ts'
 import type { KubeClient } from '../../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../../src/client/resource.ts'
-import type { KubeObject } from '../../../src/core/types.ts'
 import { freePort } from '../../support/ports.ts'
 import { STAMP_ANNOTATION } from '../peers/protocol.ts'
 import { type Mode, type Peer, type PeerId, PeerProcess, ROOT } from './peers.ts'
@@ -599,7 +599,7 @@ async function installCrds(ctx: Ctx, notes: string[]): Promise<void> {
   const file = join(ROOT, 'deploy/crd.yaml')
   if (!existsSync(file)) return
   try {
-    const crd = parseYaml(readFileSync(file, 'utf8')) as KubeObject
+    const crd = parseYaml(readFileSync(file, 'utf8')) as CustomResourceDefinition
     await ctx.client
       .resource(CORE_TYPES.customResourceDefinitions)
       .apply(crd, { fieldManager: 'edgeop-bench', force: true })

@@ -2,11 +2,11 @@
  * @module edgeop peer — edgeop's informer and client doing the benchmark jobs (see protocol.ts).
  */
 import { Agent, request } from 'undici'
+import type { Pod } from '../../../src/api/index.ts'
 import { SharedInformer } from '../../../src/cache/informer.ts'
 import { KubeClient } from '../../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../../src/client/resource.ts'
 import { loadClusterConfig } from '../../../src/config/load.ts'
-import type { KubeObject } from '../../../src/core/types.ts'
 import { listerWatcher } from '../../../src/watch/lister-watcher.ts'
 import { emit, exit, type Job, LatencyRecorder, readJob, settledHeap, sleep, waitFor } from './protocol.ts'
 
@@ -17,14 +17,14 @@ const client = new KubeClient(config, { qps: -1 })
 const pods = client.resource(CORE_TYPES.pods, job.namespace)
 
 /** The informer for the job's mode; defaults everywhere else (streaming list, freeze on). */
-function informer(): SharedInformer<KubeObject> {
+function informer(): SharedInformer<Pod> {
   const mode = job.mode ?? 'strip'
   return new SharedInformer(listerWatcher(pods, mode === 'metadata' ? { metadataOnly: true } : {}), {
     stripManagedFields: mode !== 'full',
   })
 }
 
-async function sync(inf: SharedInformer<KubeObject>, ac: AbortController): Promise<number> {
+async function sync(inf: SharedInformer<Pod>, ac: AbortController): Promise<number> {
   const t0 = performance.now()
   void inf.run(ac.signal)
   await inf.waitForSync(ac.signal)

@@ -69,9 +69,8 @@ test('the Service selects the Deployment’s pods on the spec’s port', () => {
       ports: [{ name: 'http', port: 9000, targetPort: 9000 }],
     },
   })
-  const podLabels = (desiredDeployment(app, spec).spec as { template: { metadata: { labels: object } } })
-    .template.metadata.labels
-  assert.deepEqual({ ...podLabels, ...(svc.spec as { selector: object }).selector }, podLabels)
+  const podLabels = desiredDeployment(app, spec).spec.template.metadata?.labels
+  assert.deepEqual({ ...podLabels, ...svc.spec?.selector }, podLabels)
 })
 
 test('every child carries the label the child informers select on', () => {

@@ -1,10 +1,9 @@
 /** AppService status derivation: fields and conditions from the observed Deployment. Pure. */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { KubeObject } from '../../../src/core/types.ts'
+import type { Deployment, DeploymentStatus } from '../../../src/api/index.ts'
 import type { AppService } from '../../../src/operators/appservice/api.ts'
 import {
-  type DeploymentStatus,
   degraded,
   invalidSpecConditions,
   NOT_DEGRADED,
@@ -12,10 +11,11 @@ import {
   rolloutConditions,
 } from '../../../src/operators/appservice/status.ts'
 
-const deployment = (generation: number, status: DeploymentStatus): KubeObject => ({
+const deployment = (generation: number, status: DeploymentStatus): Deployment => ({
   apiVersion: 'apps/v1',
   kind: 'Deployment',
   metadata: { name: 'shop', namespace: 'team-a', generation },
+  spec: { selector: {}, template: {} },
   status,
 })
 /** A finished rollout of `n` replicas, observed at generation 2. */
@@ -42,7 +42,7 @@ test('a complete rollout: Ready=True, Progressing=False, both DeploymentAvailabl
 
 test('not done while any rule of `kubectl rollout status` fails, however many replicas are ready', () => {
   const progressing = ['Ready=False DeploymentProgressing', 'Progressing=True DeploymentProgressing']
-  const cases: [string, KubeObject][] = [
+  const cases: [string, Deployment][] = [
     ['a generation the Deployment controller has not seen', deployment(3, complete(3))],
     ['replicas still on the old template', deployment(2, { ...complete(3), updatedReplicas: 2 })],
     ['old replicas left over (surge)', deployment(2, { ...complete(3), replicas: 4, readyReplicas: 4 })],
