@@ -25,6 +25,7 @@ const SUBPATHS = [
   'observability',
   'controller',
   'manager',
+  'resilience',
 ] as const
 
 async function buildLibrary(): Promise<void> {

@@ -24,6 +24,8 @@ const ALLOWED: Record<string, string[]> = {
   observability: ['core', 'client', 'queue'],
   controller: ['core', 'client', 'watch', 'cache', 'queue', 'observability'],
   manager: ['core', 'client', 'watch', 'cache', 'queue', 'leader', 'objects', 'observability', 'controller'],
+  // Guards for calls to dependencies outside the cluster (circuit breaker); metrics through observability.
+  resilience: ['core', 'observability'],
   // src/index.ts (the library barrel) and src/version.ts; src/main.ts (the binary) is checked below.
   '.': [
     'core',
@@ -37,6 +39,7 @@ const ALLOWED: Record<string, string[]> = {
     'observability',
     'controller',
     'manager',
+    'resilience',
     '.',
   ],
 }

@@ -26,6 +26,7 @@ export type ErrorCode =
   | 'EDGEOP_ERR_TERMINAL'
   | 'EDGEOP_ERR_INVALID'
   | 'EDGEOP_ERR_FILE'
+  | 'EDGEOP_ERR_CIRCUIT_OPEN'
 
 /** Options for {@link EdgeopError}. */
 export interface EdgeopErrorOptions {
