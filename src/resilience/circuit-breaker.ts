@@ -18,12 +18,8 @@ import {
   initialBreakerState,
 } from './breaker-state.ts'
 
-/** The gauge value of each phase. */
-export const BREAKER_PHASE_VALUE: Readonly<Record<BreakerPhase, number>> = {
-  closed: 0,
-  open: 1,
-  'half-open': 2,
-}
+/** The phases in the order of their gauge values (0, 1, 2). */
+export const BREAKER_PHASES: readonly BreakerPhase[] = ['closed', 'open', 'half-open']
 
 /** Options of {@link CircuitBreaker}. */
 export interface CircuitBreakerOptions {
@@ -37,12 +33,6 @@ export interface CircuitBreakerOptions {
   clock?: Clock
   /** Jitter source in [0, 1); default `Math.random`. */
   random?: () => number
-  /**
-   * Whether an error the call threw counts against the dependency. Default: a retryable edgeop
-   * error or any other error; a non-retryable edgeop error (a refusal, a bad request) proves the
-   * dependency answered and counts as a success.
-   */
-  isFailure?: (err: unknown) => boolean
 }
 
 /** Thrown by {@link CircuitBreaker.call} when the breaker refuses a call (code `EDGEOP_ERR_CIRCUIT_OPEN`, retryable). */
@@ -54,14 +44,10 @@ export class CircuitOpenError extends EdgeopError {
 
   /** An error for `dependency` in `phase`, retry after `retryAfterMs`. */
   constructor(dependency: string, phase: BreakerPhase, retryAfterMs: number) {
-    super(
-      'EDGEOP_ERR_CIRCUIT_OPEN',
-      `${dependency}: circuit breaker ${phase}, next probe in ${retryAfterMs} ms`,
-      {
-        step: `call ${dependency}`,
-        retryable: true,
-      },
-    )
+    super('EDGEOP_ERR_CIRCUIT_OPEN', `${dependency}: circuit breaker ${phase}`, {
+      step: `call ${dependency}`,
+      retryable: true,
+    })
     this.name = 'CircuitOpenError'
     this.phase = phase
     this.retryAfterMs = retryAfterMs
@@ -85,7 +71,6 @@ export class CircuitBreaker {
   #state: BreakerState
   readonly #clock: Clock
   readonly #random: () => number
-  readonly #isFailure: (err: unknown) => boolean
   readonly #report: (from: BreakerPhase, to: BreakerPhase) => void
 
   /** A closed breaker; registers and zeroes its metrics. */
@@ -94,21 +79,20 @@ export class CircuitBreaker {
     this.#state = initialBreakerState({ ...DEFAULT_BREAKER_LIMITS, ...o.limits })
     this.#clock = o.clock ?? realClock
     this.#random = o.random ?? Math.random
-    this.#isFailure = o.isFailure ?? ((err) => !isEdgeopError(err) || err.retryable)
     const dependency = o.dependency
     const gauge = o.registry?.gauge({
       name: 'edgeop_circuit_breaker_state',
-      help: 'Circuit breaker phase per external dependency: 0 closed, 1 open, 2 half-open.',
+      help: 'Circuit breaker phase: 0 closed, 1 open, 2 half-open.',
       labelNames: ['dependency'],
     })
     const transitions = o.registry?.counter({
       name: 'edgeop_circuit_breaker_transitions_total',
-      help: 'Circuit breaker phase changes per external dependency.',
+      help: 'Circuit breaker phase changes.',
       labelNames: ['dependency', 'from', 'to'],
     })
     gauge?.set({ dependency }, 0)
     this.#report = (from, to) => {
-      gauge?.set({ dependency }, BREAKER_PHASE_VALUE[to])
+      gauge?.set({ dependency }, BREAKER_PHASES.indexOf(to))
       transitions?.inc({ dependency, from, to })
     }
   }
@@ -125,8 +109,9 @@ export class CircuitBreaker {
 
   /**
    * Runs `fn` if the breaker lets it through, and records its outcome; throws
-   * {@link CircuitOpenError} otherwise. A call that fails after `signal` aborted is recorded as
-   * abandoned, not as a failure of the dependency.
+   * {@link CircuitOpenError} otherwise. A retryable edgeop error, or any other error, counts against
+   * the dependency; a non-retryable edgeop error (a refusal, a bad request) proves it answered and
+   * counts as a success; a call that fails after `signal` aborted is recorded as abandoned.
    */
   async call<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     const decision = this.#feed({ type: 'request' })
@@ -136,7 +121,7 @@ export class CircuitBreaker {
       result = await fn()
     } catch (err) {
       if (signal?.aborted) this.#feed({ type: 'abandon' })
-      else if (this.#isFailure(err)) this.#feed({ type: 'failure', random: this.#random() })
+      else if (!isEdgeopError(err) || err.retryable) this.#feed({ type: 'failure', random: this.#random() })
       else this.#feed({ type: 'success' })
       throw err
     }

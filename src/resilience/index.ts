@@ -17,7 +17,7 @@ export {
   openPeriodMs,
 } from './breaker-state.ts'
 export {
-  BREAKER_PHASE_VALUE,
+  BREAKER_PHASES,
   CircuitBreaker,
   type CircuitBreakerOptions,
   CircuitOpenError,
