@@ -69,7 +69,9 @@ export const DEFAULT_BREAKER_LIMITS: BreakerLimits = {
 
 /** Everything the breaker knows. Plain data, replaced (never mutated) by every step. */
 export interface BreakerState {
+  /** The thresholds this breaker applies. */
   readonly limits: BreakerLimits
+  /** Where the breaker is. */
   readonly phase: BreakerPhase
   /** `closed`: monotonic times of the failures since the last success, oldest first. */
   readonly failures: readonly number[]
@@ -94,6 +96,7 @@ export type BreakerInput =
 
 /** The result of one step. */
 export interface BreakerStep {
+  /** The state after the input. */
   readonly state: BreakerState
   /** For a `request`: whether the call may go out. */
   readonly admitted: boolean

@@ -49,12 +49,13 @@ export function progressOfRecord(record: DatabaseRecord): DatabaseProgress {
 }
 
 /**
- * What to record after polling the task of `recorded`: `Ready` when it succeeded, unchanged while
+ * What to record after polling the task of `recorded`: `Ready` (with the task) when it succeeded, unchanged while
  * it runs, and `Creating` when the service no longer knows it (so the entry is read back).
  */
 export function progressOfTask(recorded: DatabaseProgress, task: DatabaseTask | undefined): DatabaseProgress {
   if (task === undefined) return { phase: 'Creating' }
-  return task.state === 'succeeded' ? { phase: 'Ready' } : recorded
+  // The task stays: a status merge patch cannot drop a nested field, and it names what provisioned the entry.
+  return task.state === 'succeeded' ? { ...recorded, phase: 'Ready' } : recorded
 }
 
 /** The DatabaseReady condition for `progress`; `percent` from the last poll, when there was one. */

@@ -40,7 +40,7 @@ test('what the service says becomes what is recorded', () => {
 
 test('a poll: succeeded is Ready, running stays, an unknown task sends the entry back to read-back', () => {
   const p = { phase: 'Provisioning', task: 't1' } as const
-  assert.deepEqual(progressOfTask(p, { state: 'succeeded', progress: 100 }), { phase: 'Ready' })
+  assert.deepEqual(progressOfTask(p, { state: 'succeeded', progress: 100 }), { phase: 'Ready', task: 't1' })
   assert.equal(progressOfTask(p, { state: 'running', progress: 40 }), p)
   assert.equal(nextDatabaseAction(true, progressOfTask(p, undefined)), 'read-back')
 })
