@@ -28,6 +28,7 @@ const SUBPATHS = [
   'controller',
   'manager',
   'testing',
+  'resilience',
 ] as const
 
 async function buildLibrary(): Promise<void> {

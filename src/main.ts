@@ -37,6 +37,7 @@ import {
   APPSERVICES,
   appServiceController,
   appServiceCrd,
+  DATABASE_DEPENDENCY,
   databaseApi,
   OPERATOR_NAME,
   operatorManifests,
@@ -51,6 +52,7 @@ import {
   nodeConfigAgent,
   nodeConfigCrd,
 } from './operators/nodeconfig/index.ts'
+import { CircuitBreaker } from './resilience/index.ts'
 import { VERSION } from './version.ts'
 
 const RUN_FLAGS = {
@@ -218,6 +220,8 @@ function run(o: RunOptions): Promise<number> {
           factory: manager.factory,
           namespaces: o.namespace,
           database: o.databaseApi ? databaseApi(o.databaseApi) : undefined,
+          breaker: new CircuitBreaker({ dependency: DATABASE_DEPENDENCY, registry: manager.registry }),
+          ...(manager.elector ? { fencingToken: () => manager.elector?.fencingToken() } : {}),
           recorder,
           maxConcurrentReconciles: o.maxConcurrentReconciles,
           logger: log,

@@ -28,6 +28,8 @@ const ALLOWED: Record<string, string[]> = {
   manager: ['core', 'client', 'watch', 'cache', 'queue', 'leader', 'objects', 'observability', 'controller'],
   // edgeop/testing: a leaf on the public folders; nothing imports it (checked below), so the artifact does not grow.
   testing: ['core', 'config', 'client'],
+  // Guards for calls to dependencies outside the cluster (circuit breaker); metrics through observability.
+  resilience: ['core', 'observability'],
   // src/index.ts (the library barrel) and src/version.ts; src/main.ts (the binary) is checked below.
   '.': [
     'core',
@@ -42,6 +44,7 @@ const ALLOWED: Record<string, string[]> = {
     'observability',
     'controller',
     'manager',
+    'resilience',
     '.',
   ],
 }

@@ -27,6 +27,7 @@ export type ErrorCode =
   | 'EDGEOP_ERR_INVALID'
   | 'EDGEOP_ERR_FILE'
   | 'EDGEOP_ERR_CONTROL_PLANE'
+  | 'EDGEOP_ERR_CIRCUIT_OPEN'
 
 /** Options for {@link EdgeopError}. */
 export interface EdgeopErrorOptions {

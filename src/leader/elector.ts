@@ -118,6 +118,16 @@ export class LeaderElector {
     return this.#leading
   }
 
+  /**
+   * The fencing token of this leadership: the Lease's `leaseTransitions` as this leader wrote it,
+   * which every change of holder increases, so a deposed leader's token is lower than its
+   * successor's. Undefined while not leading. An external system that refuses writes carrying a
+   * token lower than one it has seen cannot be written by a deposed leader after its successor.
+   */
+  fencingToken(): number | undefined {
+    return this.#leading ? this.#state.observed?.record.leaderTransitions : undefined
+  }
+
   /** The holder as last observed (`''` when none or not yet known). */
   leader(): string {
     return observedHolder(this.#state)

@@ -58,3 +58,16 @@ export async function appServiceWhere(
   )
   return last!
 }
+
+/** Polls until the AppService `name` is gone (its finalizer removed after cleanup). */
+export async function appServiceGone(
+  apps: ResourceClient<AppService>,
+  name: string,
+  timeoutMs = 90_000,
+): Promise<void> {
+  await eventually(
+    async () => (await apps.get(name).catch(() => undefined)) === undefined,
+    timeoutMs,
+    `${name} deleted after cleanup`,
+  )
+}

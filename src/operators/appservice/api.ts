@@ -56,6 +56,11 @@ export const AppServiceStatus = z.object({
   readyReplicas: z.optional(z.int32()),
   selector: z.optional(z.string()),
   endpoint: z.optional(z.string()),
+  // What the operator recorded about the database entry (see database-plan.ts): Creating (a create
+  // was or is about to be sent, outcome unknown), Provisioning (polling `task`), Ready.
+  database: z.optional(
+    z.object({ phase: z.enum(['Creating', 'Provisioning', 'Ready']), task: z.optional(z.string()) }),
+  ),
   conditions: z.optional(
     z.array(ConditionSchema).check(z.meta({ kubernetes: { listType: 'map', listMapKeys: ['type'] } })),
   ),
@@ -70,7 +75,12 @@ export interface AppService extends KubeObject {
 }
 
 /** Condition types. */
-export const CONDITION = { ready: 'Ready', progressing: 'Progressing', degraded: 'Degraded' } as const
+export const CONDITION = {
+  ready: 'Ready',
+  progressing: 'Progressing',
+  degraded: 'Degraded',
+  database: 'DatabaseReady',
+} as const
 
 /** Condition reasons (stable: users alert on them). */
 export const REASON = {
@@ -81,6 +91,8 @@ export const REASON = {
   externalDown: 'ExternalAPIUnavailable',
   finalizationFailed: 'FinalizationFailed',
   asExpected: 'AsExpected',
+  provisioning: 'DatabaseProvisioning',
+  provisioned: 'DatabaseProvisioned',
 } as const
 
 /** The CRD, generated from the schemas above. */

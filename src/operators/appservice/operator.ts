@@ -12,6 +12,7 @@ import {
 import type { Clock, KubeObject, Logger } from '../../core/index.ts'
 import type { EventRecorder } from '../../objects/index.ts'
 import type { QueueMetrics } from '../../queue/index.ts'
+import { CircuitBreaker } from '../../resilience/index.ts'
 import { APPSERVICES, type AppService, GROUP, KIND } from './api.ts'
 import type { DatabaseApi } from './database-api.ts'
 import { CHILD_SELECTOR } from './desired.ts'
@@ -24,6 +25,10 @@ export interface AppServiceOperatorOptions {
   /** Namespaces to watch; empty = all. */
   namespaces: readonly string[]
   database: DatabaseApi | undefined
+  /** The database API's circuit breaker, shared by every AppService; one with the default limits when omitted. */
+  breaker?: CircuitBreaker
+  /** The fencing token database writes carry (e.g. `LeaderElector.fencingToken`); unfenced when omitted. */
+  fencingToken?: () => number | undefined
   recorder: EventRecorder
   maxConcurrentReconciles?: number
   logger?: Logger
@@ -32,6 +37,9 @@ export interface AppServiceOperatorOptions {
   observer?: ControllerObserver
   queueMetrics?: QueueMetrics
 }
+
+/** The `dependency` label of the database API's circuit breaker. */
+export const DATABASE_DEPENDENCY = 'database-api'
 
 /** Spec changes and deletion wake the controller; our own status and finalizer writes do not. */
 const specOrDeletion: Predicate = {
@@ -72,6 +80,10 @@ export function appServiceController(o: AppServiceOperatorOptions): Controller<A
       deployments: (ns) => o.client.resource(CORE_TYPES.deployments, ns),
       services: (ns) => o.client.resource(CORE_TYPES.services, ns),
       database: o.database,
+      breaker:
+        o.breaker ??
+        new CircuitBreaker({ dependency: DATABASE_DEPENDENCY, ...(o.clock ? { clock: o.clock } : {}) }),
+      ...(o.fencingToken ? { fencingToken: o.fencingToken } : {}),
       recorder: o.recorder,
       ...(o.clock ? { clock: o.clock } : {}),
     }),

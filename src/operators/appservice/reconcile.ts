@@ -8,8 +8,14 @@
  * 3. {@link ensureFinalizerOrCleanUp} — the finalizer before any external write; on
  *    deletion the external entry is removed and only then the object let go;
  * 4. {@link applyChildren} — Deployment and Service by server-side apply, only on drift;
- * 5. {@link syncDatabase} — the external entry, keyed by the object's UID;
+ * 5. {@link syncDatabase} — the external entry, keyed by the object's UID: intent recorded
+ *    before a create, read back after an unknown outcome, provisioning polled with requeueAfter;
  * 6. {@link updateStatus} — last, and only when it changed.
+ *
+ * Every call to the database service goes through the dependency's circuit breaker: while it is
+ * not closed, a reconcile that needs the service does not call it, reports
+ * Degraded=True ExternalAPIUnavailable with the breaker's phase and is requeued for the breaker's
+ * next probe (a deletion keeps its finalizer meanwhile). Writes carry the fencing token.
  */
 import type { Deployment, Service } from '../../api/index.ts'
 import type { ResourceClient } from '../../client/index.ts'
@@ -19,7 +25,14 @@ import {
   type Reconciler,
   TerminalError,
 } from '../../controller/index.ts'
-import { type Clock, EdgeopError, errorMessage, realClock } from '../../core/index.ts'
+import {
+  type Clock,
+  EdgeopError,
+  errorMessage,
+  isEdgeopError,
+  type KubeObject,
+  realClock,
+} from '../../core/index.ts'
 import {
   applyIfDrifted,
   type ConditionInput,
@@ -29,8 +42,17 @@ import {
   setCondition,
   updateStatusIfChanged,
 } from '../../objects/index.ts'
+import type { CircuitBreaker } from '../../resilience/index.ts'
 import { type AppService, type AppServiceSpec, type AppServiceStatus, REASON } from './api.ts'
-import type { DatabaseApi } from './database-api.ts'
+import type { DatabaseApi, DatabaseCallOptions } from './database-api.ts'
+import {
+  DATABASE_POLL_MS,
+  type DatabaseProgress,
+  databaseCondition,
+  nextDatabaseAction,
+  progressOfRecord,
+  progressOfTask,
+} from './database-plan.ts'
 import { databaseKey, desiredDeployment, desiredService } from './desired.ts'
 import { degraded, invalidSpecConditions, NOT_DEGRADED, observedStatus, rolloutConditions } from './status.ts'
 import { validateSpec } from './validate.ts'
@@ -54,6 +76,13 @@ export interface AppServiceDeps {
   services(namespace: string): ResourceClient<Service>
   /** Undefined when no database API is configured. */
   database: DatabaseApi | undefined
+  /** Guards every call to `database`; unguarded when omitted. */
+  breaker?: CircuitBreaker
+  /**
+   * The fencing token database writes carry (the Lease's `leaseTransitions` while leading). When
+   * given and it returns undefined (not leading), nothing is written. Unfenced when omitted.
+   */
+  fencingToken?: () => number | undefined
   recorder: EventRecorder
   clock?: Clock
 }
@@ -81,18 +110,33 @@ export function appServiceReconciler(deps: AppServiceDeps): Reconciler {
       return undefined // gone: children are garbage-collected through owner references
     }
     const pass: Pass = { deps, api: deps.appServices(cached.metadata.namespace!), clock, live, ctx }
-    const app = await confirmLive(pass, cached)
-    if (!app) return undefined // its delete event is on its way; whoever removed the finalizer cleaned up
-    const spec = await checkSpec(pass, app)
-    const current = await ensureFinalizerOrCleanUp(pass, app)
-    // No spec only while deleting, and then there is no `current` either.
-    if (!current || !spec) return undefined
-    const deployment = await applyChildren(pass, current, spec)
-    const status = observedStatus(current, spec, deployment)
-    const rollout = rolloutConditions(deployment, spec.replicas)
-    await syncDatabase(pass, current, spec, status, rollout)
-    await updateStatus(pass, current, status, [...rollout, NOT_DEGRADED])
-    return undefined
+    try {
+      const app = await confirmLive(pass, cached)
+      if (!app) return undefined // its delete event is on its way; whoever removed the finalizer cleaned up
+      const spec = await checkSpec(pass, app)
+      const current = await ensureFinalizerOrCleanUp(pass, app)
+      // No spec only while deleting, and then there is no `current` either.
+      if (!current || !spec) return undefined
+      const deployment = await applyChildren(pass, current, spec)
+      const status = observedStatus(current, spec, deployment)
+      const rollout = rolloutConditions(deployment, spec.replicas)
+      const db = await syncDatabase(pass, current, spec, status, rollout)
+      await updateStatus(pass, db.app, db.status, [...rollout, ...db.conditions, NOT_DEGRADED])
+      return db.status.database?.phase === 'Ready' || !db.status.database
+        ? undefined
+        : { requeueAfterMs: DATABASE_POLL_MS }
+    } catch (err) {
+      if (err instanceof BreakerWait) return { requeueAfterMs: err.ms }
+      throw err
+    }
+  }
+}
+
+/** Ends a reconcile that needs the database service while its breaker is not closed: requeue after `ms`. */
+class BreakerWait {
+  readonly ms: number
+  constructor(ms: number) {
+    this.ms = ms
   }
 }
 
@@ -147,15 +191,20 @@ async function ensureFinalizerOrCleanUp(pass: Pass, app: AppService): Promise<Ap
     app,
     FINALIZER,
     async (gone) => {
+      const db = deps.database
+      if (!db) return
       try {
-        await deps.database?.remove(databaseKey(gone), ctx.signal)
+        await guarded(pass, () => db.remove(databaseKey(gone), callOptions(pass)))
       } catch (err) {
-        const message = `removing the database entry failed: ${errorMessage(err)}`
-        await updateStatus(pass, gone, { ...(gone.status ?? {}) }, [
-          degraded(REASON.finalizationFailed, message),
-        ])
-        deps.recorder.event(gone, 'Warning', REASON.finalizationFailed, 'Finalize', message)
-        throw err
+        await externalFailed(
+          pass,
+          gone,
+          { ...(gone.status ?? {}) },
+          [],
+          err,
+          REASON.finalizationFailed,
+          'Finalize',
+        )
       }
     },
     ctx.signal,
@@ -188,11 +237,20 @@ async function applyChildren(pass: Pass, app: AppService, spec: AppServiceSpec):
   return dep.object
 }
 
+/** What {@link syncDatabase} leaves for the final status write. */
+interface DatabaseOutcome {
+  /** The object to write status to (a status write of the intent changed it). */
+  app: AppService
+  status: AppServiceStatus
+  conditions: ConditionInput[]
+}
+
 /**
- * Phase 5: the external database entry exists exactly when the spec asks for one (keyed
- * by the UID, so retries never create a second). On failure the status is written with
- * the rollout conditions and Degraded=True ExternalAPIUnavailable, a Warning is recorded,
- * and the error propagates for a retry with backoff.
+ * Phase 5: the external database entry exists exactly when the spec asks for one (keyed by the
+ * UID). The action comes from `status.database` ({@link nextDatabaseAction}): before a create,
+ * `Creating` is written to the status, so an unknown outcome is read back by key, by this process
+ * or the next leader, instead of creating a second entry; a provisioning task is polled with
+ * DatabaseReady=False carrying its progress. On failure see {@link externalFailed}.
  */
 async function syncDatabase(
   pass: Pass,
@@ -200,33 +258,99 @@ async function syncDatabase(
   spec: AppServiceSpec,
   status: AppServiceStatus,
   rollout: ConditionInput[],
-): Promise<void> {
+): Promise<DatabaseOutcome> {
   const { deps, ctx } = pass
+  const enabled = spec.database?.enabled === true
+  let recorded: DatabaseProgress | undefined = status.database
+  const action = nextDatabaseAction(enabled, recorded)
+  const db = deps.database
+  if (action !== 'none' && !db) {
+    if (!enabled) return { app, status, conditions: [] }
+    throw new EdgeopError('EDGEOP_ERR_CONFIG', 'no database API is configured (--database-api)', {
+      step: 'provision database',
+    })
+  }
+  const key = databaseKey(app)
+  const ns = app.metadata.namespace!
+  const entry = {
+    name: `${ns}-${app.metadata.name}`,
+    namespace: ns,
+    class: spec.database?.class ?? DEFAULT_DATABASE_CLASS,
+  }
+  let percent: number | undefined
   try {
-    if (spec.database?.enabled === true) {
-      if (!deps.database)
-        throw new EdgeopError('EDGEOP_ERR_CONFIG', 'no database API is configured (--database-api)', {
-          step: 'provision database',
-        })
-      const ns = app.metadata.namespace!
-      await deps.database.ensure(
-        databaseKey(app),
-        {
-          name: `${ns}-${app.metadata.name}`,
-          namespace: ns,
-          class: spec.database.class ?? DEFAULT_DATABASE_CLASS,
-        },
-        ctx.signal,
+    if (action === 'remove') {
+      await guarded(pass, () => db!.remove(key, callOptions(pass)))
+      recorded = undefined
+    } else if (action === 'create') {
+      // The intent first: should the answer be lost, whoever reconciles next reads back.
+      recorded = { phase: 'Creating' }
+      app = await updateStatus(pass, app, { ...status, database: recorded }, rollout)
+      recorded = progressOfRecord(await guarded(pass, () => db!.create(key, entry, callOptions(pass))))
+    } else if (action === 'read-back') {
+      const found = await guarded(pass, () => db!.get(key, { signal: ctx.signal }))
+      ctx.log.info('database create outcome unknown: read back', { found: found !== undefined })
+      recorded = progressOfRecord(
+        found ?? (await guarded(pass, () => db!.create(key, entry, callOptions(pass)))),
       )
-    } else {
-      await deps.database?.remove(databaseKey(app), ctx.signal)
+    } else if (action === 'poll') {
+      const task = await guarded(pass, () => db!.task(recorded!.task ?? '', callOptions(pass)))
+      percent = task?.progress
+      recorded = progressOfTask(recorded!, task)
     }
   } catch (err) {
-    const message = `database API: ${errorMessage(err)}`
-    await updateStatus(pass, app, status, [...rollout, degraded(REASON.externalDown, message)])
-    deps.recorder.event(app, 'Warning', REASON.externalDown, 'ProvisionDatabase', message)
-    throw err
+    const base: AppServiceStatus = { ...status, ...(recorded ? { database: recorded } : {}) }
+    return externalFailed(pass, app, base, rollout, err, REASON.externalDown, 'ProvisionDatabase')
   }
+  const next: AppServiceStatus = { ...status }
+  delete next.database
+  if (recorded) next.database = recorded
+  return { app, status: next, conditions: recorded ? [databaseCondition(recorded, percent)] : [] }
+}
+
+/** A call to the database service through the dependency's breaker (when there is one). */
+function guarded<T>(pass: Pass, fn: () => Promise<T>): Promise<T> {
+  return pass.deps.breaker ? pass.deps.breaker.call(fn, pass.ctx.signal) : fn()
+}
+
+/**
+ * The options of a database call: the pass's signal and the fencing token (writes carry it). With
+ * a token source that has none (not leading), the service is not called at all.
+ */
+function callOptions(pass: Pass): DatabaseCallOptions {
+  const source = pass.deps.fencingToken
+  const fencingToken = source?.()
+  if (source && fencingToken === undefined)
+    throw new EdgeopError('EDGEOP_ERR_LEADER', 'not leading', { step: 'fence database call' })
+  return { signal: pass.ctx.signal, fencingToken }
+}
+
+/**
+ * A database call failed or was refused. A fenced write (a newer leader exists) ends the
+ * reconcile at once, writing nothing. Otherwise the status gets `conditions` and Degraded=True
+ * `reason` naming the error and the breaker's phase, and a Warning is recorded; then, while the
+ * breaker is not closed, the reconcile ends with a requeue for its next probe, else the error
+ * propagates for a retry with backoff.
+ */
+async function externalFailed(
+  pass: Pass,
+  app: AppService,
+  base: AppServiceStatus,
+  conditions: ConditionInput[],
+  err: unknown,
+  reason: string,
+  action: string,
+): Promise<never> {
+  if (isEdgeopError(err, 'EDGEOP_ERR_LEADER')) throw err
+  const breaker = pass.deps.breaker
+  const open = breaker !== undefined && breaker.phase !== 'closed'
+  // While open, a stable message: the status is not rewritten on every requeue.
+  const cause = isEdgeopError(err, 'EDGEOP_ERR_CIRCUIT_OPEN') ? 'not called' : errorMessage(err)
+  const message = `database API: ${cause}${breaker ? `; circuit breaker ${breaker.phase}` : ''}`
+  await updateStatus(pass, app, base, [...conditions, degraded(open ? REASON.externalDown : reason, message)])
+  pass.deps.recorder.event(app, 'Warning', open ? REASON.externalDown : reason, action, message)
+  if (open) throw new BreakerWait(Math.max(1, breaker.retryAfterMs()))
+  throw err
 }
 
 /**
@@ -239,15 +363,16 @@ async function updateStatus(
   app: AppService,
   base: AppServiceStatus,
   conditions: readonly ConditionInput[],
-): Promise<void> {
+): Promise<AppService> {
   let list = app.status?.conditions ?? []
   const now = new Date(pass.clock.now())
   for (const c of conditions)
     list = setCondition(list, { ...c, observedGeneration: app.metadata.generation ?? 0 }, now)
   const written = await updateStatusIfChanged(pass.api, app, { ...base, conditions: list }, pass.ctx.signal)
-  if (!written) return
+  if (!written) return app
   // Read your own writes: until the cache shows this version, the next reconcile reads the
   // live object, so it compares its status with this one and not with the one before it.
   pass.live.remember(written)
   pass.ctx.log.debug('status written')
+  return written
 }
