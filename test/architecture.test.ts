@@ -24,6 +24,8 @@ const ALLOWED: Record<string, string[]> = {
   observability: ['core', 'client', 'queue'],
   controller: ['core', 'client', 'watch', 'cache', 'queue', 'observability'],
   manager: ['core', 'client', 'watch', 'cache', 'queue', 'leader', 'objects', 'observability', 'controller'],
+  // bundle-time only (edgeop/esbuild): node built-ins and esbuild's types, nothing of the runtime.
+  esbuild: [],
   // src/index.ts (the library barrel) and src/version.ts; src/main.ts (the binary) is checked below.
   '.': [
     'core',
@@ -44,6 +46,7 @@ const ALLOWED: Record<string, string[]> = {
 const NPM_HOMES: Record<string, RegExp> = {
   undici: /^client\/undici(-internals\.d)?\.ts$/,
   zod: /^(config|operators|objects|cli)\//,
+  esbuild: /^esbuild\//,
 }
 const LIBRARY = new Set(Object.keys(ALLOWED))
 
