@@ -8,17 +8,20 @@
  * `exports` map): test/client/undici-layout.test.ts pins the files and shapes used, and
  * runs against both ends of package.json's undici range (test/build/dependency-range.test.ts).
  */
-import type { buildConnector, Dispatcher } from 'undici'
+import type { buildConnector, Dispatcher, Pool as UndiciPool } from 'undici'
 import requestImpl from 'undici/lib/api/api-request.js'
 import buildConnectorImpl from 'undici/lib/core/connect.js'
 import PoolImpl from 'undici/lib/dispatcher/pool.js'
 
 export type { Dispatcher }
 
-/** undici's connection pool (`Pool`), keep-alive, HTTP/1.1 pipelining off, HTTP/2 with `allowH2`. */
-export const Pool = PoolImpl
+/**
+ * undici's connection pool (`Pool`), keep-alive, HTTP/1.1 pipelining off, HTTP/2 with `allowH2`.
+ * Typed with undici's public `Pool` so that the emitted declarations name no internal path.
+ */
+export const Pool: typeof UndiciPool = PoolImpl
 /** A pool instance. */
-export type Pool = InstanceType<typeof PoolImpl>
+export type Pool = UndiciPool
 
 /** undici's `dispatcher.request(options)`, applied to `dispatcher`. */
 export function request(
