@@ -2,102 +2,20 @@
  * @module build/artifact — esbuild settings for the single-file operator artifact.
  *
  * One CommonJS file (a single executable needs CJS on Node 22/24), minified, with every
- * dependency inlined. Two undici trims, both measured (edge-facts §4/§5):
- * - `esbuildDetection` defined: undici then leaves out its experimental Milo HTTP/1.1
- *   parser (its own switch, the one Node core uses when it bundles undici);
- * - the non-SIMD llhttp WebAssembly fallback (72 KB) is replaced by a module that throws
- *   a clear error: it is only used where WebAssembly SIMD is missing (riscv64, old
- *   ppc64), and HTTP/2 connections never load llhttp at all.
+ * dependency inlined. The undici trims (Milo left out, the non-SIMD llhttp fallback, the
+ * FormData layer and llhttp's tables dropped, the SIMD wasm brotli-packed) live in
+ * src/esbuild/, shipped as `edgeop/esbuild` so that users' bundles get them too.
  */
 import { createHash } from 'node:crypto'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { brotliCompressSync, gzipSync, constants as zlibConstants } from 'node:zlib'
+import { gzipSync } from 'node:zlib'
 import * as esbuild from 'esbuild'
+import { UNDICI_DEFINE, UNDICI_TRIMS } from '../src/esbuild/undici-trims.ts'
 
 export const ROOT = join(dirname(new URL(import.meta.url).pathname), '..')
 export const ARTIFACT = join(ROOT, 'dist/edgeop.cjs')
 export const METAFILE = join(ROOT, 'dist/edgeop.meta.json')
-
-const NO_SIMD_FALLBACK: esbuild.Plugin = {
-  name: 'llhttp-no-simd-fallback',
-  setup(b) {
-    b.onLoad({ filter: /llhttp[\\/]llhttp-wasm\.js$/ }, () => ({
-      contents:
-        "throw new Error('edgeop: this build parses HTTP/1.1 with WebAssembly SIMD; this CPU has none (use HTTP/2 or a full undici build)')",
-      loader: 'js',
-    }))
-  },
-}
-
-/**
- * undici's WHATWG layer (FormData, webidl, fetch body mixins: ~38 KB) is reached from the
- * pool only through lazy requires for FormData request bodies. edgeop sends strings only,
- * so those three entry points are replaced: nothing is FormData, and extracting a
- * FormData body fails loudly instead of silently.
- */
-const NO_FORMDATA: esbuild.Plugin = {
-  name: 'undici-no-formdata',
-  setup(b) {
-    b.onLoad({ filter: /undici[\\/]lib[\\/]web[\\/]fetch[\\/]formdata\.js$/ }, () => ({
-      contents: 'module.exports = {}',
-      loader: 'js',
-    }))
-    b.onLoad({ filter: /undici[\\/]lib[\\/]web[\\/]webidl[\\/]index\.js$/ }, () => ({
-      contents: 'module.exports = { webidl: { is: { FormData: () => false } } }',
-      loader: 'js',
-    }))
-    b.onLoad({ filter: /undici[\\/]lib[\\/]web[\\/]fetch[\\/]body\.js$/ }, () => ({
-      contents:
-        "module.exports = { extractBody () { throw new Error('edgeop: FormData request bodies are not supported') } }",
-      loader: 'js',
-    }))
-  },
-}
-
-/**
- * undici's HTTP/1.1 client reads only `ERROR` and `TYPE` from llhttp's constants module;
- * the rest (17 KB of parser-generator tables) is dead weight. The replacement is the two
- * objects serialised from the real module at build time, so they cannot drift.
- */
-const LLHTTP_CONSTANTS: esbuild.Plugin = {
-  name: 'llhttp-constants-used-only',
-  setup(b) {
-    b.onLoad({ filter: /undici[\\/]lib[\\/]llhttp[\\/]constants\.js$/ }, (args) => {
-      const real = createRequire(import.meta.url)(args.path) as { ERROR: object; TYPE: object }
-      return {
-        contents: `module.exports = ${JSON.stringify({ ERROR: real.ERROR, TYPE: real.TYPE })}`,
-        loader: 'js',
-      }
-    })
-  },
-}
-
-/**
- * The llhttp SIMD WebAssembly module ships as base64, which gzip shrinks poorly (54 KB of
- * wasm → 72 KB of base64 → 24 KB gzip). Stored brotli-compressed instead (quality 11,
- * then base64: 15 KB in the gzipped artifact) and decompressed with Node's own zlib the
- * first time an HTTP/1.1 connection needs the parser, exactly as lazily as before.
- */
-const LLHTTP_BROTLI: esbuild.Plugin = {
-  name: 'llhttp-simd-brotli',
-  setup(b) {
-    b.onLoad({ filter: /llhttp[\\/]llhttp_simd-wasm\.js$/ }, (args) => {
-      const wasm = createRequire(import.meta.url)(args.path) as Buffer
-      const packed = brotliCompressSync(wasm, {
-        params: {
-          [zlibConstants.BROTLI_PARAM_QUALITY]: 11,
-          [zlibConstants.BROTLI_PARAM_SIZE_HINT]: wasm.length,
-        },
-      }).toString('base64')
-      return {
-        contents: `let w; Object.defineProperty(module, 'exports', { get: () => w ??= require('node:zlib').brotliDecompressSync(Buffer.from('${packed}', 'base64')) })`,
-        loader: 'js',
-      }
-    })
-  },
-}
 
 /** Builds dist/edgeop.cjs from src/main.ts; returns the metafile. */
 export async function buildArtifact(): Promise<esbuild.Metafile> {
@@ -113,11 +31,11 @@ export async function buildArtifact(): Promise<esbuild.Metafile> {
     outfile: ARTIFACT,
     metafile: true,
     legalComments: 'none',
-    define: { esbuildDetection: '"edgeop"' },
+    define: { ...UNDICI_DEFINE },
     banner: {
       js: `/* edgeop ${pkg.version} — bundles undici and zod (MIT); notices: dist/THIRD-PARTY-NOTICES */`,
     },
-    plugins: [NO_SIMD_FALLBACK, NO_FORMDATA, LLHTTP_CONSTANTS, LLHTTP_BROTLI],
+    plugins: [...UNDICI_TRIMS],
     logLevel: 'warning',
   })
   await writeFile(METAFILE, JSON.stringify(result.metafile))

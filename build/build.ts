@@ -1,9 +1,11 @@
 /**
  * @module build/build — `npm run build`: the library and the operator artifact.
  *
+ *     node build/build.ts [--library]   (--library: dist/lib and dist/types only; `npm pack` runs it)
+ *
  *   dist/lib/*.js          ESM, one entry per subpath (core, config, client, watch, cache,
- *                          queue, leader, objects, observability, controller, manager, testing) with shared chunks;
- *                          undici and zod external
+ *                          queue, leader, objects, observability, controller, manager, testing, resilience, and
+ *                          esbuild: the bundle-time plugin) with shared chunks; undici and zod external
  *   dist/types/**.d.ts     declarations (tsc --emitDeclarationOnly)
  *   dist/edgeop.cjs        the operator: one file, minified, dependencies inlined
  *   dist/edgeop.meta.json  esbuild metafile of the artifact (bytes by input)
@@ -29,6 +31,7 @@ const SUBPATHS = [
   'manager',
   'testing',
   'resilience',
+  'esbuild',
 ] as const
 
 async function buildLibrary(): Promise<void> {
@@ -46,7 +49,7 @@ async function buildLibrary(): Promise<void> {
     target: 'node22',
     outdir: join(ROOT, 'dist/lib'),
     chunkNames: 'chunks/[name]-[hash]',
-    external: ['undici', 'undici/*', 'zod', 'zod/*'],
+    external: ['undici', 'undici/*', 'zod', 'zod/*', 'esbuild'],
     logLevel: 'warning',
   })
   execFileSync(
@@ -58,11 +61,13 @@ async function buildLibrary(): Promise<void> {
 
 const started = performance.now()
 await buildLibrary()
-const meta = await buildArtifact()
-const size = await artifactSize()
-const origins = Object.entries(bytesByOrigin(meta)).sort((a, b) => b[1] - a[1])
-process.stdout.write(
-  `dist/edgeop.cjs: ${size.bytes} bytes, ${size.gzip} gzip -9 (${((performance.now() - started) / 1000).toFixed(1)} s)\n`,
-)
-for (const [origin, bytes] of origins)
-  process.stdout.write(`  ${origin.padEnd(16)} ${String(bytes).padStart(8)} bytes minified\n`)
+if (!process.argv.includes('--library')) {
+  const meta = await buildArtifact()
+  const size = await artifactSize()
+  const origins = Object.entries(bytesByOrigin(meta)).sort((a, b) => b[1] - a[1])
+  process.stdout.write(
+    `dist/edgeop.cjs: ${size.bytes} bytes, ${size.gzip} gzip -9 (${((performance.now() - started) / 1000).toFixed(1)} s)\n`,
+  )
+  for (const [origin, bytes] of origins)
+    process.stdout.write(`  ${origin.padEnd(16)} ${String(bytes).padStart(8)} bytes minified\n`)
+}

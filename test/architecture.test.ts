@@ -30,6 +30,8 @@ const ALLOWED: Record<string, string[]> = {
   testing: ['core', 'config', 'client'],
   // Guards for calls to dependencies outside the cluster (circuit breaker); metrics through observability.
   resilience: ['core', 'observability'],
+  // bundle-time only (edgeop/esbuild): node built-ins and esbuild's types, nothing of the runtime.
+  esbuild: [],
   // src/index.ts (the library barrel) and src/version.ts; src/main.ts (the binary) is checked below.
   '.': [
     'core',
@@ -52,6 +54,7 @@ const ALLOWED: Record<string, string[]> = {
 const NPM_HOMES: Record<string, RegExp> = {
   undici: /^client\/undici(-internals\.d)?\.ts$/,
   zod: /^(config|operators|objects|cli)\//,
+  esbuild: /^esbuild\//,
 }
 const LIBRARY = new Set(Object.keys(ALLOWED))
 

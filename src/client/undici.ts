@@ -4,8 +4,9 @@
  * undici's package entry loads everything (fetch, WebSocket, caches, mocks: 736 KB
  * minified) and, being CommonJS without `sideEffects`, cannot be tree-shaken. The
  * client needs only the connection pool, the connector and the request API, so it imports
- * those modules directly (about 240 KB). These paths are undici internals: the version is
- * pinned exactly in package.json, and the client's tests fail if the layout moves.
+ * those modules directly (about 240 KB). These paths are undici internals (undici has no
+ * `exports` map): test/client/undici-layout.test.ts pins the files and shapes used, and
+ * runs against both ends of package.json's undici range (test/build/dependency-range.test.ts).
  */
 import type { buildConnector, Dispatcher, Pool as UndiciPool } from 'undici'
 import requestImpl from 'undici/lib/api/api-request.js'
