@@ -4,7 +4,13 @@ export * from './index-funcs.ts'
 export * from './informer.ts'
 export type { DeleteInfo, EventHandler, HandlerRegistration } from './listener.ts'
 export * from './multi-namespace-informer.ts'
-export { lockCacheDir, SNAPSHOT_LOCK_FILE, writeFileAtomic } from './snapshot-file.ts'
+export {
+  type AtomicWriteOptions,
+  lockCacheDir,
+  SNAPSHOT_LOCK_FILE,
+  syncDir,
+  writeFileAtomic,
+} from './snapshot-file.ts'
 export {
   decodeSnapshot,
   encodeSnapshot,

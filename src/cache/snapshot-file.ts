@@ -6,38 +6,60 @@
  * old snapshot or the new one, never a mix (POSIX rename is atomic; the directory fsync
  * makes the rename durable).
  */
-import { mkdir, open, readFile, rename, unlink, writeFile } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
+import { constants } from 'node:fs'
+import { mkdir, open, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { EdgeopError, errorMessage, isEdgeopError } from '../core/errors.ts'
 
 /** Name of the lock file in a cache directory; it holds the owner's pid. */
 export const SNAPSHOT_LOCK_FILE = 'lock'
 
+/** Options of {@link writeFileAtomic}. */
+export interface AtomicWriteOptions {
+  /** Mode of the written file. Default 0o600. */
+  mode?: number
+  /** Name prefix of the temporary file (a random suffix follows). Default `.edgeop-tmp-`. */
+  tempPrefix?: string
+}
+
 /**
- * Writes `data` to `path` atomically and durably (temp file, fsync, rename, fsync of the
- * directory). On failure the temporary file is removed and the error (ENOSPC, EROFS,
- * EACCES, …) is rethrown; `path` is untouched.
+ * Writes `data` to `target` atomically and durably: a temporary file beside it (created
+ * exclusively, 0600), written, chmodded, fsynced, renamed over `target`, then the
+ * directory fsynced. On failure (ENOSPC, EROFS, EACCES, …) the temporary file is
+ * removed, the error rethrown and `target` is untouched. The directory must exist.
  */
-export async function writeFileAtomic(path: string, data: Uint8Array): Promise<void> {
-  const tmp = `${path}.${process.pid}.tmp`
+export async function writeFileAtomic(
+  target: string,
+  data: Uint8Array,
+  o: AtomicWriteOptions = {},
+): Promise<void> {
+  const dir = dirname(target)
+  const tmp = join(dir, `${o.tempPrefix ?? '.edgeop-tmp-'}${randomBytes(8).toString('hex')}`)
+  const fh = await open(tmp, 'wx', 0o600)
   try {
-    const f = await open(tmp, 'w', 0o600)
     try {
-      await f.writeFile(data)
-      await f.sync()
+      await fh.writeFile(data)
+      await fh.chmod(o.mode ?? 0o600)
+      await fh.sync()
     } finally {
-      await f.close()
+      await fh.close()
     }
-    await rename(tmp, path)
+    await rename(tmp, target)
   } catch (err) {
-    await unlink(tmp).catch(() => {})
+    await rm(tmp, { force: true })
     throw err
   }
-  const dir = await open(dirname(path), 'r')
+  await syncDir(dir)
+}
+
+/** Fsyncs directory `dir`, so that a rename or removal in it survives a crash. */
+export async function syncDir(dir: string): Promise<void> {
+  const fh = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY)
   try {
-    await dir.sync()
+    await fh.sync()
   } finally {
-    await dir.close()
+    await fh.close()
   }
 }
 
