@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto'
 import { constants, type Stats } from 'node:fs'
-import { type FileHandle, lstat, mkdir, open, readFile, realpath, rename, rm, rmdir } from 'node:fs/promises'
+import { type FileHandle, lstat, mkdir, open, readFile, realpath, rm, rmdir } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import * as z from 'zod/mini'
 import { syncDir, writeFileAtomic as writeDurably } from '../../cache/index.ts'
