@@ -6,6 +6,7 @@
  * SIGTERM/SIGINT (a second signal exits at once), exit 1 when leadership is lost.
  */
 
+import { lockCacheDir } from './cache/index.ts'
 import {
   booleanFlag,
   checkCommand,
@@ -140,7 +141,19 @@ type ProcessOptions = Pick<
   | 'metricsBindAddress'
   | 'healthProbeBindAddress'
   | 'shutdownGracePeriod'
+  | 'cacheDir'
 >
+
+let releaseCacheDir: (() => Promise<void>) | undefined
+/** Precheck of `--cache-dir`: takes its lock for the life of the process, or names the owner (exit 2). */
+async function lockCache(o: { cacheDir: string }): Promise<string | undefined> {
+  if (!o.cacheDir) return undefined
+  try {
+    releaseCacheDir = await lockCacheDir(o.cacheDir)
+  } catch (err) {
+    return errorMessage(err)
+  }
+}
 
 /** How to install what a missing-CRD error names: the CRDs alone, or everything the operator needs. */
 const INSTALL_CRDS_HINT =
@@ -178,6 +191,7 @@ async function serve(
     shutdownGracePeriodMs: o.shutdownGracePeriod,
     ...(elect ? { leaderElection: elect } : {}),
   })
+  if (o.cacheDir) manager.factory.persistTo(o.cacheDir, { tag: VERSION })
   const recorder = new EventRecorder(client, {
     controller: what.reporter,
     instance: what.instance,
@@ -185,6 +199,7 @@ async function serve(
   })
   setup({ client, config, manager, recorder, log })
   manager.onStop(() => recorder.flush())
+  manager.onStop(() => releaseCacheDir?.())
   try {
     await manager.run(shutdown)
     return 0
@@ -273,6 +288,7 @@ void runCli({
       description: 'Run the AppService operator (the default command)',
       flags: RUN_FLAGS,
       validate: validateOperatorOptions,
+      precheck: lockCache,
       run: (values) => run(values as RunOptions),
     }),
     check: checkCommand({
@@ -289,7 +305,7 @@ void runCli({
         o.nodeName ? undefined : '--node-name: required (set it from spec.nodeName with the downward API)',
       precheck: async (o) => {
         const problem = await checkAgentRoot(o.root, { allowSystemRoot: o.allowSystemRoot })
-        if (problem === undefined) return undefined
+        if (problem === undefined) return lockCache(o)
         return `--root: ${problem.message}${problem.kind === 'system' ? ' (--allow-system-root accepts it)' : ''}`
       },
       run: (values) => agent(values),

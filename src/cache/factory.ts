@@ -2,6 +2,7 @@
  * @module factory — one informer per collection, started together, synced together.
  */
 
+import { join } from 'node:path'
 import type { KubeClient } from '../client/kube-client.ts'
 import type { ResourceType } from '../client/resource.ts'
 import { type Clock, realClock } from '../core/clock.ts'
@@ -11,6 +12,8 @@ import type { KubeObject } from '../core/types.ts'
 import { listerWatcher, type Selectors } from '../watch/lister-watcher.ts'
 import { type InformerOptions, SharedInformer } from './informer.ts'
 import { MultiNamespaceInformer } from './multi-namespace-informer.ts'
+import { sha256 } from './snapshot-format.ts'
+import type { SnapshotTiming } from './snapshot-schedule.ts'
 
 /** What identifies an informer: resource, scope and selectors. `T` comes from a typed `type`. */
 export interface InformerSpec<T extends KubeObject = KubeObject> extends Selectors {
@@ -36,12 +39,22 @@ export class InformerFactory {
   readonly #informers = new Map<string, SharedInformer<KubeObject>>()
   readonly #specs = new Map<SharedInformer<KubeObject>, InformerSpec>()
   readonly #running = new Map<SharedInformer<KubeObject>, Promise<void>>()
+  #snapshots: ({ dir: string; tag: string } & Partial<SnapshotTiming>) | undefined
 
   /** A factory whose informers share `client` and start from `defaults` (each informer's own options win). */
   constructor(client: KubeClient, defaults: InformerOptions<KubeObject> = {}) {
     this.#client = client
     this.#defaults = defaults
     this.#clock = defaults.clock ?? realClock
+  }
+
+  /**
+   * Informers created from now on keep a snapshot of their store in `dir` (one file per
+   * resource, scope and selectors) and start warm from it; `tag` (the binary's version)
+   * makes another binary's snapshots foreign. Lock the directory first (`lockCacheDir`).
+   */
+  persistTo(dir: string, o: { tag: string } & Partial<SnapshotTiming>): void {
+    this.#snapshots = { dir, ...o }
   }
 
   /**
@@ -59,6 +72,7 @@ export class InformerFactory {
       const created = new SharedInformer<T>(listerWatcher(rc, spec), {
         ...(this.#defaults as unknown as InformerOptions<T>),
         clock: this.#clock,
+        ...this.#snapshotOf(spec, key),
         ...options,
       })
       inf = created as unknown as SharedInformer<KubeObject>
@@ -95,6 +109,22 @@ export class InformerFactory {
         ? [this.informer<T>(spec, options)]
         : scopes.map((namespace) => this.informer<T>({ ...spec, namespace }, options))
     return new MultiNamespaceInformer(scopes, informers)
+  }
+
+  #snapshotOf(spec: InformerSpec, key: string): Pick<InformerOptions<KubeObject>, 'snapshot'> {
+    const p = this.#snapshots
+    if (!p) return {}
+    const { group, version, resource } = spec.type
+    const hash = sha256(key).slice(0, 16)
+    const identity = {
+      resource: `${group}/${version}/${resource}`,
+      namespace: spec.namespace ?? '',
+      labelSelector: spec.labelSelector ?? '',
+      fieldSelector: spec.fieldSelector ?? '',
+      metadataOnly: !!spec.metadataOnly,
+      tag: p.tag,
+    }
+    return { snapshot: { ...p, path: join(p.dir, `${resource}-${hash}.snapshot`), identity } }
   }
 
   /** Every informer created so far. */

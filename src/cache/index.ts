@@ -4,5 +4,27 @@ export * from './index-funcs.ts'
 export * from './informer.ts'
 export type { DeleteInfo, EventHandler, HandlerRegistration } from './listener.ts'
 export * from './multi-namespace-informer.ts'
+export {
+  type AtomicWriteOptions,
+  lockCacheDir,
+  SNAPSHOT_LOCK_FILE,
+  syncDir,
+  writeFileAtomic,
+} from './snapshot-file.ts'
+export {
+  decodeSnapshot,
+  encodeSnapshot,
+  SNAPSHOT_FORMAT,
+  type SnapshotContents,
+  type SnapshotIdentity,
+} from './snapshot-format.ts'
+export type { SnapshotOptions } from './snapshot-keeper.ts'
+export {
+  SNAPSHOT_MIN_INTERVAL_MS,
+  SNAPSHOT_QUIET_MS,
+  type SnapshotSchedule,
+  type SnapshotTiming,
+  snapshotDueAt,
+} from './snapshot-schedule.ts'
 export * from './store.ts'
 export * from './transforms.ts'

@@ -11,6 +11,7 @@ import type { ListerWatcher } from '../watch/lister-watcher.ts'
 import { Watcher, type WatcherHealth, type WatcherOptions } from '../watch/watcher.ts'
 import { type EventHandler, type HandlerRegistration, Listener } from './listener.ts'
 import { relistDiff } from './relist-diff.ts'
+import { SnapshotKeeper, type SnapshotOptions } from './snapshot-keeper.ts'
 import { type Indexer, type IndexFunc, MemoryIndexer } from './store.ts'
 import { deepFreeze, stripManagedFields } from './transforms.ts'
 
@@ -35,12 +36,21 @@ export interface InformerOptions<T extends KubeObject>
   clock?: Clock
   /** Where the watcher's failures, sync and handler errors are logged. */
   logger?: Logger
+  /**
+   * Persist the store to this snapshot file and start warm from it (see the class
+   * guarantees). The factory sets it for every informer once `persistTo` is called.
+   */
+  snapshot?: SnapshotOptions
 }
 
 /** Informer health: the watcher's plus the handlers' backlog. */
 export interface InformerHealth extends WatcherHealth {
   /** Notifications buffered across all handlers. */
   pendingNotifications: number
+  /** Since when (ms since epoch) the store is a restored snapshot not yet confirmed by the server; undefined otherwise. */
+  servingFromSnapshotSince: number | undefined
+  /** Snapshot writes that failed (full disk, read-only directory); 0 without snapshots. */
+  snapshotWriteFailures: number
 }
 
 /**
@@ -53,6 +63,18 @@ export interface InformerHealth extends WatcherHealth {
  * kubernetes/kubernetes#87957); a handler added after start first receives every cached object as an
  * initial add; `hasSynced()` turns true only after the first full state is in the store.
  * Does not guarantee: ordering across handlers or across objects.
+ *
+ * With `snapshot`: `run` first loads a valid snapshot file (same resource, scope,
+ * selectors, tag and format, checksum intact; anything else is one warning and a cold
+ * start), delivers its objects to handlers as initial adds and counts as synced at once —
+ * a snapshot is a full state at a known resourceVersion, exactly what a list gives, only
+ * older, and a controller gated on sync must be able to work while the server is out of
+ * reach. The watch then resumes from the snapshot's resourceVersion without listing;
+ * changes since arrive as events, deletions included. A 410 relists and delivers the
+ * differences as any relist does (tombstones for vanished objects). `health()` reports
+ * `servingFromSnapshotSince` until the resumed watch delivers its first event or bookmark,
+ * or the relist lands. The store is written back after `SNAPSHOT_QUIET_MS` without a
+ * change, at most once per `SNAPSHOT_MIN_INTERVAL_MS`, and when `run` ends.
  */
 export class SharedInformer<T extends KubeObject = KubeObject> {
   /** The cache: written only by the informer; objects in it are deep-frozen unless `freeze: false`. */
@@ -71,6 +93,9 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
   readonly #syncedOnce: Promise<void>
   #markSynced: () => void = () => {}
   #cancelResync: CancelTimer | undefined
+  readonly #keeper: SnapshotKeeper | undefined
+  readonly #freeze: boolean
+  #snapshotSince: number | undefined
 
   /** An informer over `source`; it lists and watches only once {@link SharedInformer.run} is called. */
   constructor(source: ListerWatcher<T>, options: InformerOptions<T> = {}) {
@@ -84,6 +109,13 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
     this.#transform = options.transform
     const strip = options.stripManagedFields ?? true
     const freeze = options.freeze ?? true
+    this.#freeze = freeze
+    this.#keeper =
+      options.snapshot &&
+      new SnapshotKeeper(options.snapshot, this.#clock, this.#log, () => ({
+        resourceVersion: this.watcher.health().resourceVersion,
+        objects: this.#indexer.list(),
+      }))
     this.watcher = new Watcher<T>(source, {
       ...options,
       clock: this.#clock,
@@ -119,7 +151,34 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
   health(): InformerHealth {
     let pending = 0
     for (const l of this.#listeners) pending += l.pending
-    return { ...this.watcher.health(), pendingNotifications: pending }
+    const h = this.watcher.health()
+    if (h.phase === 'watching' && h.lastHeardAt !== undefined) this.#caughtUp()
+    return {
+      ...h,
+      synced: this.#synced,
+      pendingNotifications: pending,
+      servingFromSnapshotSince: this.#snapshotSince,
+      snapshotWriteFailures: this.#keeper?.failures ?? 0,
+    }
+  }
+
+  #caughtUp(): void {
+    if (this.#snapshotSince === undefined) return
+    this.#snapshotSince = undefined
+    this.#log.info('cache snapshot confirmed by the server: serving live state')
+  }
+
+  /** Loads the snapshot (if valid) as the first full state and seeds the watch with its resourceVersion. */
+  async #restore(keeper: SnapshotKeeper): Promise<void> {
+    const r = await keeper.restore<T>()
+    if (!r) return
+    this.#replace(this.#freeze ? r.objects.map(deepFreeze) : r.objects)
+    this.watcher.resumeFrom(r.resourceVersion)
+    this.#snapshotSince = this.#clock.now()
+    this.#log.info('serving from cache snapshot until the server answers', {
+      objects: r.objects.length,
+      resourceVersion: r.resourceVersion,
+    })
   }
 
   /**
@@ -183,16 +242,21 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
         step: 'run informer',
       })
     this.#started = true
+    if (this.#keeper) await this.#restore(this.#keeper)
     this.#scheduleResync()
     try {
       await this.watcher.run((ev) => this.#apply(ev), signal)
     } finally {
       this.#stopped = true
       this.#cancelResync?.()
+      await this.#keeper?.flush()
+      this.#keeper?.stop()
     }
   }
 
   #apply(ev: WatcherEvent<T>): void {
+    this.#caughtUp()
+    this.#keeper?.changed()
     switch (ev.type) {
       case 'replace':
         this.#replace(ev.objects)

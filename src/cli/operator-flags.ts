@@ -30,7 +30,7 @@ import {
   numberFlag,
   stringFlag,
 } from './flags.ts'
-import { kubeName } from './value-schemas.ts'
+import { kubeName, nonEmpty } from './value-schemas.ts'
 
 /**
  * client-go's `rest.DefaultQPS` / `DefaultBurst` (5 / 10). An edge cluster runs one agent per node, so
@@ -176,6 +176,10 @@ export const OPERATOR_FLAGS = {
   'shutdown-grace-period': durationFlag(
     'How long in-flight reconciles may run after SIGTERM; 0 does not wait, negative waits forever.',
     { default: DEFAULT_SHUTDOWN_GRACE_PERIOD_MS, max: MAX_SHUTDOWN_GRACE_PERIOD_MS },
+  ),
+  'cache-dir': stringFlag(
+    'Directory for cache snapshots (warm restarts, offline start); one process per directory.',
+    { schema: nonEmpty(), placeholder: 'dir' },
   ),
 }
 

@@ -196,7 +196,12 @@ export interface InformerHealthSource {
   /** What the informer watches; the `name` label of its gauges. */
   readonly describe: string
   /** Whether it has synced, and when it last did (monotonic ms). */
-  health(): { synced: boolean; lastSyncAt: number | undefined }
+  health(): {
+    synced: boolean
+    lastSyncAt: number | undefined
+    servingFromSnapshotSince?: number | undefined
+    snapshotWriteFailures?: number
+  }
 }
 
 /**
@@ -221,12 +226,24 @@ export function informerMetrics(
     help: 'Seconds since the informer last received a full list.',
     labelNames,
   })
+  const serving = registry.gauge({
+    name: 'edgeop_cache_snapshot_serving',
+    help: 'Whether the informer serves a cache snapshot not yet confirmed by the apiserver.',
+    labelNames,
+  })
+  const failed = registry.gauge({
+    name: 'edgeop_cache_snapshot_write_failures',
+    help: 'Failed cache snapshot writes.',
+    labelNames,
+  })
   let shown: { informer: string }[] = []
   return registry.addCollector(() => {
     // Drop only this collector's old series: another factory may report on the same families.
     for (const l of shown) {
       synced.remove(l)
       age.remove(l)
+      serving.remove(l)
+      failed.remove(l)
     }
     shown = []
     for (const i of informers()) {
@@ -234,6 +251,8 @@ export function informerMetrics(
       const l = { informer: i.describe }
       shown.push(l)
       synced.set(l, h.synced ? 1 : 0)
+      serving.set(l, h.servingFromSnapshotSince === undefined ? 0 : 1)
+      failed.set(l, h.snapshotWriteFailures ?? 0)
       if (h.lastSyncAt !== undefined) age.set(l, (clock.now() - h.lastSyncAt) / 1000)
     }
   })

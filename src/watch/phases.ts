@@ -108,13 +108,18 @@ export interface StateOptions {
   pageSize?: number
   /** `'auto'` (default): streaming list first, paginated list when the server refuses it. */
   streaming?: 'auto' | 'off'
+  /**
+   * Start by watching from this resourceVersion instead of listing: the consumer already
+   * holds the collection's state at it (a restored snapshot). A 410 then relists as usual.
+   */
+  resumeFrom?: string
 }
 
 /** A fresh engine. */
 export function initialState(o: StateOptions = {}): IdleState {
   return {
     phase: 'idle',
-    lastSyncRV: '',
+    lastSyncRV: o.resumeFrom ?? '',
     rvUnavailable: false,
     streaming: o.streaming ?? 'auto',
     pageSize: o.pageSize ?? DEFAULT_PAGE_SIZE,

@@ -87,6 +87,8 @@ const read: Command = { op: 'read' }
 export function step<T extends KubeObject>(s: WatchState<T>, input: Input<T>): Step<T> {
   switch (input.type) {
     case 'start':
+      // Never synced yet holding a resume point: seeded (StateOptions.resumeFrom). Watch from it, list nothing.
+      if (s.phase === 'idle' && s.lastSyncRV && !s.synced) return openWatch(base(s))
       return beginCycle(base(s), streamFallbackOf(s))
     case 'resume':
       if (s.phase !== 'waiting') break

@@ -122,6 +122,15 @@ export class Watcher<T extends KubeObject = KubeObject> {
     }
   }
 
+  /**
+   * Seeds a watcher that has not run: it will start by watching from `resourceVersion`
+   * (the caller holds the state at it, e.g. a restored snapshot) instead of listing.
+   */
+  resumeFrom(resourceVersion: string): void {
+    if (!this.#running && this.#state.phase === 'idle')
+      this.#state = initialState({ ...this.#options, resumeFrom: resourceVersion })
+  }
+
   /** Runs until `signal` aborts; resolves then. Rejects only if the sink throws. */
   async run(sink: WatcherSink<T>, signal: AbortSignal): Promise<void> {
     if (this.#running) throw new Error(`watcher for ${this.source.describe} is already running`)

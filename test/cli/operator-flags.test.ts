@@ -25,6 +25,7 @@ const DEFAULTS: OperatorOptions = {
   logLevel: 'info',
   logFormat: 'json',
   shutdownGracePeriod: 30_000,
+  cacheDir: '',
 }
 
 const LABEL = 'DNS-1123 label: at most 63 of a-z, 0-9 and "-", starting and ending with a letter or digit'
@@ -38,7 +39,7 @@ function parse(argv: string[], env: Record<string, string> = {}) {
 }
 
 describe('operator flags', () => {
-  test('exactly the flags of issue 6, with controller-runtime defaults', () => {
+  test('exactly the flags of issue 6 (and issue 19: --cache-dir), with controller-runtime defaults', () => {
     assert.deepEqual(Object.keys(OPERATOR_FLAGS), [
       'kubeconfig',
       'context',
@@ -57,6 +58,7 @@ describe('operator flags', () => {
       'log-level',
       'log-format',
       'shutdown-grace-period',
+      'cache-dir',
     ])
     assert.deepEqual(parse([]), DEFAULTS)
   })

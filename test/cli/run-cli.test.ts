@@ -136,7 +136,7 @@ describe('parseCommandLine', () => {
     )
     assert.match(
       top.text,
-      /--shutdown-grace-period duration\n.*\(default 30s; range at most 24h0m0s; env EDGEOP_SHUTDOWN_GRACE_PERIOD\)\n$/,
+      /--shutdown-grace-period duration\n.*\(default 30s; range at most 24h0m0s; env EDGEOP_SHUTDOWN_GRACE_PERIOD\)\n {2}--cache-dir dir\n.*\(default ""; env EDGEOP_CACHE_DIR\)\n$/,
     )
     const sub = parseCommandLine(SPEC, ['check', '--help'], {})
     assert.ok(sub.kind === 'help')

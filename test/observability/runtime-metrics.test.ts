@@ -208,6 +208,34 @@ describe('informer, leader and process gauges', () => {
     remove()
   })
 
+  test('edgeop_cache_snapshot_serving and _write_failures follow each informer health at scrape', () => {
+    const r = new MetricsRegistry()
+    let since: number | undefined = 5_000
+    informerMetrics(r, () => [
+      {
+        describe: 'nodeconfigs',
+        health: () => ({
+          synced: true,
+          lastSyncAt: 1,
+          servingFromSnapshotSince: since,
+          snapshotWriteFailures: 2,
+        }),
+      },
+      { describe: 'nodes', health: () => ({ synced: true, lastSyncAt: 1 }) },
+    ])
+    assert.deepEqual(samples(r, 'edgeop_cache_snapshot_'), [
+      'edgeop_cache_snapshot_serving{informer="nodeconfigs"} 1',
+      'edgeop_cache_snapshot_serving{informer="nodes"} 0',
+      'edgeop_cache_snapshot_write_failures{informer="nodeconfigs"} 2',
+      'edgeop_cache_snapshot_write_failures{informer="nodes"} 0',
+    ])
+    since = undefined
+    assert.deepEqual(samples(r, 'edgeop_cache_snapshot_serving'), [
+      'edgeop_cache_snapshot_serving{informer="nodeconfigs"} 0',
+      'edgeop_cache_snapshot_serving{informer="nodes"} 0',
+    ])
+  })
+
   test('two informer collectors on one registry do not erase each other', () => {
     const r = new MetricsRegistry()
     const clock = new ManualClock()

@@ -358,3 +358,34 @@ test('streaming list: 410 marks the RV unavailable and restarts from "" at once;
   )
   assert.equal(last(busy).next.op, 'wait')
 })
+
+test('seeded with resumeFrom (a restored snapshot): start watches from that RV, lists nothing; a 410 then relists', () => {
+  const s = initialState({ resumeFrom: '42' })
+  assert.equal(s.synced, false)
+  const started = run(s, { type: 'start' })
+  assert.deepEqual(last(started).next, {
+    op: 'watch',
+    request: { resourceVersion: '42', allowWatchBookmarks: true },
+  })
+  const gone = run(
+    s,
+    { type: 'start' },
+    { type: 'watch-opened' },
+    {
+      type: 'event',
+      event: { type: 'ERROR', object: { kind: 'Status', code: 410, metadata: {} } as unknown as KubeObject },
+    },
+    { type: 'resume' },
+  )
+  assert.equal(gone[2]!.next.op, 'wait')
+  assert.equal(last(gone).next.op, 'watch')
+  assert.deepEqual(last(gone).next, {
+    op: 'watch',
+    request: {
+      resourceVersion: '42',
+      allowWatchBookmarks: true,
+      sendInitialEvents: true,
+      resourceVersionMatch: 'NotOlderThan',
+    },
+  })
+})

@@ -6,11 +6,12 @@
  * and a crash leaves at worst a stray `.edgeop-tmp-*` file. Every path goes through
  * {@link containedTarget} first: nothing outside the root is ever touched.
  */
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { constants, type Stats } from 'node:fs'
-import { type FileHandle, lstat, mkdir, open, readFile, realpath, rename, rm, rmdir } from 'node:fs/promises'
+import { type FileHandle, lstat, mkdir, open, readFile, realpath, rm, rmdir } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import * as z from 'zod/mini'
+import { syncDir, writeFileAtomic as writeDurably } from '../../cache/index.ts'
 import { EdgeopError, errorMessage } from '../../core/index.ts'
 import { containedTarget, isInside, RESERVED_PREFIX } from './paths.ts'
 
@@ -203,28 +204,13 @@ export class FileStore {
 /**
  * Writes `data` to `target` atomically with `mode` (umask does not apply): a temporary
  * file in the same directory (created exclusively, 0600), written, chmodded, fsynced,
- * renamed over `target`, then the directory fsynced so the rename survives a crash.
- * Parent directories are created ({@link DIR_MODE}).
+ * renamed over `target`, then the directory fsynced so the rename survives a crash
+ * (the cache's `writeFileAtomic`, with {@link TEMP_PREFIX}). Parent directories are
+ * created ({@link DIR_MODE}).
  */
 export async function writeFileAtomic(target: string, data: Uint8Array, mode: number): Promise<void> {
-  const dir = dirname(target)
-  await mkdir(dir, { recursive: true, mode: DIR_MODE })
-  const tmp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}`)
-  const fh = await open(tmp, 'wx', 0o600)
-  try {
-    try {
-      await fh.writeFile(data)
-      await fh.chmod(mode)
-      await fh.sync()
-    } finally {
-      await fh.close()
-    }
-    await rename(tmp, target)
-  } catch (err) {
-    await rm(tmp, { force: true })
-    throw err
-  }
-  await syncDir(dir)
+  await mkdir(dirname(target), { recursive: true, mode: DIR_MODE })
+  await writeDurably(target, data, { mode, tempPrefix: TEMP_PREFIX })
 }
 
 /** True when `target` is still the regular file `ino` (never following a symlink) and hashes to `hash`. */
@@ -238,15 +224,6 @@ async function sameRegularFile(target: string, ino: number, hash: string): Promi
     return false // changed under us: rewrite it
   } finally {
     await fh?.close()
-  }
-}
-
-async function syncDir(dir: string): Promise<void> {
-  const fh = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY)
-  try {
-    await fh.sync()
-  } finally {
-    await fh.close()
   }
 }
 

@@ -1,0 +1,90 @@
+/**
+ * @module snapshot-format — a cache snapshot as bytes: header, objects, sha256 trailer; pure.
+ *
+ * Layout, one JSON value per line (UTF-8):
+ *
+ * ```
+ * {"format":1,"resource":"apps/v1/deployments","namespace":"",…,"resourceVersion":"123","count":2}
+ * {"apiVersion":"apps/v1","kind":"Deployment",…}
+ * {"apiVersion":"apps/v1","kind":"Deployment",…}
+ * sha256:<64 hex digits over every byte above>
+ * ```
+ *
+ * The trailer comes last so that any truncation loses it or breaks it; the checksum
+ * catches every other change. {@link decodeSnapshot} never throws: what it cannot use it
+ * names in one short reason, and the caller starts cold.
+ */
+import { createHash } from 'node:crypto'
+import type { KubeObject } from '../core/types.ts'
+
+/** Version of the layout above; a snapshot of another version is ignored. */
+export const SNAPSHOT_FORMAT = 1
+
+/** What a snapshot belongs to: a snapshot of anything else is foreign and ignored. */
+export interface SnapshotIdentity {
+  /** `group/version/resource` (group empty for the core group). */
+  resource: string
+  /** The watched namespace; `''` for all namespaces or cluster-scoped. */
+  namespace: string
+  /** Label selector; `''` for none. */
+  labelSelector: string
+  /** Field selector; `''` for none. */
+  fieldSelector: string
+  /** Only PartialObjectMetadata was watched. */
+  metadataOnly: boolean
+  /** The writer's own tag (the binary's version): another binary's transforms may shape objects differently. */
+  tag: string
+}
+
+/** A decoded snapshot: the objects and the resourceVersion they are consistent at. */
+export interface SnapshotContents<T extends KubeObject = KubeObject> {
+  /** The resourceVersion the objects are consistent at: the watch resumes from it. */
+  resourceVersion: string
+  /** The cached objects as they were stored (already transformed). */
+  objects: T[]
+}
+
+const TRAILER = /^sha256:([0-9a-f]{64})$/
+
+/** Hex sha256 of `b`. */
+export const sha256 = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex')
+
+/** The bytes of a snapshot of `objects`, consistent at `resourceVersion`, for `identity`. */
+export function encodeSnapshot(
+  identity: SnapshotIdentity,
+  resourceVersion: string,
+  objects: readonly KubeObject[],
+): Buffer {
+  const header = { format: SNAPSHOT_FORMAT, ...identity, resourceVersion, count: objects.length }
+  const body = Buffer.from(`${[header, ...objects].map((o) => JSON.stringify(o)).join('\n')}\n`)
+  return Buffer.concat([body, Buffer.from(`sha256:${sha256(body)}\n`)])
+}
+
+/**
+ * Decodes `bytes` as a snapshot of `identity`. Returns the contents, or a short reason
+ * that never quotes the file: `truncated`, `checksum mismatch`, `<field> differs` (another
+ * format, resource, scope, selector or tag; `count` when objects are missing), `malformed`.
+ */
+export function decodeSnapshot<T extends KubeObject = KubeObject>(
+  bytes: Uint8Array,
+  identity: SnapshotIdentity,
+): SnapshotContents<T> | { problem: string } {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const end = buf.length - 1
+  const start = buf.lastIndexOf(10, end - 1) + 1
+  const trailer = buf[end] === 10 && TRAILER.exec(buf.toString('latin1', start, end))
+  if (!trailer || start === 0) return { problem: 'truncated' }
+  if (sha256(buf.subarray(0, start)) !== trailer[1]) return { problem: 'checksum mismatch' }
+  try {
+    const [h, ...objects] = buf
+      .toString('utf8', 0, start - 1)
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+    const want: Record<string, unknown> = { format: SNAPSHOT_FORMAT, ...identity, count: objects.length }
+    for (const k in want) if (h![k] !== want[k]) return { problem: `${k} differs` }
+    const resourceVersion = h!.resourceVersion
+    if (typeof resourceVersion === 'string' && resourceVersion)
+      return { resourceVersion, objects: objects as unknown as T[] }
+  } catch {}
+  return { problem: 'malformed' }
+}

@@ -1,0 +1,260 @@
+/**
+ * Edge autonomy on the real control plane (issue 19): NodeConfig agents as separate
+ * processes with `cacheDir`, talking through fault proxies that log every request.
+ *
+ * - kill -9, changes (edit, add, delete) while down, restart: the agent converges and the
+ *   proxy's log holds no LIST and no streaming list — only watches from the snapshot's RV;
+ * - etcd compacted past the snapshot (through the apiserver without watch cache, which
+ *   answers an old RV with a real 410): the agent relists and the deletion is delivered;
+ * - start while the apiserver is unreachable (every request dropped): the agent serves
+ *   its files from the snapshot, repairs local drift, deletes nothing, says so in its log,
+ *   and converges once traffic flows.
+ */
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import { mkdtemp, readdir, readFile, realpath, rm, unlink } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import type { KubeClient } from '../../src/client/kube-client.ts'
+import { CORE_TYPES } from '../../src/client/resource.ts'
+import { NODECONFIGS, type NodeConfig } from '../../src/operators/nodeconfig/api.ts'
+import type { FaultProxy, RequestRecord } from '../controlplane/fault-proxy.ts'
+import { eventually } from '../support/eventually.ts'
+import { adminClient } from '../support/kube.ts'
+import { useTestEnv } from '../support/test-env.ts'
+import { AgentProcess, grantAgentRbac, installNodeConfigCrd } from './fixtures/nodeconfig-harness.ts'
+
+const run = randomBytes(4).toString('hex')
+const RUN = 'edgeop.test/snapshot-run'
+const WAIT_MS = 60_000
+const RECHECK_MS = 1000
+
+const { env, setup, defer } = useTestEnv({ exclusive: true })
+let client: KubeClient
+let cached: FaultProxy
+let uncached: FaultProxy
+const group = `edgeop:snapshot-agents-${run}`
+
+setup(async () => {
+  client = adminClient(env(), env().server)
+  defer(() => client.close())
+  await installNodeConfigCrd(client)
+  await grantAgentRbac(client, group, `edgeop-snapshot-test-${run}`)
+  cached = await env().startFaultProxy()
+  uncached = await env().startFaultProxy({ apiserver: 'uncached' })
+  defer(() => cached.close())
+  defer(() => uncached.close())
+})
+
+const ncs = () => client.resource<NodeConfig>(NODECONFIGS)
+
+/** One node with its own root, cache directory and kubeconfig (through `proxy`). */
+async function edgeNode(name: string, proxy: FaultProxy) {
+  const nodeName = `snap-${run}-${name}`
+  await client
+    .resource(CORE_TYPES.nodes)
+    .create({ apiVersion: 'v1', kind: 'Node', metadata: { name: nodeName, labels: { [RUN]: nodeName } } })
+  defer(() =>
+    client
+      .resource(CORE_TYPES.nodes)
+      .delete(nodeName)
+      .catch(() => {}),
+  )
+  const user = `edgeop-agent:${nodeName}`
+  const u = await env().userKubeconfig(user, [group])
+  const kubeconfig = await env().writeKubeconfig({
+    server: proxy.url,
+    credentials: { certPem: u.certPem, keyPem: u.keyPem },
+  })
+  const root = await realpath(await mkdtemp(join(tmpdir(), `snap-${run}-${name}-root-`)))
+  const cacheDir = await realpath(await mkdtemp(join(tmpdir(), `snap-${run}-${name}-cache-`)))
+  defer(() => rm(root, { recursive: true, force: true }))
+  defer(() => rm(cacheDir, { recursive: true, force: true }))
+  let agent: AgentProcess | undefined
+  defer(() => agent?.stop())
+  const configs: string[] = []
+  defer(async () => {
+    for (const c of configs)
+      await ncs()
+        .delete(c)
+        .catch(() => {})
+  })
+  return {
+    nodeName,
+    user,
+    root,
+    cacheDir,
+    get agent() {
+      return agent!
+    },
+    start() {
+      agent = new AgentProcess({ kubeconfig, nodeName, root, cacheDir, recheckIntervalMs: RECHECK_MS })
+      return agent
+    },
+    async put(config: string, files: Record<string, string>) {
+      const name = `${nodeName}-${config}`
+      if (!configs.includes(name)) configs.push(name)
+      await ncs().apply(
+        {
+          apiVersion: 'platform.example.com/v1alpha1',
+          kind: 'NodeConfig',
+          metadata: { name },
+          spec: {
+            nodeSelector: { [RUN]: nodeName },
+            files: Object.entries(files).map(([path, content]) => ({ path, content, mode: '0644' })),
+          },
+        },
+        { fieldManager: 'edgeop-tests', force: true },
+      )
+    },
+    remove: (config: string) => ncs().delete(`${nodeName}-${config}`),
+    file: (path: string) => readFile(join(root, path), 'utf8').catch(() => undefined),
+    /** Waits until the snapshot files hold every one of `names` (NodeConfig names). */
+    async snapshotHas(names: string[]) {
+      await eventually(
+        async () => {
+          const files = (await readdir(cacheDir)).filter((f) => f.endsWith('.snapshot'))
+          if (files.length !== 2) return false
+          const text = (await Promise.all(files.map((f) => readFile(join(cacheDir, f), 'utf8')))).join('')
+          return names.every((n) => text.includes(`"name":"${nodeName}-${n}"`))
+        },
+        WAIT_MS,
+        `snapshots of ${nodeName} hold ${names.join(', ')}`,
+      )
+    },
+  }
+}
+type Edge = Awaited<ReturnType<typeof edgeNode>>
+
+async function filesAre(n: Edge, want: Record<string, string | undefined>, what: string): Promise<void> {
+  let last = ''
+  await eventually(
+    async () => {
+      for (const [path, content] of Object.entries(want)) {
+        const got = await n.file(path)
+        if (got !== content) {
+          last = `${path} is ${JSON.stringify(got)}, want ${JSON.stringify(content)}`
+          return false
+        }
+      }
+      return true
+    },
+    WAIT_MS,
+    `${what} (${last})`,
+  )
+}
+
+/** Reads of nodes or nodeconfigs by `user` in the proxy's log: lists, streaming lists, watches. */
+function reads(proxy: FaultProxy, user: string, from: number): RequestRecord[] {
+  return proxy
+    .requests((r) => r.user === user && r.method === 'GET' && /\/(nodes|nodeconfigs)$/.test(r.path))
+    .filter((r) => r.id > from)
+}
+const isList = (r: RequestRecord): boolean => !r.watch || r.params.get('sendInitialEvents') === 'true'
+const lastId = (proxy: FaultProxy): number => proxy.requests().at(-1)?.id ?? 0
+
+test('kill -9, changes while down, restart: converges from watch events alone — no LIST in the proxy log', async () => {
+  const n = await edgeNode('kill', cached)
+  await n.put('keep', { 'etc/keep.conf': 'v1\n' })
+  await n.put('gone', { 'etc/gone.conf': 'bye\n' })
+  n.start()
+  await n.agent.synced()
+  await filesAre(n, { 'etc/keep.conf': 'v1\n', 'etc/gone.conf': 'bye\n' }, 'first pass')
+  await n.snapshotHas(['keep', 'gone'])
+
+  n.agent.child.kill('SIGKILL')
+  await n.agent.exited
+  await n.put('keep', { 'etc/keep.conf': 'v2\n' })
+  await n.remove('gone')
+  await n.put('new', { 'etc/new.conf': 'hello\n' })
+
+  const mark = lastId(cached)
+  n.start() // the dead agent's lock (pid gone) is taken over
+  await n.agent.synced()
+  await filesAre(
+    n,
+    { 'etc/keep.conf': 'v2\n', 'etc/gone.conf': undefined, 'etc/new.conf': 'hello\n' },
+    'converged after restart',
+  )
+  const after = reads(cached, n.user, mark)
+  assert.ok(after.length >= 2, `the restarted agent watched (${after.length} reads)`)
+  assert.deepEqual(
+    after.filter(isList).map((r) => `${r.path}?${r.query}`),
+    [],
+    'no LIST and no streaming list after a warm restart',
+  )
+  for (const r of after)
+    assert.notEqual(r.params.get('resourceVersion') ?? '', '', `${r.path}: resumed from an RV`)
+  assert.ok(
+    n.agent.stderr.some((l) => l.includes('serving from cache snapshot')),
+    'the agent says it started from its snapshot',
+  )
+})
+
+test('etcd compacted past the snapshot: 410, relist, and the deletion reaches the disk', async () => {
+  const n = await edgeNode('compact', uncached)
+  await n.put('keep', { 'etc/keep.conf': 'kept\n' })
+  await n.put('gone', { 'etc/gone.conf': 'bye\n' })
+  n.start()
+  await n.agent.synced()
+  await filesAre(n, { 'etc/keep.conf': 'kept\n', 'etc/gone.conf': 'bye\n' }, 'first pass')
+  await n.snapshotHas(['keep', 'gone'])
+  assert.equal(await n.agent.stop(), 0)
+
+  await n.remove('gone')
+  await n.put('other', { 'etc/other.conf': 'x\n' })
+  await env().compact()
+
+  const mark = lastId(uncached)
+  n.start()
+  await n.agent.synced()
+  await filesAre(
+    n,
+    { 'etc/keep.conf': 'kept\n', 'etc/gone.conf': undefined, 'etc/other.conf': 'x\n' },
+    'converged after the relist',
+  )
+  const after = reads(uncached, n.user, mark)
+  const first = after.find((r) => r.path.endsWith('/nodeconfigs'))
+  assert.ok(first?.watch && first.params.get('resourceVersion'), 'resumed the watch from the snapshot first')
+  assert.ok(after.some(isList), 'then relisted after the 410')
+})
+
+test('start while the apiserver is unreachable: serves files from the snapshot, deletes nothing, converges when it returns', async () => {
+  const n = await edgeNode('offline', cached)
+  await n.put('a', { 'etc/a.conf': 'A\n' })
+  await n.put('b', { 'etc/b.conf': 'B\n' })
+  n.start()
+  await n.agent.synced()
+  await filesAre(n, { 'etc/a.conf': 'A\n', 'etc/b.conf': 'B\n' }, 'first pass')
+  await n.snapshotHas(['a', 'b'])
+  await eventually(
+    async () => (await ncs().get(`${n.nodeName}-b`)).status?.nodes?.some((e) => e.state === 'Applied'),
+    WAIT_MS,
+    'status written (so the snapshot holds it)',
+  )
+  assert.equal(await n.agent.stop(), 0)
+
+  const offline = cached.addFault({ action: { type: 'drop' } })
+  await n.remove('b') // the agent cannot see this until the server is back
+  n.start()
+  await n.agent.synced()
+  await eventually(
+    () => n.agent.stderr.some((l) => l.includes('serving from cache snapshot')),
+    WAIT_MS,
+    'the agent logs that it serves from its snapshot',
+  )
+  // Local drift is repaired from the snapshot while the server is unreachable.
+  await unlink(join(n.root, 'etc/a.conf'))
+  await filesAre(n, { 'etc/a.conf': 'A\n' }, 'drift repaired offline')
+  assert.equal(await n.file('etc/b.conf'), 'B\n', 'nothing deleted because the server is unreachable')
+  assert.ok(offline.hits > 0, 'the proxy dropped the agent requests')
+
+  offline.clear()
+  await filesAre(n, { 'etc/a.conf': 'A\n', 'etc/b.conf': undefined }, 'converged after the server returned')
+  await eventually(
+    () => n.agent.stderr.some((l) => l.includes('cache snapshot confirmed by the server')),
+    WAIT_MS,
+    'the agent logs that the server confirmed its snapshot',
+  )
+})
