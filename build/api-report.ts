@@ -8,7 +8,8 @@
  * changed public name is a diff someone reviewed (api-extractor's idea, without its dependency).
  *
  * The same pass counts public declarations and members that carry no TSDoc comment; the test
- * requires none.
+ * requires none. It also keeps each declaration's doc comment and its source with member
+ * comments, which `build/api-docs.ts` renders as the API reference in `docs/api/`.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
@@ -19,7 +20,8 @@ import { ROOT } from './artifact.ts'
 /** One top-level statement of a declaration file, with the doc comment right above it. */
 interface Block {
   text: string
-  doc: boolean
+  /** The doc comment above the statement, as written (`/** … *\/`), or undefined. */
+  doc: string | undefined
 }
 
 /** A public name as a subpath exposes it. */
@@ -29,6 +31,10 @@ export interface ApiEntry {
   file: string
   /** Declarations of that name, doc comments removed (several for overloads). */
   declarations: string[]
+  /** The same declarations with the doc comments of their members kept. */
+  sources: string[]
+  /** The doc comment of the name (the first of its declarations that has one), without its comment markers. */
+  doc: string | undefined
   /** `name` or `name.member` for every public declaration or member without a doc comment. */
   undocumented: string[]
 }
@@ -40,22 +46,26 @@ export interface ApiReport {
   entries: Map<string, ApiEntry[]>
 }
 
-/** Splits a `.d.ts` text into top-level statements, keeping whether a `/** … *\/` comment precedes each. */
+/**
+ * Splits a `.d.ts` text into top-level statements, keeping the `/** … *\/` comment that precedes
+ * each. A type alias ends only at its `;` (a union of object types has lines ending in `}`).
+ */
 function splitStatements(text: string): Block[] {
   const lines = text.split('\n')
   const blocks: Block[] = []
-  let doc = false
+  let doc: string[] = []
   let inDoc = false
   let current: string[] = []
   let depth = 0
   for (const line of lines) {
     if (current.length === 0) {
       if (inDoc) {
+        doc.push(line)
         if (line.includes('*/')) inDoc = false
         continue
       }
       if (/^\s*\/\*\*/.test(line)) {
-        doc = true
+        doc = [line]
         inDoc = !line.includes('*/')
         continue
       }
@@ -69,11 +79,12 @@ function splitStatements(text: string): Block[] {
       count(line, '}') -
       count(line, ')') -
       count(line, ']')
-    if (depth <= 0 && /[;}]\s*$/.test(line)) {
-      blocks.push({ text: current.join('\n'), doc })
+    const typeAlias = /^(?:export\s+)?(?:declare\s+)?type\s/.test(current[0]!)
+    if (depth <= 0 && (typeAlias ? /;\s*$/ : /[;}]\s*$/).test(line)) {
+      blocks.push({ text: current.join('\n'), doc: doc.length ? doc.join('\n') : undefined })
       current = []
       depth = 0
-      doc = false
+      doc = []
     }
   }
   return blocks
@@ -165,6 +176,19 @@ async function reexports(indexFile: string, seen = new Set<string>()): Promise<M
   }
   return names
 }
+const withoutExport = (declaration: string): string => declaration.replace(/^export\s+(declare\s+)?/, '')
+
+/** The text of a `/** … *\/` comment: markers and the leading ` * ` of each line removed. */
+export function docText(comment: string): string {
+  return comment
+    .replace(/^\s*\/\*\*\s?/, '')
+    .replace(/\s*\*\/\s*$/, '')
+    .split('\n')
+    .map((l) => l.replace(/^\s*\* ?/, ''))
+    .join('\n')
+    .trim()
+}
+
 const resolveDts = (from: string, spec: string): string =>
   resolve(dirname(from), spec.replace(/\.(ts|js)$/, '.d.ts'))
 
@@ -195,10 +219,13 @@ export async function apiReport(typesDir: string): Promise<ApiReport> {
       for (const b of blocks)
         if (/^(?:export\s+)?(?:declare\s+)?(?:abstract\s+)?(?:class|interface)\s/.test(b.text))
           undocumented.push(...undocumentedMembers(b.text).map((m) => `${name}.${m}`))
+      const doc = blocks.find((b) => b.doc)?.doc
       list.push({
         name,
         file: relative(typesDir, file),
-        declarations: blocks.map((b) => withoutComments(b.text).replace(/^export\s+(declare\s+)?/, '')),
+        declarations: blocks.map((b) => withoutExport(withoutComments(b.text))),
+        sources: blocks.map((b) => withoutExport(b.text)),
+        doc: doc === undefined ? undefined : docText(doc),
         undocumented,
       })
     }
