@@ -178,7 +178,8 @@ export function defaultRetryPolicy(options: ClassifiedRetryOptions = {}): RetryP
       if (c === 'forbidden') return { action: 'retry', delayMs: jittered(forbidden) }
       if (c === 'conflict' && history.attempts <= CONFLICT_RETRY.attempts)
         return { action: 'retry', delayMs: jittered(CONFLICT_RETRY.delayMs, CONFLICT_RETRY.jitter) }
-      const asked = (suggestsClientDelay(err) ?? 0) * 1000
+      const header = (err as { retryAfter?: unknown } | null)?.retryAfter
+      const asked = ((typeof header === 'number' ? header : suggestsClientDelay(err)) ?? 0) * 1000
       return { action: 'retry', delayMs: Math.max(jittered(exponential(base, max, history.attempts)), asked) }
     },
   }
