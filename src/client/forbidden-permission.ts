@@ -22,18 +22,12 @@ export interface RbacPermission {
 
 /** The verb a request means (kube-apiserver `RequestInfoFactory`); `list` for a GET without a name. */
 function verbOf(method: string, named: boolean): string {
-  switch (method.toUpperCase()) {
-    case 'POST':
-      return 'create'
-    case 'PUT':
-      return 'update'
-    case 'PATCH':
-      return 'patch'
-    case 'DELETE':
-      return named ? 'delete' : 'deletecollection'
-    default:
-      return named ? 'get' : 'list'
-  }
+  const m = method.toUpperCase()
+  if (m === 'DELETE') return named ? 'delete' : 'deletecollection'
+  return (
+    ({ POST: 'create', PUT: 'update', PATCH: 'patch' } as Record<string, string>)[m] ??
+    (named ? 'get' : 'list')
+  )
 }
 
 /**

@@ -262,7 +262,6 @@ export class Controller<T extends KubeObject = KubeObject> {
     const e = this.#parked.unpark(key)
     if (!e) return false
     this.#observer?.onParkedKeys?.(e.reason, this.#parked.count(e.reason))
-    this.#log.info('parked key re-armed', { object: key })
     this.queue.add(key)
     return true
   }
@@ -484,7 +483,7 @@ export class Controller<T extends KubeObject = KubeObject> {
       } else {
         this.#observer?.onParkOverflow?.()
         if (decision.reason !== 'no_retry') this.queue.addAfter(key, DEFAULT_ITEM_MAX_DELAY_MS)
-        log.error('reconcile failed; parked-keys cap reached, retrying', { ...base, reason: decision.reason })
+        log.error('reconcile failed; cannot park: cap reached', { ...base, reason: decision.reason })
       }
     } else if (decision.action === 'retry') {
       const delayMs = Math.max(decision.delayMs, this.#retryBucket.reserve())

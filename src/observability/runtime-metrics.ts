@@ -93,13 +93,13 @@ export function reconcileMetrics(
   active.set(c, 0)
   const parked = registry.gauge({
     name: 'edgeop_controller_parked_keys',
-    help: 'Keys the controller stopped retrying, by reason (see GET /debug/parked)',
+    help: 'Parked keys per controller and reason',
     labelNames: ['controller', 'reason'],
   })
   for (const reason of PARK_REASONS) parked.set({ controller, reason }, 0)
   const overflow = registry.counter({
     name: 'edgeop_controller_park_overflow_total',
-    help: 'Keys left retrying because the parked-keys cap was reached',
+    help: 'Keys not parked as the cap was reached',
     labelNames,
   })
   overflow.inc(c, 0)

@@ -271,12 +271,9 @@ export function appServiceFailureReporter(
     const [reason, message] = report.parked
       ? [
           FAILURE_REASON.parked,
-          `not retrying after ${report.attempts} failed attempt(s) (${report.parked}, ${report.errorClass}): ${report.message}; change the spec or set annotation ${RETRY_NOW_ANNOTATION} to a new value to retry`,
+          `${report.parked} after ${report.attempts} failures: ${report.message}; to retry, change the spec or annotation ${RETRY_NOW_ANNOTATION}`,
         ]
-      : [
-          FAILURE_REASON.forbidden,
-          `missing permission, grant ${report.missingPermission ?? 'the operator its RBAC'}: ${report.message}`,
-        ]
+      : [FAILURE_REASON.forbidden, `missing permission, grant ${report.missingPermission}: ${report.message}`]
     deps.recorder.event(app, 'Warning', reason, 'Reconcile', message)
     const now = new Date((deps.clock ?? realClock).now())
     const conditions = setCondition(
