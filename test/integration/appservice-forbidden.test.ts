@@ -43,17 +43,15 @@ const rules = (withPatch: boolean) =>
       : r,
   )
 const setRole = (withPatch: boolean) =>
-  admin
-    .resource(ROLES, ns)
-    .apply(
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'Role',
-        metadata: { name: user },
-        rules: rules(withPatch),
-      } as KubeObject,
-      { fieldManager: 'edgeop-tests', force: true },
-    )
+  admin.resource(ROLES, ns).apply(
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: user },
+      rules: rules(withPatch),
+    } as KubeObject,
+    { fieldManager: 'edgeop-tests', force: true },
+  )
 
 setup(async () => {
   admin = adminClient(env(), env().server)
