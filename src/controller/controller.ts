@@ -3,26 +3,45 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { EventHandler, HandlerRegistration } from '../cache/listener.ts'
+import { forbiddenPermission, formatRbacPermission } from '../client/forbidden-permission.ts'
 import { type Clock, realClock } from '../core/clock.ts'
 import { deadlineSignal } from '../core/deadline.ts'
 import { EdgeopError, errorMessage, isEdgeopError } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
+import { quoteInput } from '../core/quote-input.ts'
+import { TokenBucket } from '../core/token-bucket.ts'
 import { type KubeObject, splitObjectKey } from '../core/types.ts'
 import type { ControllerObserver, ReconcileOutcome } from '../observability/controller-observer.ts'
 import { defaultLogger } from '../observability/logger.ts'
+import type { ParkedKeyInfo } from '../observability/parked-keys-view.ts'
 import { DeferredQueueMetrics } from '../queue/deferred-metrics.ts'
 import type { QueueMetrics } from '../queue/metrics.ts'
-import type { RateLimiter } from '../queue/rate-limiter.ts'
+import {
+  DEFAULT_BUCKET_BURST,
+  DEFAULT_BUCKET_QPS,
+  DEFAULT_ITEM_MAX_DELAY_MS,
+  type RateLimiter,
+} from '../queue/rate-limiter.ts'
 import { createRateLimitingQueue, type RateLimitingQueue } from '../queue/rate-limiting-queue.ts'
 import { ErrorStacks } from './error-stacks.ts'
+import { MAX_PARKED_MESSAGE_CHARS, ParkedKeys, rearms } from './parked-keys.ts'
 import { allOf, type Predicate } from './predicates.ts'
 import {
   isTerminalError,
+  type ReconcileContext,
   type ReconcileRequest,
   type ReconcileResult,
   type Reconciler,
   requestKey,
 } from './reconciler.ts'
+import {
+  classifyError,
+  defaultRetryPolicy,
+  type ErrorClass,
+  type FailureHistory,
+  type ParkReason,
+  type RetryPolicy,
+} from './retry-policy.ts'
 
 export type { ControllerObserver, ReconcileOutcome } from '../observability/controller-observer.ts'
 
@@ -83,6 +102,20 @@ export interface ControllerInstrumentation {
   queueMetrics?: () => QueueMetrics
 }
 
+/** What {@link ControllerOptions.onFailure} is told about a failed reconcile. */
+export interface FailureReport {
+  /** The class of the error. */
+  errorClass: ErrorClass
+  /** Consecutive failures of the key, this one included. */
+  attempts: number
+  /** The error's message, quoted and cut to `MAX_PARKED_MESSAGE_CHARS`. */
+  message: string
+  /** For `forbidden`: the RBAC rule to grant, on one line (`Role in namespace "shop": - apiGroups: …`). */
+  missingPermission?: string
+  /** Set when the key was parked: why. */
+  parked?: ParkReason
+}
+
 /** Options of {@link Controller}. */
 export interface ControllerOptions<T extends KubeObject = KubeObject> {
   /** Unique per process: the `controller` label of its metrics and log lines. */
@@ -102,8 +135,22 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
    * return, and a failure after that counts as a `timeout`. 0 or absent = none.
    */
   reconcileTimeoutMs?: number
-  /** Retry policy of the queue. Default: `defaultControllerRateLimiter` (per-item 5 ms → 1000 s, max'd with 10 qps burst 100). */
+  /** Delay of `{ requeue: true }` results. Default: `defaultControllerRateLimiter` (per-item 5 ms → 1000 s, max'd with 10 qps burst 100). */
   rateLimiter?: RateLimiter<string>
+  /**
+   * What a failure does: retry after a delay, or park the key. Default {@link defaultRetryPolicy};
+   * `clientGoRetryPolicy()` is controller-runtime's behaviour. Every retry is also spread by one
+   * bucket of 10 qps, burst 100 (client-go's overall limit).
+   */
+  retryPolicy?: RetryPolicy
+  /** Cap of parked keys. Default `DEFAULT_MAX_PARKED_KEYS`. */
+  maxParkedKeys?: number
+  /**
+   * Told, before the key is released, of a failure classified `forbidden` and of a key being parked
+   * (not of a {@link TerminalError}: its reconciler reports it): the place to set a condition and
+   * record an event. Awaited; what it throws is logged, never retried.
+   */
+  onFailure?: (request: ReconcileRequest, report: FailureReport, context: ReconcileContext) => Promise<void>
   /** Workqueue metrics. Absent: a manager's {@link Controller.instrument} may provide them. */
   queueMetrics?: QueueMetrics
   /** Reconcile metrics. Absent: a manager's {@link Controller.instrument} may provide them. */
@@ -120,9 +167,12 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
  * Guarantees: events only enqueue keys (deduplicated while waiting); a key is never
  * reconciled by two workers at once, and an event during its reconcile queues it
  * again afterwards; workers start only after every handler has processed its
- * informer's initial list (awaited, not polled); an error requeues with per-item exponential
- * backoff, a {@link TerminalError} is not retried until the object changes, `requeueAfterMs`
- * polls and resets the backoff; a thrown non-Error is contained and counted as a panic; a reconcile
+ * informer's initial list (awaited, not polled); a failure goes to the retry policy (default
+ * {@link defaultRetryPolicy}: by error class, with jitter), which retries it after a delay (never
+ * faster than the overall 10 qps bucket) or parks it; a parked key is not reconciled, and shows in
+ * {@link Controller.parked}, until a change of its object re-arms it (`rearms`: a new generation,
+ * deletion, a new `edgeop.io/retry-now` annotation) or {@link Controller.retryParked}; a
+ * {@link TerminalError} parks at once; `requeueAfterMs` polls; a thrown non-Error is contained and counted as a panic; a reconcile
  * still failing after `reconcileTimeoutMs` counts as a timeout; every reconcile is reported to the
  * observer with one {@link ReconcileOutcome}; a failure is logged at error level with its message,
  * and with its stack frames the first time the object fails with that error (again after a success;
@@ -141,6 +191,13 @@ export class Controller<T extends KubeObject = KubeObject> {
   readonly #log: Logger
   readonly #registrations: HandlerRegistration[] = []
   readonly #stacks = new ErrorStacks()
+  readonly #policy: RetryPolicy
+  readonly #failures = new Map<string, FailureHistory & { lastFailureAt: number }>()
+  readonly #parked: ParkedKeys
+  /** Spreads every failure retry (client-go's overall bucket). */
+  readonly #retryBucket: TokenBucket
+  /** Keys being reconciled, and those of them whose object changed meanwhile (they must not park). */
+  readonly #processing = new Map<string, boolean>()
   /** Stands in for workqueue metrics that {@link instrument} may bind later; undefined when given. */
   readonly #deferredQueueMetrics: DeferredQueueMetrics | undefined
   #observer: ControllerObserver | undefined
@@ -158,6 +215,13 @@ export class Controller<T extends KubeObject = KubeObject> {
       options.maxConcurrentReconciles ?? DEFAULT_MAX_CONCURRENT_RECONCILES,
     )
     this.#observer = options.observer
+    this.#policy = options.retryPolicy ?? defaultRetryPolicy()
+    this.#parked = new ParkedKeys(options.name, options.maxParkedKeys)
+    this.#retryBucket = new TokenBucket({
+      qps: DEFAULT_BUCKET_QPS,
+      burst: DEFAULT_BUCKET_BURST,
+      clock: this.#clock,
+    })
     this.#deferredQueueMetrics = options.queueMetrics ? undefined : new DeferredQueueMetrics()
     this.queue = createRateLimitingQueue<string>({
       clock: this.#clock,
@@ -186,6 +250,20 @@ export class Controller<T extends KubeObject = KubeObject> {
   /** Enqueues a request (e.g. from a timer or an external system's callback). */
   enqueue(request: ReconcileRequest): void {
     this.queue.add(requestKey(request))
+  }
+
+  /** The keys this controller stopped retrying (the dead-letter view). */
+  parked(): ParkedKeyInfo[] {
+    return this.#parked.list()
+  }
+
+  /** Re-arms a parked key: it is reconciled again at once. False when it was not parked. */
+  retryParked(key: string): boolean {
+    const e = this.#parked.unpark(key)
+    if (!e) return false
+    this.#observer?.onParkedKeys?.(e.reason, this.#parked.count(e.reason))
+    this.queue.add(key)
+    return true
   }
 
   /** Reconciles currently running. */
@@ -234,37 +312,53 @@ export class Controller<T extends KubeObject = KubeObject> {
     const o = this.#options
     const own = (obj: KubeObject): string =>
       requestKey({ namespace: obj.metadata.namespace, name: obj.metadata.name ?? '' })
-    this.#register(o.for.source as EventSource, o.for.predicates as Predicate[] | undefined, (obj) => [
-      own(obj),
-    ])
+    this.#register(
+      o.for.source as EventSource,
+      o.for.predicates as Predicate[] | undefined,
+      (obj) => [own(obj)],
+      (old, obj) => {
+        // A change that re-arms: it reaches a parked key whatever the predicates say.
+        const key = own(obj)
+        if (!rearms(old, obj)) return this.#parked.has(key)
+        if (this.#processing.has(key)) this.#processing.set(key, true)
+        return this.retryParked(key)
+      },
+    )
     for (const w of o.owns ?? []) this.#register(w.source, w.predicates, (obj) => [this.#ownerKey(obj)])
     for (const w of o.watches ?? [])
       this.#register(w.source, w.predicates, (obj) => w.map(obj).map(requestKey))
   }
 
-  /** Registers a handler mapping each event's object(s) to keys, after predicates. */
+  /**
+   * Registers a handler mapping each event's object(s) to keys, after predicates; a parked key is
+   * not enqueued. `primary` sees each primary event first and returns true when it handled it.
+   */
   #register(
     source: EventSource,
     predicates: Predicate[] | undefined,
     keys: (obj: KubeObject) => (string | undefined)[],
+    primary?: (old: KubeObject | undefined, obj: KubeObject) => boolean,
   ): void {
     const preds = predicates ?? []
+    const enqueue = (k: string | undefined): void => {
+      if (k !== undefined && !this.#parked.has(k)) this.queue.add(k)
+    }
     const add = (obj: KubeObject): void => {
-      for (const k of keys(obj)) if (k !== undefined) this.queue.add(k)
+      for (const k of keys(obj)) enqueue(k)
     }
     this.#registrations.push(
       source.addEventHandler({
         onAdd: (obj) => {
-          if (allOf(preds, 'create', obj)) add(obj)
+          if (!primary?.(undefined, obj) && allOf(preds, 'create', obj)) add(obj)
         },
         onUpdate: (old, obj) => {
-          if (!allOf(preds, 'update', old, obj)) return
+          if (primary?.(old, obj) || !allOf(preds, 'update', old, obj)) return
           add(obj)
           // An owner or mapping may have changed: the old one must learn too (controller-runtime).
-          for (const k of keys(old)) if (k !== undefined && !keys(obj).includes(k)) this.queue.add(k)
+          for (const k of keys(old)) if (!keys(obj).includes(k)) enqueue(k)
         },
         onDelete: (obj) => {
-          if (allOf(preds, 'delete', obj)) add(obj)
+          if (!primary?.(undefined, obj) && allOf(preds, 'delete', obj)) add(obj)
         },
       }),
     )
@@ -284,11 +378,18 @@ export class Controller<T extends KubeObject = KubeObject> {
     for (;;) {
       const got = await this.queue.get()
       if (got.shutdown) return
+      // Queued before it parked (an event during its last reconcile, a timer): it waits to be re-armed.
+      if (this.#parked.has(got.item)) {
+        this.queue.done(got.item)
+        continue
+      }
       this.#active++
+      this.#processing.set(got.item, false)
       this.#observer?.onActiveWorkers?.(this.#active)
       try {
         await this.#reconcileOne(got.item, signal)
       } finally {
+        this.#processing.delete(got.item)
         this.queue.done(got.item)
         this.#active--
         this.#observer?.onActiveWorkers?.(this.#active)
@@ -317,11 +418,9 @@ export class Controller<T extends KubeObject = KubeObject> {
     )
     const started = this.#clock.monotonic()
     let outcome: ReconcileOutcome = 'success'
+    const context: ReconcileContext = { signal: deadline.signal, log, reconcileId }
     try {
-      const result = (await o.reconcile(
-        { namespace, name },
-        { signal: deadline.signal, log, reconcileId },
-      )) as ReconcileResult
+      const result = (await o.reconcile({ namespace, name }, context)) as ReconcileResult
       if (result && 'requeueAfterMs' in result) {
         outcome = 'requeue_after'
         this.queue.forget(key)
@@ -333,32 +432,86 @@ export class Controller<T extends KubeObject = KubeObject> {
         this.queue.forget(key)
       }
       this.#stacks.forget(key)
+      this.#failures.delete(key)
     } catch (err) {
       outcome = failureOutcome(err, timedOut)
       // The throw site, the first time this object fails this way (frames only: no message, no cause).
       const stack = err instanceof Error ? this.#stacks.stackFor(key, err) : undefined
       const where = stack === undefined ? {} : { stack }
-      if (outcome === 'terminal_error') {
-        this.queue.forget(key)
-        log.error('reconcile failed permanently; waiting for the object to change', {
-          error: errorMessage(err),
-          ...where,
-        })
-      } else {
-        if (!stop.aborted) this.queue.addRateLimited(key)
-        log.error(
-          outcome === 'panic' ? 'reconcile threw a non-error value' : 'reconcile failed; will retry',
-          {
-            error: errorMessage(err),
-            retries: this.queue.numRequeues(key),
-            ...(outcome === 'timeout' ? { timeoutMs } : {}),
-            ...where,
-          },
-        )
-      }
+      const fields = { error: errorMessage(err), ...(outcome === 'timeout' ? { timeoutMs } : {}), ...where }
+      await this.#failed(key, err, stop, { namespace, name }, context, fields)
     } finally {
       deadline.dispose()
       this.#observer?.onReconcile?.(outcome, (this.#clock.monotonic() - started) / 1000)
+    }
+  }
+
+  /**
+   * A failed reconcile: the policy decides (on the failure history, at `clock.now()`), the key is
+   * retried after the decided delay (and the overall bucket) or parked, `onFailure` is told, the
+   * failure is logged.
+   */
+  async #failed(
+    key: string,
+    err: unknown,
+    stop: AbortSignal,
+    request: ReconcileRequest,
+    context: ReconcileContext,
+    fields: Record<string, unknown>,
+  ): Promise<void> {
+    const now = this.#clock.now()
+    const h = this.#failures.get(key) ?? { attempts: 0, firstFailureAt: now, lastFailureAt: now }
+    h.attempts++
+    h.lastFailureAt = now
+    this.#failures.set(key, h)
+    const errorClass = classifyError(err)
+    const decision = this.#policy.decide(err, h, now)
+    const message = quoteInput(errorMessage(err), MAX_PARKED_MESSAGE_CHARS)
+    const log = context.log
+    const base = { ...fields, errorClass, attempts: h.attempts }
+    if (stop.aborted) return log.error('reconcile failed; stopping', base)
+    // The object changed during this reconcile: the queue has it again, so it must not park.
+    const changed = this.#processing.get(key) === true
+    let parked: ParkReason | undefined
+    if (decision.action === 'park' && !changed) {
+      const stored = this.#parked.park({ key, reason: decision.reason, errorClass, lastError: message, ...h })
+      if (stored) {
+        parked = decision.reason
+        this.#failures.delete(key)
+        this.#observer?.onParkedKeys?.(parked, this.#parked.count(parked))
+        log.error('reconcile failed; parked until the object changes', { ...base, reason: parked })
+      } else {
+        this.#observer?.onParkOverflow?.()
+        if (decision.reason !== 'no_retry') this.queue.addAfter(key, DEFAULT_ITEM_MAX_DELAY_MS)
+        log.error('reconcile failed; cannot park: cap reached', { ...base, reason: decision.reason })
+      }
+    } else if (decision.action === 'retry') {
+      const delayMs = Math.max(decision.delayMs, this.#retryBucket.reserve())
+      this.queue.addAfter(key, delayMs)
+      log.error(
+        errorClass === 'unknown' && !(err instanceof Error)
+          ? 'reconcile threw a non-error value'
+          : 'reconcile failed; will retry',
+        { ...base, retryInMs: Math.round(delayMs) },
+      )
+    }
+    const permission = errorClass === 'forbidden' ? forbiddenPermission(err) : undefined
+    const hook = this.#options.onFailure
+    if (!hook || errorClass === 'terminal' || (errorClass !== 'forbidden' && !parked)) return
+    try {
+      await hook(
+        request,
+        {
+          errorClass,
+          attempts: h.attempts,
+          message,
+          ...(permission ? { missingPermission: formatRbacPermission(permission) } : {}),
+          ...(parked ? { parked } : {}),
+        },
+        context,
+      )
+    } catch (hookErr) {
+      log.error('onFailure hook failed', { error: errorMessage(hookErr) })
     }
   }
 }

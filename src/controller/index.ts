@@ -6,12 +6,21 @@ export {
   type ControllerOptions,
   DEFAULT_MAX_CONCURRENT_RECONCILES,
   type EventSource,
+  type FailureReport,
   type MappedWatch,
   type OwnedWatch,
   type PrimaryWatch,
   type ReconcileOutcome,
 } from './controller.ts'
 export { mergeSources } from './merged-source.ts'
+export {
+  DEFAULT_MAX_PARKED_KEYS,
+  MAX_PARKED_MESSAGE_CHARS,
+  ParkedKeys,
+  type ParkInput,
+  RETRY_NOW_ANNOTATION,
+  rearms,
+} from './parked-keys.ts'
 export {
   allOf,
   annotationsChanged,
@@ -30,3 +39,18 @@ export {
   requestKey,
   TerminalError,
 } from './reconciler.ts'
+export {
+  type ClassifiedRetryOptions,
+  CONFLICT_RETRY,
+  classifyError,
+  clientGoRetryPolicy,
+  DEFAULT_PARK_AFTER_MS,
+  DEFAULT_RETRY_JITTER,
+  defaultRetryPolicy,
+  type ErrorClass,
+  type FailureHistory,
+  FORBIDDEN_RETRY_DELAY_MS,
+  type ParkReason,
+  type RetryDecision,
+  type RetryPolicy,
+} from './retry-policy.ts'

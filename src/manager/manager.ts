@@ -272,6 +272,10 @@ export class Manager {
       registry: this.registry,
       healthz: this.healthz,
       readyz: this.readyz,
+      parked: {
+        parked: () => this.#controllers.flatMap((c) => c.parked()),
+        retryParked: (key) => this.#controllers.filter((c) => c.retryParked(key)).length,
+      },
       ...(this.#o.metricsBindAddress === undefined ? {} : { metricsBindAddress: this.#o.metricsBindAddress }),
       ...(this.#o.healthProbeBindAddress === undefined
         ? {}

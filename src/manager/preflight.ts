@@ -7,6 +7,7 @@
  * `SelfSubjectAccessReview` per group/resource/verb/namespace. It never tries the real verbs.
  */
 import type { MappingQuery } from '../client/discovery.ts'
+import { rbacRuleLines, rbacScope } from '../client/forbidden-permission.ts'
 import type { RequestSpec } from '../client/transport.ts'
 import { errorMessage } from '../core/errors.ts'
 
@@ -210,8 +211,6 @@ async function review(
   return result
 }
 
-const list = (items: readonly string[]): string => `[${items.map((i) => JSON.stringify(i)).join(', ')}]`
-
 /**
  * The report for a terminal: one `[+]`/`[-]` line per check, then, when permissions are missing, the
  * RBAC rules that would grant them, grouped into one rule per scope, group and resource, e.g.
@@ -247,8 +246,7 @@ export function formatPreflight(report: PreflightReport): string {
     const what = `${p.verb} ${resource}${p.group ? `.${p.group}` : ''} ${where}`
     line(p.allowed, p.allowed ? `may ${what}` : `may not ${what}${p.reason ? `: ${p.reason}` : ''}`)
     if (p.allowed) continue
-    const scope =
-      p.namespace === undefined ? 'ClusterRole:' : `Role in namespace ${JSON.stringify(p.namespace)}:`
+    const scope = rbacScope(p.namespace)
     const key = `${scope}\n${p.group}\n${resource}`
     const rule = rules.get(key) ?? { scope, group: p.group, resource, verbs: [] }
     rule.verbs.push(p.verb)
@@ -261,11 +259,7 @@ export function formatPreflight(report: PreflightReport): string {
       scope = r.scope
       out.push(scope)
     }
-    out.push(
-      `- apiGroups: ${list([r.group])}`,
-      `  resources: ${list([r.resource])}`,
-      `  verbs: ${list(r.verbs)}`,
-    )
+    out.push(...rbacRuleLines(r.group, r.resource, r.verbs))
   }
   return `${out.join('\n')}\n`
 }

@@ -44,4 +44,8 @@ export interface ControllerObserver {
   onReconcile?(outcome: ReconcileOutcome, seconds: number): void
   /** The number of workers reconciling right now changed to `active`. */
   onActiveWorkers?(active: number): void
+  /** The number of keys parked for `reason` (`no_retry`, `attempts`, `time_budget`) changed to `count`. */
+  onParkedKeys?(reason: string, count: number): void
+  /** A key that should have been parked was not, because the parked-keys cap was reached (it keeps retrying). */
+  onParkOverflow?(): void
 }

@@ -57,6 +57,7 @@ export {
   parseBindAddress,
   startOpsServer,
 } from './ops-server.ts'
+export type { ParkedKeyInfo, ParkedKeysView } from './parked-keys-view.ts'
 export {
   type InformerHealthSource,
   informerMetrics,

@@ -1,13 +1,15 @@
 /**
- * @module ops-server — the HTTP endpoints a platform scrapes and probes: `/metrics` on the metrics bind
- * address, `/healthz` and `/readyz` on the health-probe bind address (controller-runtime's two
- * addresses; `"0"` or `""` disables one; the same non-zero address serves both).
+ * @module ops-server — the HTTP endpoints a platform scrapes and probes: `/metrics` (and the
+ * dead-letter view `/debug/parked`) on the metrics bind address, `/healthz` and `/readyz` on the
+ * health-probe bind address (controller-runtime's two addresses; `"0"` or `""` disables one; the same
+ * non-zero address serves both).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { EdgeopError } from '../core/errors.ts'
 import type { HealthChecks } from './health-checks.ts'
 import type { MetricsRegistry } from './metrics-registry.ts'
+import type { ParkedKeysView } from './parked-keys-view.ts'
 
 /** controller-runtime `metricsserver.DefaultBindAddress`: `:8080` (all interfaces, plain HTTP). */
 export const DEFAULT_METRICS_BIND_ADDRESS = ':8080'
@@ -34,6 +36,12 @@ export interface OpsServerOptions {
   healthz: HealthChecks
   /** Served at `/readyz`, `/readyz/<check>`. */
   readyz: HealthChecks
+  /**
+   * Served beside `/metrics`: `GET /debug/parked` (JSON array of `ParkedKeyInfo`) and
+   * `POST /debug/parked/<key>/retry` (the key URL-encoded or not; 404 when no controller has it parked).
+   * Absent: both 404.
+   */
+  parked?: ParkedKeysView
 }
 
 /** The running endpoints. */
@@ -72,7 +80,7 @@ export function parseBindAddress(address: string): { host: string | undefined; p
 /**
  * Starts the metrics and probe servers. Resolves once every enabled one listens.
  *
- * Guarantees: only `GET` and `HEAD` (405 otherwise); unknown paths 404; responses are never cached
+ * Guarantees: only `GET` and `HEAD` (405 otherwise), but `POST` for a parked key's retry; unknown paths 404; responses are never cached
  * (`cache-control: no-store`); a port in use rejects with `EDGEOP_ERR_CONFIG` naming the address,
  * after closing any server already started.
  *
@@ -148,15 +156,28 @@ async function handle(
     })
     res.end(body)
   }
-  if (req.method !== 'GET' && req.method !== 'HEAD') {
-    res.setHeader('allow', 'GET, HEAD')
-    return reply(405, 'method not allowed\n')
-  }
   const url = new URL(req.url ?? '/', 'http://ops')
   const path = url.pathname
+  const retry = routes.metrics && options.parked && /^\/debug\/parked\/(.+)\/retry$/.exec(path)
+  if (req.method === 'POST' && retry) {
+    let key: string
+    try {
+      key = decodeURIComponent(retry[1]!)
+    } catch {
+      return reply(400, 'malformed key\n')
+    }
+    const n = options.parked!.retryParked(key)
+    return n > 0 ? reply(200, `re-armed in ${n} controller(s)\n`) : reply(404, 'not parked\n')
+  }
+  if ((req.method !== 'GET' && req.method !== 'HEAD') || retry) {
+    res.setHeader('allow', retry ? 'POST' : 'GET, HEAD')
+    return reply(405, 'method not allowed\n')
+  }
   try {
     if (routes.metrics && path === '/metrics')
       return reply(200, options.registry.render(), METRICS_CONTENT_TYPE)
+    if (routes.metrics && options.parked && path === '/debug/parked')
+      return reply(200, `${JSON.stringify(options.parked.parked())}\n`, 'application/json')
     if (routes.probes) {
       for (const checks of [options.healthz, options.readyz]) {
         const base = `/${checks.endpoint}`

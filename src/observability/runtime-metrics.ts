@@ -33,12 +33,16 @@ export const WORKQUEUE_BUCKETS: readonly number[] = Array.from({ length: 12 }, (
  */
 export const REST_CLIENT_BUCKETS: readonly number[] = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60]
 
+/** The `reason` values of `edgeop_controller_parked_keys` (the controller's `ParkReason`). */
+const PARK_REASONS = ['no_retry', 'attempts', 'time_budget'] as const
+
 /**
  * Registers controller-runtime's reconcile metrics for `controller` (label `controller`) and
  * pre-initialises every series to 0, as controller-runtime does at start, so that rates exist before
  * the first error. `controller_runtime_max_concurrent_reconciles` is set to `maxConcurrentReconciles`.
  * As in controller-runtime, a terminal error, a panic or a timeout is also a `result="error"` and
- * counts in `controller_runtime_reconcile_errors_total`. The returned observer has both hooks; pass it
+ * counts in `controller_runtime_reconcile_errors_total`. edgeop adds `edgeop_controller_parked_keys`
+ * (gauge, labels `controller`, `reason`) and `edgeop_controller_park_overflow_total`. The returned observer has every hook; pass it
  * as a controller's `observer` (the manager does that for every controller it is given).
  *
  * @example
@@ -87,6 +91,18 @@ export function reconcileMetrics(
   for (const result of RECONCILE_RESULTS) total.inc({ controller, result }, 0)
   for (const m of [errors, terminal, panics, timeouts]) m.inc(c, 0)
   active.set(c, 0)
+  const parked = registry.gauge({
+    name: 'edgeop_controller_parked_keys',
+    help: 'Parked keys per controller and reason',
+    labelNames: ['controller', 'reason'],
+  })
+  for (const reason of PARK_REASONS) parked.set({ controller, reason }, 0)
+  const overflow = registry.counter({
+    name: 'edgeop_controller_park_overflow_total',
+    help: 'Keys not parked as the cap was reached',
+    labelNames,
+  })
+  overflow.inc(c, 0)
   return {
     onReconcile(outcome, seconds) {
       const result = resultLabel(outcome)
@@ -99,6 +115,8 @@ export function reconcileMetrics(
       if (outcome === 'timeout') timeouts.inc(c)
     },
     onActiveWorkers: (n) => active.set(c, n),
+    onParkedKeys: (reason, n) => parked.set({ controller, reason }, n),
+    onParkOverflow: () => overflow.inc(c),
   }
 }
 

@@ -12,6 +12,7 @@ import {
 } from '../../src/controller/controller.ts'
 import { generationChanged } from '../../src/controller/predicates.ts'
 import { type ReconcileRequest, TerminalError } from '../../src/controller/reconciler.ts'
+import { clientGoRetryPolicy } from '../../src/controller/retry-policy.ts'
 import { ManualClock } from '../../src/core/clock.ts'
 import { EdgeopError } from '../../src/core/errors.ts'
 import { type LogFields, type Logger, noopLogger } from '../../src/core/log.ts'
@@ -82,6 +83,8 @@ function setup(reconcile: ControllerOptions['reconcile'], extra: Partial<Control
     clock,
     observer: { onReconcile: (o) => void outcomes.push(resultLabel(o)) },
     logger: noopLogger, // tests that check logging pass their own
+    // Exact delays (5, 10, 20 ms…) unless a test picks the classified, jittered default.
+    retryPolicy: clientGoRetryPolicy(),
     ...extra,
   })
   const ac = new AbortController()

@@ -209,3 +209,67 @@ describe('bind addresses', () => {
     })
   }
 })
+
+describe('the dead-letter view', () => {
+  const entry = {
+    controller: 'appservice',
+    key: 'shop/web',
+    reason: 'attempts',
+    errorClass: 'forbidden',
+    lastError: '"PATCH /apis/apps/v1/namespaces/shop/deployments/web: 403 Forbidden"',
+    attempts: 5,
+    firstFailure: '2023-11-14T22:13:20.000Z',
+    lastFailure: '2023-11-14T22:15:20.000Z',
+  }
+  const view = () => {
+    const parked = [entry]
+    const retried: string[] = []
+    return {
+      retried,
+      parked: () => parked,
+      retryParked: (key: string) => {
+        retried.push(key)
+        return key === entry.key ? 1 : 0
+      },
+    }
+  }
+
+  test('GET /debug/parked lists the parked keys as JSON; POST …/<key>/retry re-arms one, 404 when not parked', async () => {
+    const parked = view()
+    const ops = await start({
+      ...setup(),
+      parked,
+      metricsBindAddress: '127.0.0.1:0',
+      healthProbeBindAddress: '0',
+    })
+    const list = await get(ops.metricsAddress!, '/debug/parked')
+    assert.equal(list.status, 200)
+    assert.equal(list.headers['content-type'], 'application/json')
+    assert.deepEqual(JSON.parse(list.body), [entry])
+    const ok = await get(ops.metricsAddress!, '/debug/parked/shop%2Fweb/retry', { method: 'POST' })
+    assert.equal(ok.status, 200)
+    const plain = await get(ops.metricsAddress!, '/debug/parked/shop/web/retry', { method: 'POST' })
+    assert.equal(plain.status, 200, 'the key need not be encoded')
+    const missing = await get(ops.metricsAddress!, '/debug/parked/shop/db/retry', { method: 'POST' })
+    assert.equal(missing.status, 404)
+    assert.deepEqual(parked.retried, ['shop/web', 'shop/web', 'shop/db'])
+    const wrong = await get(ops.metricsAddress!, '/debug/parked/shop/web/retry')
+    assert.equal(wrong.status, 405, 'a retry is a POST')
+    assert.equal(wrong.headers.allow, 'POST')
+    const elsewhere = await get(ops.metricsAddress!, '/metrics', { method: 'POST' })
+    assert.equal(elsewhere.status, 405, 'POST nowhere else')
+    assert.equal(parked.retried.length, 3)
+  })
+
+  test('without a view, and on the probe server, /debug/parked is 404', async () => {
+    const none = await start({ ...setup(), metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '0' })
+    assert.equal((await get(none.metricsAddress!, '/debug/parked')).status, 404)
+    const probes = await start({
+      ...setup(),
+      parked: view(),
+      metricsBindAddress: '0',
+      healthProbeBindAddress: '127.0.0.1:0',
+    })
+    assert.equal((await get(probes.healthProbeAddress!, '/debug/parked')).status, 404)
+  })
+})

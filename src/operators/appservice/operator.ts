@@ -8,6 +8,7 @@ import {
   type ControllerObserver,
   generationChanged,
   type Predicate,
+  type RetryPolicy,
 } from '../../controller/index.ts'
 import type { Clock, KubeObject, Logger } from '../../core/index.ts'
 import type { EventRecorder } from '../../objects/index.ts'
@@ -16,7 +17,7 @@ import { CircuitBreaker } from '../../resilience/index.ts'
 import { APPSERVICES, type AppService, GROUP, KIND } from './api.ts'
 import type { DatabaseApi } from './database-api.ts'
 import { CHILD_SELECTOR } from './desired.ts'
-import { appServiceReconciler } from './reconcile.ts'
+import { appServiceFailureReporter, appServiceReconciler } from './reconcile.ts'
 
 /** Options of {@link appServiceController}. */
 export interface AppServiceOperatorOptions {
@@ -36,6 +37,8 @@ export interface AppServiceOperatorOptions {
   /** Metrics hooks (e.g. from `Manager.controllerHooks`). */
   observer?: ControllerObserver
   queueMetrics?: QueueMetrics
+  /** Default: the controller's (`defaultRetryPolicy()`). */
+  retryPolicy?: RetryPolicy
 }
 
 /** The `dependency` label of the database API's circuit breaker. */
@@ -56,6 +59,8 @@ export function appServiceController(o: AppServiceOperatorOptions): Controller<A
     })
   const deployments = child(CORE_TYPES.deployments)
   const services = child(CORE_TYPES.services)
+  const getAppService = (key: string) => apps.store.get(key)
+  const appServices = (ns: string) => o.client.resource<AppService>(APPSERVICES, ns)
 
   return new Controller<AppService>({
     name: 'appservice',
@@ -72,11 +77,18 @@ export function appServiceController(o: AppServiceOperatorOptions): Controller<A
     ...(o.clock ? { clock: o.clock } : {}),
     ...(o.observer ? { observer: o.observer } : {}),
     ...(o.queueMetrics ? { queueMetrics: o.queueMetrics } : {}),
+    ...(o.retryPolicy ? { retryPolicy: o.retryPolicy } : {}),
+    onFailure: appServiceFailureReporter({
+      getAppService,
+      appServices,
+      recorder: o.recorder,
+      ...(o.clock ? { clock: o.clock } : {}),
+    }),
     reconcile: appServiceReconciler({
-      getAppService: (key) => apps.store.get(key),
+      getAppService,
       getDeployment: (ns, name) => deployments.store.get(`${ns}/${name}`),
       getService: (ns, name) => services.store.get(`${ns}/${name}`),
-      appServices: (ns) => o.client.resource<AppService>(APPSERVICES, ns),
+      appServices,
       deployments: (ns) => o.client.resource(CORE_TYPES.deployments, ns),
       services: (ns) => o.client.resource(CORE_TYPES.services, ns),
       database: o.database,

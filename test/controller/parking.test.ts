@@ -1,0 +1,217 @@
+/**
+ * The controller with the classified retry policy: slow 403s, 422s that wait for a change, keys
+ * parked after N attempts and re-armed by a change of their object, on a manual clock.
+ */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import type { EventHandler, HandlerRegistration } from '../../src/cache/listener.ts'
+import { ApiError } from '../../src/client/api-error.ts'
+import { Controller, type ControllerOptions, type FailureReport } from '../../src/controller/controller.ts'
+import { RETRY_NOW_ANNOTATION } from '../../src/controller/parked-keys.ts'
+import { generationChanged } from '../../src/controller/predicates.ts'
+import { defaultRetryPolicy, FORBIDDEN_RETRY_DELAY_MS } from '../../src/controller/retry-policy.ts'
+import { ManualClock } from '../../src/core/clock.ts'
+import { noopLogger } from '../../src/core/log.ts'
+import type { KubeObject } from '../../src/core/types.ts'
+import { MetricsRegistry } from '../../src/observability/metrics-registry.ts'
+import { reconcileMetrics } from '../../src/observability/runtime-metrics.ts'
+import { until } from '../support/http-stub.ts'
+
+class Source {
+  readonly describe = 'fake'
+  handlers: EventHandler[] = []
+  addEventHandler(h: EventHandler): HandlerRegistration {
+    this.handlers.push(h)
+    return { hasSynced: () => true, whenSynced: () => Promise.resolve(), pending: 0, remove() {} }
+  }
+  add(o: KubeObject) {
+    for (const h of this.handlers) h.onAdd?.(o, false)
+  }
+  update(a: KubeObject, b: KubeObject) {
+    for (const h of this.handlers) h.onUpdate?.(a, b)
+  }
+  delete(o: KubeObject) {
+    for (const h of this.handlers) h.onDelete?.(o, { finalStateUnknown: false })
+  }
+}
+
+const app = (generation: number, annotations?: Record<string, string>): KubeObject => ({
+  metadata: {
+    namespace: 'shop',
+    name: 'web',
+    generation,
+    resourceVersion: String(generation * 10),
+    annotations,
+  },
+})
+const forbidden = () =>
+  new ApiError({
+    status: 403,
+    reason: 'Forbidden',
+    message: 'deployments.apps "web" is forbidden',
+    method: 'PATCH',
+    path: '/apis/apps/v1/namespaces/shop/deployments/web',
+  })
+const invalid = () =>
+  new ApiError({
+    status: 422,
+    reason: 'Invalid',
+    message: 'spec.x: Invalid value',
+    method: 'PUT',
+    path: '/x',
+  })
+
+function setup(fail: () => unknown, extra: Partial<ControllerOptions> = {}) {
+  const clock = new ManualClock()
+  const primary = new Source()
+  const owned = new Source()
+  const calls: number[] = []
+  const reports: FailureReport[] = []
+  const registry = new MetricsRegistry()
+  const ctl = new Controller({
+    name: 'apps',
+    for: {
+      source: primary,
+      kind: 'App',
+      group: 'example.com',
+      namespaced: true,
+      predicates: [generationChanged],
+    },
+    owns: [{ source: owned }],
+    clock,
+    logger: noopLogger,
+    observer: reconcileMetrics(registry, 'apps', 1),
+    retryPolicy: defaultRetryPolicy({ random: () => 0 }),
+    onFailure: async (_req, report) => void reports.push(report),
+    reconcile: async () => {
+      calls.push(clock.now())
+      const err = fail()
+      if (err) throw err
+    },
+    ...extra,
+  })
+  const ac = new AbortController()
+  const done = ctl.run(ac.signal)
+  const stop = async () => {
+    ac.abort()
+    await done
+  }
+  const child = (): KubeObject => ({
+    metadata: {
+      namespace: 'shop',
+      name: 'web',
+      ownerReferences: [
+        { apiVersion: 'example.com/v1', kind: 'App', name: 'web', uid: 'u', controller: true },
+      ],
+    },
+  })
+  return { clock, primary, owned, child, ctl, calls, reports, registry, stop }
+}
+
+/** Lets queued work run without moving time further than `ms`. */
+async function settle(clock: ManualClock, ms = 0): Promise<void> {
+  await clock.advance(ms)
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r))
+}
+
+test('a 403 retries at the slow delay, and the hook names the RBAC rule to grant', async () => {
+  const t = setup(forbidden)
+  t.primary.add(app(1))
+  await until(() => t.calls.length === 1 && t.reports.length === 1)
+  await settle(t.clock, FORBIDDEN_RETRY_DELAY_MS - 1)
+  assert.equal(t.calls.length, 1, 'not before the slow delay')
+  await settle(t.clock, 1)
+  await until(() => t.calls.length === 2)
+  assert.deepEqual(t.reports[0], {
+    errorClass: 'forbidden',
+    attempts: 1,
+    message: JSON.stringify(forbidden().message),
+    missingPermission:
+      'Role in namespace "shop": - apiGroups: ["apps"] resources: ["deployments"] verbs: ["patch"]',
+  })
+  await t.stop()
+})
+
+test('a 422 parks at once (no_retry): no retry as time passes nor on an owned object event; a new generation re-arms', async () => {
+  let n = 0
+  const t = setup(() => (n++ === 0 ? invalid() : undefined))
+  t.primary.add(app(1))
+  await until(() => t.calls.length === 1 && t.ctl.parked().length === 1)
+  const [entry] = t.ctl.parked()
+  assert.deepEqual(
+    { key: entry!.key, reason: entry!.reason, errorClass: entry!.errorClass, attempts: entry!.attempts },
+    { key: 'shop/web', reason: 'no_retry', errorClass: 'invalid', attempts: 1 },
+  )
+  assert.equal(entry!.firstFailure, new Date(t.clock.now()).toISOString())
+  assert.match(t.registry.render(), /edgeop_controller_parked_keys\{controller="apps",reason="no_retry"\} 1/)
+  assert.deepEqual(
+    t.reports.map((r) => r.parked),
+    ['no_retry'],
+  )
+  await settle(t.clock, 10 * 3_600_000)
+  t.owned.add(t.child())
+  t.primary.update(app(1), { ...app(1), metadata: { ...app(1).metadata, resourceVersion: '11' } })
+  await settle(t.clock, 1000)
+  assert.equal(t.calls.length, 1, 'parked: a status-only update and an owned object do not reconcile it')
+  t.primary.update(app(1), app(2))
+  await until(() => t.calls.length === 2)
+  assert.deepEqual(t.ctl.parked(), [])
+  assert.match(t.registry.render(), /edgeop_controller_parked_keys\{controller="apps",reason="no_retry"\} 0/)
+  await t.stop()
+})
+
+test('a transient failure parks after maxAttempts; the retry-now annotation re-arms it, and so does retryParked', async () => {
+  const t = setup(() => new Error('database down'), {
+    retryPolicy: defaultRetryPolicy({ random: () => 0, maxAttempts: 3 }),
+  })
+  t.primary.add(app(1))
+  await until(() => t.calls.length === 1 && t.clock.pending > 0)
+  await settle(t.clock, 5)
+  await until(() => t.calls.length === 2 && t.clock.pending > 0)
+  await settle(t.clock, 10)
+  await until(() => t.calls.length === 3 && t.ctl.parked().length === 1)
+  assert.deepEqual(
+    t.ctl.parked().map((e) => [e.reason, e.attempts, e.lastError]),
+    [['attempts', 3, '"database down"']],
+  )
+  await settle(t.clock, 3_600_000)
+  assert.equal(t.calls.length, 3, 'parked keys stop retrying')
+  // A user asks for a retry: an annotation change (no new generation; the predicate would drop it).
+  t.primary.update(app(1), app(1, { [RETRY_NOW_ANNOTATION]: '1' }))
+  await until(() => t.calls.length === 4 && t.clock.pending > 0)
+  // Fresh attempts: it parks again after 3.
+  await settle(t.clock, 5)
+  await until(() => t.calls.length === 5 && t.clock.pending > 0)
+  await settle(t.clock, 10)
+  await until(() => t.calls.length === 6 && t.ctl.parked().length === 1)
+  assert.equal(t.ctl.retryParked('shop/web'), true)
+  assert.equal(t.ctl.retryParked('shop/web'), false, 'no longer parked')
+  await until(() => t.calls.length === 7)
+  await t.stop()
+})
+
+test('the time budget parks a key that keeps failing; a deletion re-arms it', async () => {
+  const t = setup(() => new Error('still failing'), {
+    retryPolicy: defaultRetryPolicy({ random: () => 0, parkAfterMs: 60_000, maxDelayMs: 10_000 }),
+  })
+  t.primary.add(app(1))
+  for (let i = 0; i < 20 && t.ctl.parked().length === 0; i++) await settle(t.clock, 10_000)
+  assert.equal(t.ctl.parked()[0]?.reason, 'time_budget')
+  const before = t.calls.length
+  t.primary.delete(app(1))
+  await until(() => t.calls.length === before + 1)
+  await t.stop()
+})
+
+test('at the cap a key is not parked: it keeps retrying and the overflow is counted', async () => {
+  const t = setup(invalid, { maxParkedKeys: 0 })
+  t.primary.add(app(1))
+  await until(() => t.calls.length === 1)
+  await settle(t.clock)
+  assert.deepEqual(t.ctl.parked(), [])
+  assert.match(t.registry.render(), /edgeop_controller_park_overflow_total\{controller="apps"\} 1/)
+  t.owned.add(t.child())
+  // Not parked: any event reconciles it, as before parking existed.
+  await until(() => t.calls.length === 2)
+  await t.stop()
+})
