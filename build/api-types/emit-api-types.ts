@@ -3,9 +3,11 @@
  *
  * The mapping, schema by schema:
  * - a kind (a schema with `x-kubernetes-group-version-kind`) → `interface X extends KubeObject`,
- *   with `apiVersion`/`kind` as optional literal types (list items arrive without them) and
+ *   with `apiVersion`/`kind` as optional strings whose value the TSDoc states (list items arrive
+ *   without them; a literal type would refuse objects built from plain literals) and
  *   `metadata` inherited from core's `KubeObject` (required there: every object has it);
- * - any other object schema → `interface X`; `required` → non-optional members;
+ * - any other object schema → `interface X`; `required` → non-optional members, the others
+ *   `?: T | undefined` (so consumers under exactOptionalPropertyTypes can copy optional fields);
  * - `description` → TSDoc on each declaration and member, a `Deprecated:` paragraph → `@deprecated`;
  * - `integer`/`number` of any `format` (int32, int64, double) → `number`; `enum` → a union of literals;
  *   `additionalProperties` → `Record<string, V>`; an object with no properties → `Record<string, never>`;
@@ -183,12 +185,18 @@ export function emitApiTypes(
       const description = String(ps['description'] ?? `\`${prop}\` (undocumented in the OpenAPI document).`)
       if (gvk && prop === 'metadata') continue // KubeObject's: ObjectMeta, required
       let type = typeOf(ps, `${ts}.${prop}`)
-      if (gvk) {
-        if (prop === 'apiVersion')
-          type = JSON.stringify(gvk.group === '' ? gvk.version : `${gvk.group}/${gvk.version}`)
-        if (prop === 'kind') type = JSON.stringify(gvk.kind)
+      let always = ''
+      if (gvk && (prop === 'apiVersion' || prop === 'kind')) {
+        // A string, not a literal: `{ apiVersion: 'v1', … }` built in a variable widens to string, and
+        // a literal type would refuse it (the README's mirror controller does exactly that).
+        const value = prop === 'kind' ? gvk.kind : gvk.group === '' ? gvk.version : `${gvk.group}/${gvk.version}`
+        type = 'string'
+        always = `\n\nAlways \`${value}\` for this kind.`
       }
-      members.push(`${tsdoc(description, '  ')}  ${key}${required.has(prop) ? '' : '?'}: ${type}\n`)
+      // `| undefined` on optional members: consumers with exactOptionalPropertyTypes can copy an optional
+      // field from one object to another (`data: original.data`).
+      const optional = required.has(prop) ? '' : '?'
+      members.push(`${tsdoc(description + always, '  ')}  ${key}${optional}: ${type}${optional ? ' | undefined' : ''}\n`)
     }
     if (gvk) usedCore.add('KubeObject')
     blocks.push(`${doc}export interface ${ts}${gvk ? ' extends KubeObject' : ''} {\n${members.join('')}}\n`)

@@ -14,15 +14,15 @@ export interface Affinity {
   /**
    * Describes node affinity scheduling rules for the pod.
    */
-  nodeAffinity?: NodeAffinity
+  nodeAffinity?: NodeAffinity | undefined
   /**
    * Describes pod affinity scheduling rules (e.g. co-locate this pod in the same node, zone, etc. as some other pod(s)).
    */
-  podAffinity?: PodAffinity
+  podAffinity?: PodAffinity | undefined
   /**
    * Describes pod anti-affinity scheduling rules (e.g. avoid putting this pod in the same node, zone, etc. as some other pod(s)).
    */
-  podAntiAffinity?: PodAntiAffinity
+  podAntiAffinity?: PodAntiAffinity | undefined
 }
 
 /**
@@ -34,7 +34,7 @@ export interface AggregationRule {
   /**
    * clusterRoleSelectors holds a list of selectors which will be used to find ClusterRoles and create the rules. If any of the selectors match, then the ClusterRole's permissions will be added
    */
-  clusterRoleSelectors?: LabelSelector[]
+  clusterRoleSelectors?: LabelSelector[] | undefined
 }
 
 /**
@@ -46,7 +46,7 @@ export interface AppArmorProfile {
   /**
    * localhostProfile indicates a profile loaded on the node that should be used. The profile must be preconfigured on the node to work. Must match the loaded name of the profile. Must be set if and only if type is "Localhost".
    */
-  localhostProfile?: string
+  localhostProfile?: string | undefined
   /**
    * type indicates which kind of AppArmor profile will be applied. Valid options are:
    *   Localhost - a profile pre-loaded on the node.
@@ -88,15 +88,15 @@ export interface AWSElasticBlockStoreVolumeSource {
   /**
    * fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
    */
-  fsType?: string
+  fsType?: string | undefined
   /**
    * partition is the partition in the volume that you want to mount. If omitted, the default is to mount by volume name. Examples: For volume /dev/sda1, you specify the partition as "1". Similarly, the volume partition for /dev/sda is "0" (or you can leave the property empty).
    */
-  partition?: number
+  partition?: number | undefined
   /**
    * readOnly value true will force the readOnly setting in VolumeMounts. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
    */
-  readOnly?: boolean
+  readOnly?: boolean | undefined
   /**
    * volumeID is unique ID of the persistent disk resource in AWS (Amazon EBS volume). More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
    */
@@ -117,7 +117,7 @@ export interface AzureDiskVolumeSource {
    *  - `"ReadOnly"`
    *  - `"ReadWrite"`
    */
-  cachingMode?: 'None' | 'ReadOnly' | 'ReadWrite'
+  cachingMode?: 'None' | 'ReadOnly' | 'ReadWrite' | undefined
   /**
    * diskName is the Name of the data disk in the blob storage
    */
@@ -129,7 +129,7 @@ export interface AzureDiskVolumeSource {
   /**
    * fsType is Filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
    */
-  fsType?: string
+  fsType?: string | undefined
   /**
    * kind expected values are Shared: multiple blob disks per storage account  Dedicated: single blob disk per storage account  Managed: azure managed data disk (only in managed availability set). defaults to shared
    *
@@ -138,11 +138,11 @@ export interface AzureDiskVolumeSource {
    *  - `"Managed"`
    *  - `"Shared"`
    */
-  kind?: 'Dedicated' | 'Managed' | 'Shared'
+  kind?: 'Dedicated' | 'Managed' | 'Shared' | undefined
   /**
    * readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
    */
-  readOnly?: boolean
+  readOnly?: boolean | undefined
 }
 
 /**
@@ -154,7 +154,7 @@ export interface AzureFileVolumeSource {
   /**
    * readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
    */
-  readOnly?: boolean
+  readOnly?: boolean | undefined
   /**
    * secretName is the  name of secret that contains Azure Storage Account Name and Key
    */
@@ -174,11 +174,11 @@ export interface Capabilities {
   /**
    * Added capabilities
    */
-  add?: string[]
+  add?: string[] | undefined
   /**
    * Removed capabilities
    */
-  drop?: string[]
+  drop?: string[] | undefined
 }
 
 /**
@@ -194,23 +194,23 @@ export interface CephFSVolumeSource {
   /**
    * path is Optional: Used as the mounted root, rather than the full Ceph tree, default is /
    */
-  path?: string
+  path?: string | undefined
   /**
    * readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
    */
-  readOnly?: boolean
+  readOnly?: boolean | undefined
   /**
    * secretFile is Optional: SecretFile is the path to key ring for User, default is /etc/ceph/user.secret More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
    */
-  secretFile?: string
+  secretFile?: string | undefined
   /**
    * secretRef is Optional: SecretRef is reference to the authentication secret for User, default is empty. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
    */
-  secretRef?: LocalObjectReference
+  secretRef?: LocalObjectReference | undefined
   /**
    * user is optional: User is the rados user name, default is admin More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
    */
-  user?: string
+  user?: string | undefined
 }
 
 /**
@@ -222,15 +222,15 @@ export interface CinderVolumeSource {
   /**
    * fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://examples.k8s.io/mysql-cinder-pd/README.md
    */
-  fsType?: string
+  fsType?: string | undefined
   /**
    * readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/mysql-cinder-pd/README.md
    */
-  readOnly?: boolean
+  readOnly?: boolean | undefined
   /**
    * secretRef is optional: points to a secret object containing parameters used to connect to OpenStack.
    */
-  secretRef?: LocalObjectReference
+  secretRef?: LocalObjectReference | undefined
   /**
    * volumeID used to identify the volume in cinder. More info: https://examples.k8s.io/mysql-cinder-pd/README.md
    */
@@ -246,7 +246,7 @@ export interface ClientIPConfig {
   /**
    * timeoutSeconds specifies the seconds of ClientIP type session sticky time. The value must be >0 && <=86400(for 1 day) if ServiceAffinity == "ClientIP". Default value is 10800(for 3 hours).
    */
-  timeoutSeconds?: number
+  timeoutSeconds?: number | undefined
 }
 
 /**
@@ -258,19 +258,23 @@ export interface ClusterRole extends KubeObject {
   /**
    * aggregationRule is an optional field that describes how to build the Rules for this ClusterRole. If AggregationRule is set, then the Rules are controller managed and direct changes to Rules will be stomped by the controller.
    */
-  aggregationRule?: AggregationRule
+  aggregationRule?: AggregationRule | undefined
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `rbac.authorization.k8s.io/v1` for this kind.
    */
-  apiVersion?: 'rbac.authorization.k8s.io/v1'
+  apiVersion?: string | undefined
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `ClusterRole` for this kind.
    */
-  kind?: 'ClusterRole'
+  kind?: string | undefined
   /**
    * rules holds all the PolicyRules for this ClusterRole
    */
-  rules?: PolicyRule[]
+  rules?: PolicyRule[] | undefined
 }
 
 /**
@@ -281,12 +285,16 @@ export interface ClusterRole extends KubeObject {
 export interface ClusterRoleBinding extends KubeObject {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `rbac.authorization.k8s.io/v1` for this kind.
    */
-  apiVersion?: 'rbac.authorization.k8s.io/v1'
+  apiVersion?: string | undefined
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `ClusterRoleBinding` for this kind.
    */
-  kind?: 'ClusterRoleBinding'
+  kind?: string | undefined
   /**
    * roleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable.
    */
@@ -294,7 +302,7 @@ export interface ClusterRoleBinding extends KubeObject {
   /**
    * subjects holds references to the objects the role applies to.
    */
-  subjects?: Subject[]
+  subjects?: Subject[] | undefined
 }
 
 /**
@@ -306,15 +314,15 @@ export interface ClusterTrustBundleProjection {
   /**
    * Select all ClusterTrustBundles that match this label selector.  Only has effect if signerName is set.  Mutually-exclusive with name.  If unset, interpreted as "match nothing".  If set but empty, interpreted as "match everything".
    */
-  labelSelector?: LabelSelector
+  labelSelector?: LabelSelector | undefined
   /**
    * Select a single ClusterTrustBundle by object name.  Mutually-exclusive with signerName and labelSelector.
    */
-  name?: string
+  name?: string | undefined
   /**
    * If true, don't block pod startup if the referenced ClusterTrustBundle(s) aren't available.  If using name, then the named ClusterTrustBundle is allowed not to exist.  If using signerName, then the combination of signerName and labelSelector is allowed to match zero ClusterTrustBundles.
    */
-  optional?: boolean
+  optional?: boolean | undefined
   /**
    * Relative path from the volume root to write the bundle.
    */
@@ -322,11 +330,11 @@ export interface ClusterTrustBundleProjection {
   /**
    * Select all ClusterTrustBundles that match this signer name. Mutually-exclusive with name.  The contents of all selected ClusterTrustBundles will be unified and deduplicated.
    */
-  signerName?: string
+  signerName?: string | undefined
   /**
    * user is Optional: The owner UID of the created file. If specified, the item-level user field takes precedence over defaultUser. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
    */
-  user?: number
+  user?: number | undefined
 }
 
 /**
@@ -337,24 +345,28 @@ export interface ClusterTrustBundleProjection {
 export interface ConfigMap extends KubeObject {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `v1` for this kind.
    */
-  apiVersion?: 'v1'
+  apiVersion?: string | undefined
   /**
    * BinaryData contains the binary data. Each key must consist of alphanumeric characters, '-', '_' or '.'. BinaryData can contain byte sequences that are not in the UTF-8 range. The keys stored in BinaryData must not overlap with the ones in the Data field, this is enforced during validation process. Using this field will require 1.10+ apiserver and kubelet. Note: BinaryData keys are not currently propagated to container env vars via ConfigMapKeyRef or ConfigMapRef env sources; only Data keys are used.
    */
-  binaryData?: Record<string, string>
+  binaryData?: Record<string, string> | undefined
   /**
    * Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.
    */
-  data?: Record<string, string>
+  data?: Record<string, string> | undefined
   /**
    * Immutable, if set to true, ensures that data stored in the ConfigMap cannot be updated (only object metadata can be modified). If not set to true, the field can be modified at any time. Defaulted to nil.
    */
-  immutable?: boolean
+  immutable?: boolean | undefined
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `ConfigMap` for this kind.
    */
-  kind?: 'ConfigMap'
+  kind?: string | undefined
 }
 
 /**
@@ -368,11 +380,11 @@ export interface ConfigMapEnvSource {
   /**
    * Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
    */
-  name?: string
+  name?: string | undefined
   /**
    * Specify whether the ConfigMap must be defined
    */
-  optional?: boolean
+  optional?: boolean | undefined
 }
 
 /**
@@ -388,11 +400,11 @@ export interface ConfigMapKeySelector {
   /**
    * Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
    */
-  name?: string
+  name?: string | undefined
   /**
    * Specify whether the ConfigMap or its key must be defined
    */
-  optional?: boolean
+  optional?: boolean | undefined
 }
 
 /**
@@ -416,11 +428,11 @@ export interface ConfigMapNodeConfigSource {
   /**
    * ResourceVersion is the metadata.ResourceVersion of the referenced ConfigMap. This field is forbidden in Node.Spec, and required in Node.Status.
    */
-  resourceVersion?: string
+  resourceVersion?: string | undefined
   /**
    * UID is the metadata.UID of the referenced ConfigMap. This field is forbidden in Node.Spec, and required in Node.Status.
    */
-  uid?: string
+  uid?: string | undefined
 }
 
 /**
@@ -434,15 +446,15 @@ export interface ConfigMapProjection {
   /**
    * items if unspecified, each key-value pair in the Data field of the referenced ConfigMap will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the ConfigMap, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'.
    */
-  items?: KeyToPath[]
+  items?: KeyToPath[] | undefined
   /**
    * Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
    */
-  name?: string
+  name?: string | undefined
   /**
    * optional specify whether the ConfigMap or its keys must be defined
    */
-  optional?: boolean
+  optional?: boolean | undefined
 }
 
 /**
@@ -456,23 +468,23 @@ export interface ConfigMapVolumeSource {
   /**
    * defaultMode is optional: mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Defaults to 0644. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
    */
-  defaultMode?: number
+  defaultMode?: number | undefined
   /**
    * defaultUser is Optional: The owner UID of the created files by default. The defaultUser field is only used as a fallback when the item-level user field is unset. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
    */
-  defaultUser?: number
+  defaultUser?: number | undefined
   /**
    * items if unspecified, each key-value pair in the Data field of the referenced ConfigMap will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the ConfigMap, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'.
    */
-  items?: KeyToPath[]
+  items?: KeyToPath[] | undefined
   /**
    * Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
    */
-  name?: string
+  name?: string | undefined
   /**
    * optional specify whether the ConfigMap or its keys must be defined
    */
-  optional?: boolean
+  optional?: boolean | undefined
 }
 
 /**
@@ -484,23 +496,23 @@ export interface Container {
   /**
    * Arguments to the entrypoint. The container image's CMD is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
    */
-  args?: string[]
+  args?: string[] | undefined
   /**
    * Entrypoint array. Not executed within a shell. The container image's ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
    */
-  command?: string[]
+  command?: string[] | undefined
   /**
    * List of environment variables to set in the container. Cannot be updated.
    */
-  env?: EnvVar[]
+  env?: EnvVar[] | undefined
   /**
    * List of sources to populate environment variables in the container. The keys defined within a source may consist of any printable ASCII characters except '='. When a key exists in multiple sources, the value associated with the last source will take precedence. Values defined by an Env with a duplicate key will take precedence. Cannot be updated.
    */
-  envFrom?: EnvFromSource[]
+  envFrom?: EnvFromSource[] | undefined
   /**
    * Container image name. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets.
    */
-  image?: string
+  image?: string | undefined
   /**
    * Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images
    *
@@ -509,15 +521,15 @@ export interface Container {
    *  - `"IfNotPresent"` means that kubelet pulls if the image isn't present on disk. Container will fail if the image isn't present and the pull fails.
    *  - `"Never"` means that kubelet never pulls an image, but only uses a local image. Container will fail if the image isn't present
    */
-  imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never'
+  imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never' | undefined
   /**
    * Actions that the management system should take in response to container lifecycle events. Cannot be updated.
    */
-  lifecycle?: Lifecycle
+  lifecycle?: Lifecycle | undefined
   /**
    * Periodic probe of container liveness. Container will be restarted if the probe fails. Cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
    */
-  livenessProbe?: Probe
+  livenessProbe?: Probe | undefined
   /**
    * Name of the container specified as a DNS_LABEL. Each container in a pod must have a unique name (DNS_LABEL). Cannot be updated.
    */
@@ -525,47 +537,47 @@ export interface Container {
   /**
    * List of ports to expose from the container. Not specifying a port here DOES NOT prevent that port from being exposed. Any port which is listening on the default "0.0.0.0" address inside a container will be accessible from the network. Modifying this array with strategic merge patch may corrupt the data. For more information See https://github.com/kubernetes/kubernetes/issues/108255. Cannot be updated.
    */
-  ports?: ContainerPort[]
+  ports?: ContainerPort[] | undefined
   /**
    * Periodic probe of container service readiness. Container will be removed from service endpoints if the probe fails. Cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
    */
-  readinessProbe?: Probe
+  readinessProbe?: Probe | undefined
   /**
    * Resources resize policy for the container. This field cannot be set on ephemeral containers.
    */
-  resizePolicy?: ContainerResizePolicy[]
+  resizePolicy?: ContainerResizePolicy[] | undefined
   /**
    * Compute Resources required by this container. Cannot be updated. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
    */
-  resources?: ResourceRequirements
+  resources?: ResourceRequirements | undefined
   /**
    * RestartPolicy defines the restart behavior of individual containers in a pod. This overrides the pod-level restart policy. When this field is not specified, the restart behavior is defined by the Pod's restart policy and the container type. Additionally, setting the RestartPolicy as "Always" for the init container will have the following effect: this init container will be continually restarted on exit until all regular containers have terminated. Once all regular containers have completed, all init containers with restartPolicy "Always" will be shut down. This lifecycle differs from normal init containers and is often referred to as a "sidecar" container. Although this init container still starts in the init container sequence, it does not wait for the container to complete before proceeding to the next init container. Instead, the next init container starts immediately after this init container is started, or after any startupProbe has successfully completed.
    */
-  restartPolicy?: string
+  restartPolicy?: string | undefined
   /**
    * Represents a list of rules to be checked to determine if the container should be restarted on exit. The rules are evaluated in order. Once a rule matches a container exit condition, the remaining rules are ignored. If no rule matches the container exit condition, the Container-level restart policy determines the whether the container is restarted or not. Constraints on the rules: - At most 20 rules are allowed. - Rules can have the same action. - Identical rules are not forbidden in validations. When rules are specified, container MUST set RestartPolicy explicitly even it if matches the Pod's RestartPolicy.
    */
-  restartPolicyRules?: ContainerRestartRule[]
+  restartPolicyRules?: ContainerRestartRule[] | undefined
   /**
    * SecurityContext defines the security options the container should be run with. If set, the fields of SecurityContext override the equivalent fields of PodSecurityContext. More info: https://kubernetes.io/docs/tasks/configure-pod-container/security-context/
    */
-  securityContext?: SecurityContext
+  securityContext?: SecurityContext | undefined
   /**
    * StartupProbe indicates that the Pod has successfully initialized. If specified, no other probes are executed until this completes successfully. If this probe fails, the Pod will be restarted, just as if the livenessProbe failed. This can be used to provide different probe parameters at the beginning of a Pod's lifecycle, when it might take a long time to load data or warm a cache, than during steady-state operation. This cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
    */
-  startupProbe?: Probe
+  startupProbe?: Probe | undefined
   /**
    * Whether this container should allocate a buffer for stdin in the container runtime. If this is not set, reads from stdin in the container will always result in EOF. Default is false.
    */
-  stdin?: boolean
+  stdin?: boolean | undefined
   /**
    * Whether the container runtime should close the stdin channel after it has been opened by a single attach. When stdin is true the stdin stream will remain open across multiple attach sessions. If stdinOnce is set to true, stdin is opened on container start, is empty until the first client attaches to stdin, and then remains open and accepts data until the client disconnects, at which time stdin is closed and remains closed until the container is restarted. If this flag is false, a container processes that reads from stdin will never receive an EOF. Default is false
    */
-  stdinOnce?: boolean
+  stdinOnce?: boolean | undefined
   /**
    * Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. Message written is intended to be brief final status, such as an assertion failure message. Will be truncated by the node if greater than 4096 bytes. The total message length across all containers will be limited to 12kb. Defaults to /dev/termination-log. Cannot be updated.
    */
-  terminationMessagePath?: string
+  terminationMessagePath?: string | undefined
   /**
    * Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated.
    *
@@ -573,23 +585,23 @@ export interface Container {
    *  - `"FallbackToLogsOnError"` will read the most recent contents of the container logs for the container status message when the container exits with an error and the terminationMessagePath has no contents.
    *  - `"File"` is the default behavior and will set the container status message to the contents of the container's terminationMessagePath when the container exits.
    */
-  terminationMessagePolicy?: 'FallbackToLogsOnError' | 'File'
+  terminationMessagePolicy?: 'FallbackToLogsOnError' | 'File' | undefined
   /**
    * Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false.
    */
-  tty?: boolean
+  tty?: boolean | undefined
   /**
    * volumeDevices is the list of block devices to be used by the container.
    */
-  volumeDevices?: VolumeDevice[]
+  volumeDevices?: VolumeDevice[] | undefined
   /**
    * Pod volumes to mount into the container's filesystem. Cannot be updated.
    */
-  volumeMounts?: VolumeMount[]
+  volumeMounts?: VolumeMount[] | undefined
   /**
    * Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated.
    */
-  workingDir?: string
+  workingDir?: string | undefined
 }
 
 /**
@@ -621,11 +633,11 @@ export interface ContainerImage {
   /**
    * Names by which this image is known. e.g. ["kubernetes.example/hyperkube:v1.0.7", "cloud-vendor.registry.example/cloud-vendor/hyperkube:v1.0.7"]
    */
-  names?: string[]
+  names?: string[] | undefined
   /**
    * The size of the image in bytes.
    */
-  sizeBytes?: number
+  sizeBytes?: number | undefined
 }
 
 /**
@@ -641,15 +653,15 @@ export interface ContainerPort {
   /**
    * What host IP to bind the external port to.
    */
-  hostIP?: string
+  hostIP?: string | undefined
   /**
    * Number of port to expose on the host. If specified, this must be a valid port number, 0 < x < 65536. If HostNetwork is specified, this must match ContainerPort. Most containers do not need this.
    */
-  hostPort?: number
+  hostPort?: number | undefined
   /**
    * If specified, this must be an IANA_SVC_NAME and unique within the pod. Each named port in a pod must have a unique name. Name for the port that can be referred to by services.
    */
-  name?: string
+  name?: string | undefined
   /**
    * Protocol for port. Must be UDP, TCP, or SCTP. Defaults to "TCP".
    *
@@ -658,7 +670,7 @@ export interface ContainerPort {
    *  - `"TCP"` is the TCP protocol.
    *  - `"UDP"` is the UDP protocol.
    */
-  protocol?: 'SCTP' | 'TCP' | 'UDP'
+  protocol?: 'SCTP' | 'TCP' | 'UDP' | undefined
 }
 
 /**
@@ -730,7 +742,7 @@ export interface ContainerRestartRule {
   /**
    * Represents the exit codes to check on container exits.
    */
-  exitCodes?: ContainerRestartRuleOnExitCodes
+  exitCodes?: ContainerRestartRuleOnExitCodes | undefined
 }
 
 /**
@@ -749,7 +761,7 @@ export interface ContainerRestartRuleOnExitCodes {
   /**
    * Specifies the set of values to check for container exit codes. At most 255 elements are allowed.
    */
-  values?: number[]
+  values?: number[] | undefined
 }
 
 /**
@@ -761,15 +773,15 @@ export interface ContainerState {
   /**
    * Details about a running container
    */
-  running?: ContainerStateRunning
+  running?: ContainerStateRunning | undefined
   /**
    * Details about a terminated container
    */
-  terminated?: ContainerStateTerminated
+  terminated?: ContainerStateTerminated | undefined
   /**
    * Details about a waiting container
    */
-  waiting?: ContainerStateWaiting
+  waiting?: ContainerStateWaiting | undefined
 }
 
 /**
@@ -781,7 +793,7 @@ export interface ContainerStateRunning {
   /**
    * Time at which the container was last (re-)started
    */
-  startedAt?: string
+  startedAt?: string | undefined
 }
 
 /**
@@ -793,7 +805,7 @@ export interface ContainerStateTerminated {
   /**
    * Container's ID in the format '<type>://<container_id>'
    */
-  containerID?: string
+  containerID?: string | undefined
   /**
    * Exit status from the last termination of the container
    */
@@ -801,23 +813,23 @@ export interface ContainerStateTerminated {
   /**
    * Time at which the container last terminated
    */
-  finishedAt?: string
+  finishedAt?: string | undefined
   /**
    * Message regarding the last termination of the container
    */
-  message?: string
+  message?: string | undefined
   /**
    * (brief) reason from the last termination of the container
    */
-  reason?: string
+  reason?: string | undefined
   /**
    * Signal from the last termination of the container
    */
-  signal?: number
+  signal?: number | undefined
   /**
    * Time at which previous execution of the container started
    */
-  startedAt?: string
+  startedAt?: string | undefined
 }
 
 /**
@@ -829,11 +841,11 @@ export interface ContainerStateWaiting {
   /**
    * Message regarding why the container is not yet running.
    */
-  message?: string
+  message?: string | undefined
   /**
    * (brief) reason the container is not yet running.
    */
-  reason?: string
+  reason?: string | undefined
 }
 
 /**
@@ -845,15 +857,15 @@ export interface ContainerStatus {
   /**
    * AllocatedResources represents the compute resources allocated for this container by the node. Kubelet sets this value to Container.Resources.Requests upon successful pod admission and after successfully admitting desired pod resize.
    */
-  allocatedResources?: Record<string, string>
+  allocatedResources?: Record<string, string> | undefined
   /**
    * AllocatedResourcesStatus represents the status of various resources allocated for this Pod.
    */
-  allocatedResourcesStatus?: ResourceStatus[]
+  allocatedResourcesStatus?: ResourceStatus[] | undefined
   /**
    * ContainerID is the ID of the container in the format '<type>://<container_id>'. Where type is a container runtime identifier, returned from Version call of CRI API (for example "containerd").
    */
-  containerID?: string
+  containerID?: string | undefined
   /**
    * Image is the name of container image that the container is running. The container image may not match the image used in the PodSpec, as it may have been resolved by the runtime. More info: https://kubernetes.io/docs/concepts/containers/images.
    */
@@ -865,7 +877,7 @@ export interface ContainerStatus {
   /**
    * LastTerminationState holds the last termination state of the container to help debug container crashes and restarts. This field is not populated if the container is still running and RestartCount is 0.
    */
-  lastState?: ContainerState
+  lastState?: ContainerState | undefined
   /**
    * Name is a DNS_LABEL representing the unique name of the container. Each container in a pod must have a unique name across all container types. Cannot be updated.
    */
@@ -879,7 +891,7 @@ export interface ContainerStatus {
   /**
    * Resources represents the compute resource requests and limits that have been successfully enacted on the running container after it has been started or has been successfully resized.
    */
-  resources?: ResourceRequirements
+  resources?: ResourceRequirements | undefined
   /**
    * RestartCount holds the number of times the container has been restarted. Kubelet makes an effort to always increment the value, but there are cases when the state may be lost due to node restarts and then the value may be reset to 0. The value is never negative.
    */
@@ -887,11 +899,11 @@ export interface ContainerStatus {
   /**
    * Started indicates whether the container has finished its postStart lifecycle hook and passed its startup probe. Initialized as false, becomes true after startupProbe is considered successful. Resets to false when the container is restarted, or if kubelet loses state temporarily. In both cases, startup probes will run again. Is always true when no startupProbe is defined and container is running and has passed the postStart lifecycle hook. The null value must be treated the same as false.
    */
-  started?: boolean
+  started?: boolean | undefined
   /**
    * State holds details about the container's current condition.
    */
-  state?: ContainerState
+  state?: ContainerState | undefined
   /**
    * StopSignal reports the effective stop signal for this container
    *
@@ -1028,14 +1040,15 @@ export interface ContainerStatus {
     | 'SIGWINCH'
     | 'SIGXCPU'
     | 'SIGXFSZ'
+    | undefined
   /**
    * User represents user identity information initially attached to the first process of the container
    */
-  user?: ContainerUser
+  user?: ContainerUser | undefined
   /**
    * Status of volume mounts.
    */
-  volumeMounts?: VolumeMountStatus[]
+  volumeMounts?: VolumeMountStatus[] | undefined
 }
 
 /**
@@ -1047,7 +1060,7 @@ export interface ContainerUser {
   /**
    * Linux holds user identity information initially attached to the first process of the containers in Linux. Note that the actual running identity can be changed if the process has enough privilege to do so.
    */
-  linux?: LinuxContainerUser
+  linux?: LinuxContainerUser | undefined
 }
 
 /**
@@ -1058,12 +1071,16 @@ export interface ContainerUser {
 export interface CronJob extends KubeObject {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `batch/v1` for this kind.
    */
-  apiVersion?: 'batch/v1'
+  apiVersion?: string | undefined
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `CronJob` for this kind.
    */
-  kind?: 'CronJob'
+  kind?: string | undefined
   /**
    * Specification of the desired behavior of a cron job, including the schedule. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
@@ -1071,7 +1088,7 @@ export interface CronJob extends KubeObject {
   /**
    * Current status of a cron job. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  status?: CronJobStatus
+  status?: CronJobStatus | undefined
 }
 
 /**
@@ -1090,11 +1107,11 @@ export interface CronJobSpec {
    *  - `"Forbid"` forbids concurrent runs, skipping next run if previous hasn't finished yet.
    *  - `"Replace"` cancels currently running job and replaces it with a new one.
    */
-  concurrencyPolicy?: 'Allow' | 'Forbid' | 'Replace'
+  concurrencyPolicy?: 'Allow' | 'Forbid' | 'Replace' | undefined
   /**
    * The number of failed finished jobs to retain. Value must be non-negative integer. Defaults to 1.
    */
-  failedJobsHistoryLimit?: number
+  failedJobsHistoryLimit?: number | undefined
   /**
    * Specifies the job that will be created when executing a CronJob.
    */
@@ -1106,19 +1123,19 @@ export interface CronJobSpec {
   /**
    * Optional deadline in seconds for starting the job if it misses scheduled time for any reason.  Missed jobs executions will be counted as failed ones.
    */
-  startingDeadlineSeconds?: number
+  startingDeadlineSeconds?: number | undefined
   /**
    * The number of successful finished jobs to retain. Value must be non-negative integer. Defaults to 3.
    */
-  successfulJobsHistoryLimit?: number
+  successfulJobsHistoryLimit?: number | undefined
   /**
    * This flag tells the controller to suspend subsequent executions, it does not apply to already started executions.  Defaults to false.
    */
-  suspend?: boolean
+  suspend?: boolean | undefined
   /**
    * The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this will default to the time zone of the kube-controller-manager process. The set of valid time zone names and the time zone offset is loaded from the system-wide time zone database by the API server during CronJob validation and the controller manager during execution. If no system-wide time zone database can be found a bundled version of the database is used instead. If the time zone name becomes invalid during the lifetime of a CronJob or due to a change in host configuration, the controller will stop creating new new Jobs and will create a system event with the reason UnknownTimeZone. More information can be found in https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones
    */
-  timeZone?: string
+  timeZone?: string | undefined
 }
 
 /**
@@ -1130,15 +1147,15 @@ export interface CronJobStatus {
   /**
    * A list of pointers to currently running jobs.
    */
-  active?: ObjectReference[]
+  active?: ObjectReference[] | undefined
   /**
    * Information when was the last time the job was successfully scheduled.
    */
-  lastScheduleTime?: string
+  lastScheduleTime?: string | undefined
   /**
    * Information when was the last time the job successfully completed.
    */
-  lastSuccessfulTime?: string
+  lastSuccessfulTime?: string | undefined
 }
 
 /**
@@ -1150,7 +1167,7 @@ export interface CrossVersionObjectReference {
   /**
    * apiVersion is the API version of the referent
    */
-  apiVersion?: string
+  apiVersion?: string | undefined
   /**
    * kind is the kind of the referent; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
@@ -1174,19 +1191,19 @@ export interface CSIVolumeSource {
   /**
    * fsType to mount. Ex. "ext4", "xfs", "ntfs". If not provided, the empty value is passed to the associated CSI driver which will determine the default filesystem to apply.
    */
-  fsType?: string
+  fsType?: string | undefined
   /**
    * nodePublishSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI NodePublishVolume and NodeUnpublishVolume calls. This field is optional, and  may be empty if no secret is required. If the secret object contains more than one secret, all secret references are passed.
    */
-  nodePublishSecretRef?: LocalObjectReference
+  nodePublishSecretRef?: LocalObjectReference | undefined
   /**
    * readOnly specifies a read-only configuration for the volume. Defaults to false (read/write).
    */
-  readOnly?: boolean
+  readOnly?: boolean | undefined
   /**
    * volumeAttributes stores driver-specific properties that are passed to the CSI driver. Consult your driver's documentation for supported values.
    */
-  volumeAttributes?: Record<string, string>
+  volumeAttributes?: Record<string, string> | undefined
 }
 
 /**
@@ -1198,11 +1215,11 @@ export interface CustomResourceColumnDefinition {
   /**
    * description is a human readable description of this column.
    */
-  description?: string
+  description?: string | undefined
   /**
    * format is an optional OpenAPI type definition for this column. The 'name' format is applied to the primary identifier column to assist in clients identifying column is the resource name. See https://github.com/OAI/OpenAPI-Specification/blob/master/versions/2.0.md#data-types for details.
    */
-  format?: string
+  format?: string | undefined
   /**
    * jsonPath is a simple JSON path (i.e. with array notation) which is evaluated against each custom resource to produce the value for this column.
    */
@@ -1214,7 +1231,7 @@ export interface CustomResourceColumnDefinition {
   /**
    * priority is an integer defining the relative importance of this column compared to others. Lower numbers are considered higher priority. Columns that may be omitted in limited space scenarios should be given a priority greater than 0.
    */
-  priority?: number
+  priority?: number | undefined
   /**
    * type is an OpenAPI type definition for this column. See https://github.com/OAI/OpenAPI-Specification/blob/master/versions/2.0.md#data-types for details.
    */
@@ -1235,7 +1252,7 @@ export interface CustomResourceConversion {
   /**
    * webhook describes how to call the conversion webhook. Required when `strategy` is set to `"Webhook"`.
    */
-  webhook?: WebhookConversion
+  webhook?: WebhookConversion | undefined
 }
 
 /**
@@ -1246,12 +1263,16 @@ export interface CustomResourceConversion {
 export interface CustomResourceDefinition extends KubeObject {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `apiextensions.k8s.io/v1` for this kind.
    */
-  apiVersion?: 'apiextensions.k8s.io/v1'
+  apiVersion?: string | undefined
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `CustomResourceDefinition` for this kind.
    */
-  kind?: 'CustomResourceDefinition'
+  kind?: string | undefined
   /**
    * spec describes how the user wants the resources to appear
    */
@@ -1259,7 +1280,7 @@ export interface CustomResourceDefinition extends KubeObject {
   /**
    * status indicates the actual state of the CustomResourceDefinition
    */
-  status?: CustomResourceDefinitionStatus
+  status?: CustomResourceDefinitionStatus | undefined
 }
 
 /**
@@ -1271,19 +1292,19 @@ export interface CustomResourceDefinitionCondition {
   /**
    * lastTransitionTime last time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string
+  lastTransitionTime?: string | undefined
   /**
    * message is a human-readable message indicating details about last transition.
    */
-  message?: string
+  message?: string | undefined
   /**
    * observedGeneration represents the .metadata.generation that the condition was set based upon. For instance, if .metadata.generation is currently 12, but the .status.conditions[x].observedGeneration is 9, the condition is out of date with respect to the current state of the instance.
    */
-  observedGeneration?: number
+  observedGeneration?: number | undefined
   /**
    * reason is a unique, one-word, CamelCase reason for the condition's last transition.
    */
-  reason?: string
+  reason?: string | undefined
   /**
    * status is the status of the condition. Can be True, False, Unknown.
    */
@@ -1303,7 +1324,7 @@ export interface CustomResourceDefinitionNames {
   /**
    * categories is a list of grouped resources this custom resource belongs to (e.g. 'all'). This is published in API discovery documents, and used by clients to support invocations like `kubectl get all`.
    */
-  categories?: string[]
+  categories?: string[] | undefined
   /**
    * kind is the serialized kind of the resource. It is normally CamelCase and singular. Custom resource instances will use this value as the `kind` attribute in API calls.
    */
@@ -1311,7 +1332,7 @@ export interface CustomResourceDefinitionNames {
   /**
    * listKind is the serialized kind of the list for this resource. Defaults to "`kind`List".
    */
-  listKind?: string
+  listKind?: string | undefined
   /**
    * plural is the plural name of the resource to serve. The custom resources are served under `/apis/<group>/<version>/.../<plural>`. Must match the name of the CustomResourceDefinition (in the form `<names.plural>.<group>`). Must be all lowercase.
    */
@@ -1319,11 +1340,11 @@ export interface CustomResourceDefinitionNames {
   /**
    * shortNames are short names for the resource, exposed in API discovery documents, and used by clients to support invocations like `kubectl get <shortname>`. It must be all lowercase.
    */
-  shortNames?: string[]
+  shortNames?: string[] | undefined
   /**
    * singular is the singular name of the resource. It must be all lowercase. Defaults to lowercased `kind`.
    */
-  singular?: string
+  singular?: string | undefined
 }
 
 /**
@@ -1335,7 +1356,7 @@ export interface CustomResourceDefinitionSpec {
   /**
    * conversion defines conversion settings for the CRD.
    */
-  conversion?: CustomResourceConversion
+  conversion?: CustomResourceConversion | undefined
   /**
    * group is the API group of the defined custom resource. The custom resources are served under `/apis/<group>/...`. Must match the name of the CustomResourceDefinition (in the form `<names.plural>.<group>`).
    */
@@ -1347,7 +1368,7 @@ export interface CustomResourceDefinitionSpec {
   /**
    * preserveUnknownFields indicates that object fields which are not specified in the OpenAPI schema should be preserved when persisting to storage. apiVersion, kind, metadata and known fields inside metadata are always preserved. This field is deprecated in favor of setting `x-preserve-unknown-fields` to true in `spec.versions[*].schema.openAPIV3Schema`. See https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#field-pruning for details.
    */
-  preserveUnknownFields?: boolean
+  preserveUnknownFields?: boolean | undefined
   /**
    * scope indicates whether the defined custom resource is cluster- or namespace-scoped. Allowed values are `Cluster` and `Namespaced`.
    */
@@ -1367,19 +1388,19 @@ export interface CustomResourceDefinitionStatus {
   /**
    * acceptedNames are the names that are actually being used to serve discovery. They may be different than the names in spec.
    */
-  acceptedNames?: CustomResourceDefinitionNames
+  acceptedNames?: CustomResourceDefinitionNames | undefined
   /**
    * conditions indicate state for particular aspects of a CustomResourceDefinition
    */
-  conditions?: CustomResourceDefinitionCondition[]
+  conditions?: CustomResourceDefinitionCondition[] | undefined
   /**
    * The generation observed by the CRD controller.
    */
-  observedGeneration?: number
+  observedGeneration?: number | undefined
   /**
    * storedVersions lists all versions of CustomResources that were ever persisted. Tracking these versions allows a migration path for stored versions in etcd. The field is mutable so a migration controller can finish a migration to another version (ensuring no old objects are left in storage), and then remove the rest of the versions from this list. Versions may not be removed from `spec.versions` while they exist in this list.
    */
-  storedVersions?: string[]
+  storedVersions?: string[] | undefined
 }
 
 /**
@@ -1391,15 +1412,15 @@ export interface CustomResourceDefinitionVersion {
   /**
    * additionalPrinterColumns specifies additional columns returned in Table output. See https://kubernetes.io/docs/reference/using-api/api-concepts/#receiving-resources-as-tables for details. If no columns are specified, a single column displaying the age of the custom resource is used.
    */
-  additionalPrinterColumns?: CustomResourceColumnDefinition[]
+  additionalPrinterColumns?: CustomResourceColumnDefinition[] | undefined
   /**
    * deprecated indicates this version of the custom resource API is deprecated. When set to true, API requests to this version receive a warning header in the server response. Defaults to false.
    */
-  deprecated?: boolean
+  deprecated?: boolean | undefined
   /**
    * deprecationWarning overrides the default warning returned to API clients. May only be set when `deprecated` is true. The default warning indicates this version is deprecated and recommends use of the newest served version of equal or greater stability, if one exists.
    */
-  deprecationWarning?: string
+  deprecationWarning?: string | undefined
   /**
    * name is the version name, e.g. “v1”, “v2beta1”, etc. The custom resources are served under this version at `/apis/<group>/<version>/...` if `served` is true.
    */
@@ -1407,11 +1428,11 @@ export interface CustomResourceDefinitionVersion {
   /**
    * schema describes the schema used for validation, pruning, and defaulting of this version of the custom resource.
    */
-  schema?: CustomResourceValidation
+  schema?: CustomResourceValidation | undefined
   /**
    * selectableFields specifies paths to fields that may be used as field selectors. A maximum of 8 selectable fields are allowed. See https://kubernetes.io/docs/concepts/overview/working-with-objects/field-selectors
    */
-  selectableFields?: SelectableField[]
+  selectableFields?: SelectableField[] | undefined
   /**
    * served is a flag enabling/disabling this version from being served via REST APIs
    */
@@ -1423,7 +1444,7 @@ export interface CustomResourceDefinitionVersion {
   /**
    * subresources specify what subresources this version of the defined custom resource have.
    */
-  subresources?: CustomResourceSubresources
+  subresources?: CustomResourceSubresources | undefined
 }
 
 /**
@@ -1435,11 +1456,11 @@ export interface CustomResourceSubresources {
   /**
    * scale indicates the custom resource should serve a `/scale` subresource that returns an `autoscaling/v1` Scale object.
    */
-  scale?: CustomResourceSubresourceScale
+  scale?: CustomResourceSubresourceScale | undefined
   /**
    * status indicates the custom resource should serve a `/status` subresource. When enabled: 1. requests to the custom resource primary endpoint ignore changes to the `status` stanza of the object. 2. requests to the custom resource `/status` subresource ignore changes to anything other than the `status` stanza of the object.
    */
-  status?: CustomResourceSubresourceStatus
+  status?: CustomResourceSubresourceStatus | undefined
 }
 
 /**
@@ -1451,7 +1472,7 @@ export interface CustomResourceSubresourceScale {
   /**
    * labelSelectorPath defines the JSON path inside of a custom resource that corresponds to Scale `status.selector`. Only JSON paths without the array notation are allowed. Must be a JSON Path under `.status` or `.spec`. Must be set to work with HorizontalPodAutoscaler. The field pointed by this JSON path must be a string field (not a complex selector struct) which contains a serialized label selector in string form. More info: https://kubernetes.io/docs/tasks/access-kubernetes-api/custom-resources/custom-resource-definitions#scale-subresource If there is no value under the given path in the custom resource, the `status.selector` value in the `/scale` subresource will default to the empty string.
    */
-  labelSelectorPath?: string
+  labelSelectorPath?: string | undefined
   /**
    * specReplicasPath defines the JSON path inside of a custom resource that corresponds to Scale `spec.replicas`. Only JSON paths without the array notation are allowed. Must be a JSON Path under `.spec`. If there is no value under the given path in the custom resource, the `/scale` subresource will return an error on GET.
    */
@@ -1478,7 +1499,7 @@ export interface CustomResourceValidation {
   /**
    * openAPIV3Schema is the OpenAPI v3 schema to use for validation and pruning.
    */
-  openAPIV3Schema?: JSONSchemaProps
+  openAPIV3Schema?: JSONSchemaProps | undefined
 }
 
 /**
@@ -1501,12 +1522,16 @@ export interface DaemonEndpoint {
 export interface DaemonSet extends KubeObject {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `apps/v1` for this kind.
    */
-  apiVersion?: 'apps/v1'
+  apiVersion?: string | undefined
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `DaemonSet` for this kind.
    */
-  kind?: 'DaemonSet'
+  kind?: string | undefined
   /**
    * The desired behavior of this daemon set. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
@@ -1514,7 +1539,7 @@ export interface DaemonSet extends KubeObject {
   /**
    * The current status of this daemon set. This data may be out of date by some window of time. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  status?: DaemonSetStatus
+  status?: DaemonSetStatus | undefined
 }
 
 /**
@@ -1526,23 +1551,23 @@ export interface DaemonSetCondition {
   /**
    * Last time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string
+  lastTransitionTime?: string | undefined
   /**
    * A human readable message indicating details about the transition.
    */
-  message?: string
+  message?: string | undefined
   /**
    * The reason for the condition's last transition.
    */
-  reason?: string
+  reason?: string | undefined
   /**
    * Status of the condition, one of True, False, Unknown.
    */
-  status?: string
+  status?: string | undefined
   /**
    * Type of DaemonSet condition.
    */
-  type?: string
+  type?: string | undefined
 }
 
 /**
@@ -1554,11 +1579,11 @@ export interface DaemonSetSpec {
   /**
    * The minimum number of seconds for which a newly created DaemonSet pod should be ready without any of its container crashing, for it to be considered available. Defaults to 0 (pod will be considered available as soon as it is ready).
    */
-  minReadySeconds?: number
+  minReadySeconds?: number | undefined
   /**
    * The number of old history to retain to allow rollback. This is a pointer to distinguish between explicit zero and not specified. Defaults to 10.
    */
-  revisionHistoryLimit?: number
+  revisionHistoryLimit?: number | undefined
   /**
    * A label query over pods that are managed by the daemon set. Must match in order to be controlled. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors
    */
@@ -1570,7 +1595,7 @@ export interface DaemonSetSpec {
   /**
    * An update strategy to replace existing DaemonSet pods with new pods.
    */
-  updateStrategy?: DaemonSetUpdateStrategy
+  updateStrategy?: DaemonSetUpdateStrategy | undefined
 }
 
 /**
@@ -1582,11 +1607,11 @@ export interface DaemonSetStatus {
   /**
    * Count of hash collisions for the DaemonSet. The DaemonSet controller uses this field as a collision avoidance mechanism when it needs to create the name for the newest ControllerRevision.
    */
-  collisionCount?: number
+  collisionCount?: number | undefined
   /**
    * Represents the latest available observations of a DaemonSet's current state.
    */
-  conditions?: DaemonSetCondition[]
+  conditions?: DaemonSetCondition[] | undefined
   /**
    * The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/
    */
@@ -1598,7 +1623,7 @@ export interface DaemonSetStatus {
   /**
    * The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)
    */
-  numberAvailable?: number
+  numberAvailable?: number | undefined
   /**
    * The number of nodes that are running the daemon pod, but are not supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/
    */
@@ -1610,15 +1635,15 @@ export interface DaemonSetStatus {
   /**
    * The number of nodes that should be running the daemon pod and have none of the daemon pod running and available (ready for at least spec.minReadySeconds)
    */
-  numberUnavailable?: number
+  numberUnavailable?: number | undefined
   /**
    * The most recent generation observed by the daemon set controller.
    */
-  observedGeneration?: number
+  observedGeneration?: number | undefined
   /**
    * The total number of nodes that are running updated daemon pod
    */
-  updatedNumberScheduled?: number
+  updatedNumberScheduled?: number | undefined
 }
 
 /**
@@ -1630,7 +1655,7 @@ export interface DaemonSetUpdateStrategy {
   /**
    * Rolling update config params. Present only if type = "RollingUpdate".
    */
-  rollingUpdate?: RollingUpdateDaemonSet
+  rollingUpdate?: RollingUpdateDaemonSet | undefined
   /**
    * Type of daemon set update. Can be "RollingUpdate" or "OnDelete". Default is RollingUpdate.
    *
@@ -1638,7 +1663,7 @@ export interface DaemonSetUpdateStrategy {
    *  - `"OnDelete"` Replace the old daemons only when it's killed
    *  - `"RollingUpdate"` Replace the old daemons by new ones using rolling update i.e replace them on each node one after the other.
    */
-  type?: 'OnDelete' | 'RollingUpdate'
+  type?: 'OnDelete' | 'RollingUpdate' | undefined
 }
 
 /**
@@ -1649,12 +1674,16 @@ export interface DaemonSetUpdateStrategy {
 export interface Deployment extends KubeObject {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `apps/v1` for this kind.
    */
-  apiVersion?: 'apps/v1'
+  apiVersion?: string | undefined
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `Deployment` for this kind.
    */
-  kind?: 'Deployment'
+  kind?: string | undefined
   /**
    * Specification of the desired behavior of the Deployment.
    */
@@ -1662,7 +1691,7 @@ export interface Deployment extends KubeObject {
   /**
    * Most recently observed status of the Deployment.
    */
-  status?: DeploymentStatus
+  status?: DeploymentStatus | undefined
 }
 
 /**
@@ -1674,27 +1703,27 @@ export interface DeploymentCondition {
   /**
    * Last time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string
+  lastTransitionTime?: string | undefined
   /**
    * The last time this condition was updated.
    */
-  lastUpdateTime?: string
+  lastUpdateTime?: string | undefined
   /**
    * A human readable message indicating details about the transition.
    */
-  message?: string
+  message?: string | undefined
   /**
    * The reason for the condition's last transition.
    */
-  reason?: string
+  reason?: string | undefined
   /**
    * Status of the condition, one of True, False, Unknown.
    */
-  status?: string
+  status?: string | undefined
   /**
    * Type of deployment condition.
    */
-  type?: string
+  type?: string | undefined
 }
 
 /**
@@ -1706,23 +1735,23 @@ export interface DeploymentSpec {
   /**
    * Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available. Defaults to 0 (pod will be considered available as soon as it is ready)
    */
-  minReadySeconds?: number
+  minReadySeconds?: number | undefined
   /**
    * Indicates that the deployment is paused.
    */
-  paused?: boolean
+  paused?: boolean | undefined
   /**
    * The maximum time in seconds for a deployment to make progress before it is considered to be failed. The deployment controller will continue to process failed deployments and a condition with a ProgressDeadlineExceeded reason will be surfaced in the deployment status. Note that progress will not be estimated during the time a deployment is paused. Defaults to 600s.
    */
-  progressDeadlineSeconds?: number
+  progressDeadlineSeconds?: number | undefined
   /**
    * Number of desired pods. This is a pointer to distinguish between explicit zero and not specified. Defaults to 1.
    */
-  replicas?: number
+  replicas?: number | undefined
   /**
    * The number of old ReplicaSets to retain to allow rollback. This is a pointer to distinguish between explicit zero and not specified. Defaults to 10.
    */
-  revisionHistoryLimit?: number
+  revisionHistoryLimit?: number | undefined
   /**
    * Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment. It must match the pod template's labels.
    */
@@ -1730,7 +1759,7 @@ export interface DeploymentSpec {
   /**
    * The deployment strategy to use to replace existing pods with new ones.
    */
-  strategy?: DeploymentStrategy
+  strategy?: DeploymentStrategy | undefined
   /**
    * Template describes the pods that will be created. The only allowed template.spec.restartPolicy value is "Always".
    */
@@ -1746,41 +1775,41 @@ export interface DeploymentStatus {
   /**
    * Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment.
    */
-  availableReplicas?: number
+  availableReplicas?: number | undefined
   /**
    * Count of hash collisions for the Deployment. The Deployment controller uses this field as a collision avoidance mechanism when it needs to create the name for the newest ReplicaSet.
    */
-  collisionCount?: number
+  collisionCount?: number | undefined
   /**
    * Represents the latest available observations of a deployment's current state.
    */
-  conditions?: DeploymentCondition[]
+  conditions?: DeploymentCondition[] | undefined
   /**
    * The generation observed by the deployment controller.
    */
-  observedGeneration?: number
+  observedGeneration?: number | undefined
   /**
    * Total number of non-terminating pods targeted by this Deployment with a Ready Condition.
    */
-  readyReplicas?: number
+  readyReplicas?: number | undefined
   /**
    * Total number of non-terminating pods targeted by this deployment (their labels match the selector).
    */
-  replicas?: number
+  replicas?: number | undefined
   /**
    * Total number of terminating pods targeted by this deployment. Terminating pods have a non-null .metadata.deletionTimestamp and have not yet reached the Failed or Succeeded .status.phase.
    *
    * This is a beta field and requires enabling DeploymentReplicaSetTerminatingReplicas feature (enabled by default).
    */
-  terminatingReplicas?: number
+  terminatingReplicas?: number | undefined
   /**
    * Total number of unavailable pods targeted by this deployment. This is the total number of pods that are still required for the deployment to have 100% available capacity. They may either be pods that are running but not yet available or pods that still have not been created.
    */
-  unavailableReplicas?: number
+  unavailableReplicas?: number | undefined
   /**
    * Total number of non-terminating pods targeted by this deployment that have the desired template spec.
    */
-  updatedReplicas?: number
+  updatedReplicas?: number | undefined
 }
 
 /**
@@ -1792,7 +1821,7 @@ export interface DeploymentStrategy {
   /**
    * Rolling update config params. Present only if DeploymentStrategyType = RollingUpdate.
    */
-  rollingUpdate?: RollingUpdateDeployment
+  rollingUpdate?: RollingUpdateDeployment | undefined
   /**
    * Type of deployment. Can be "Recreate" or "RollingUpdate". Default is RollingUpdate.
    *
@@ -1800,7 +1829,7 @@ export interface DeploymentStrategy {
    *  - `"Recreate"` Kill all existing pods before creating new ones.
    *  - `"RollingUpdate"` Replace the old ReplicaSets by new one using rolling update i.e gradually scale down the old ReplicaSets and scale up the new one.
    */
-  type?: 'Recreate' | 'RollingUpdate'
+  type?: 'Recreate' | 'RollingUpdate' | undefined
 }
 
 /**
@@ -1812,7 +1841,7 @@ export interface DownwardAPIProjection {
   /**
    * Items is a list of DownwardAPIVolume file
    */
-  items?: DownwardAPIVolumeFile[]
+  items?: DownwardAPIVolumeFile[] | undefined
 }
 
 /**
@@ -1824,11 +1853,11 @@ export interface DownwardAPIVolumeFile {
   /**
    * Required: Selects a field of the pod: only annotations, labels, name, namespace and uid are supported.
    */
-  fieldRef?: ObjectFieldSelector
+  fieldRef?: ObjectFieldSelector | undefined
   /**
    * Optional: mode bits used to set permissions on this file, must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. If not specified, the volume defaultMode will be used. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
    */
-  mode?: number
+  mode?: number | undefined
   /**
    * Required: Path is  the relative path name of the file to be created. Must not be absolute or contain the '..' path. Must be utf-8 encoded. The first item of the relative path must not start with '..'
    */
@@ -1836,11 +1865,11 @@ export interface DownwardAPIVolumeFile {
   /**
    * Selects a resource of the container: only resources limits and requests (limits.cpu, limits.memory, requests.cpu and requests.memory) are currently supported.
    */
-  resourceFieldRef?: ResourceFieldSelector
+  resourceFieldRef?: ResourceFieldSelector | undefined
   /**
    * user is Optional: The owner UID of the created file. If specified, the item-level user field takes precedence over defaultUser. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
    */
-  user?: number
+  user?: number | undefined
 }
 
 /**
@@ -1852,15 +1881,15 @@ export interface DownwardAPIVolumeSource {
   /**
    * Optional: mode bits to use on created files by default. Must be a Optional: mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Defaults to 0644. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
    */
-  defaultMode?: number
+  defaultMode?: number | undefined
   /**
    * defaultUser is Optional: The owner UID of the created files by default. The defaultUser field is only used as a fallback when the item-level user field is unset. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
    */
-  defaultUser?: number
+  defaultUser?: number | undefined
   /**
    * Items is a list of downward API volume file
    */
-  items?: DownwardAPIVolumeFile[]
+  items?: DownwardAPIVolumeFile[] | undefined
 }
 
 /**
@@ -1872,15 +1901,15 @@ export interface EmptyDirVolumeSource {
   /**
    * medium represents what type of storage medium should back this directory. The default is "" which means to use the node's default medium. Must be an empty string (default) or Memory. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir
    */
-  medium?: string
+  medium?: string | undefined
   /**
    * mode specifies the permission bits for the emptyDir directory, in numeric notation (e.g., 0755, 01777). Must be a value between 0000 and 01777. If not specified, defaults to 0777. This might be in conflict with other options that affect the file mode, like fsGroup. If fsGroup is specified, the fsGroup permissions will override the mode specified here. This field has no effect on Windows. This field is alpha and requires EmptyDirVolumeMode featuregate to be enabled.
    */
-  mode?: number
+  mode?: number | undefined
   /**
    * sizeLimit is the total amount of local storage required for this EmptyDir volume. The size limit is also applicable for memory medium. The maximum usage on memory medium EmptyDir would be the minimum value between the SizeLimit specified here and the sum of memory limits of all containers in a pod. The default is nil which means that the limit is undefined. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir
    */
-  sizeLimit?: string
+  sizeLimit?: string | undefined
 }
 
 /**
@@ -1896,31 +1925,31 @@ export interface Endpoint {
   /**
    * conditions contains information about the current status of the endpoint.
    */
-  conditions?: EndpointConditions
+  conditions?: EndpointConditions | undefined
   /**
    * deprecatedTopology contains topology information part of the v1beta1 API. This field is deprecated, and will be removed when the v1beta1 API is removed (no sooner than kubernetes v1.24).  While this field can hold values, it is not writable through the v1 API, and any attempts to write to it will be silently ignored. Topology information can be found in the zone and nodeName fields instead.
    */
-  deprecatedTopology?: Record<string, string>
+  deprecatedTopology?: Record<string, string> | undefined
   /**
    * hints contains information associated with how an endpoint should be consumed.
    */
-  hints?: EndpointHints
+  hints?: EndpointHints | undefined
   /**
    * hostname of this endpoint. This field may be used by consumers of endpoints to distinguish endpoints from each other (e.g. in DNS names). Multiple endpoints which use the same hostname should be considered fungible (e.g. multiple A values in DNS). Must be lowercase and pass DNS Label (RFC 1123) validation.
    */
-  hostname?: string
+  hostname?: string | undefined
   /**
    * nodeName represents the name of the Node hosting this endpoint. This can be used to determine endpoints local to a Node.
    */
-  nodeName?: string
+  nodeName?: string | undefined
   /**
    * targetRef is a reference to a Kubernetes object that represents this endpoint.
    */
-  targetRef?: ObjectReference
+  targetRef?: ObjectReference | undefined
   /**
    * zone is the name of the Zone this endpoint exists in.
    */
-  zone?: string
+  zone?: string | undefined
 }
 
 /**
@@ -1934,7 +1963,7 @@ export interface EndpointAddress {
   /**
    * The Hostname of this endpoint
    */
-  hostname?: string
+  hostname?: string | undefined
   /**
    * The IP of this endpoint. May not be loopback (127.0.0.0/8 or ::1), link-local (169.254.0.0/16 or fe80::/10), or link-local multicast (224.0.0.0/24 or ff02::/16).
    */
@@ -1942,11 +1971,11 @@ export interface EndpointAddress {
   /**
    * Optional: Node hosting this endpoint. This can be used to determine endpoints local to a node.
    */
-  nodeName?: string
+  nodeName?: string | undefined
   /**
    * Reference to object providing the endpoint.
    */
-  targetRef?: ObjectReference
+  targetRef?: ObjectReference | undefined
 }
 
 /**
@@ -1958,15 +1987,15 @@ export interface EndpointConditions {
   /**
    * ready indicates that this endpoint is ready to receive traffic, according to whatever system is managing the endpoint. A nil value should be interpreted as "true". In general, an endpoint should be marked ready if it is serving and not terminating, though this can be overridden in some cases, such as when the associated Service has set the publishNotReadyAddresses flag.
    */
-  ready?: boolean
+  ready?: boolean | undefined
   /**
    * serving indicates that this endpoint is able to receive traffic, according to whatever system is managing the endpoint. For endpoints backed by pods, the EndpointSlice controller will mark the endpoint as serving if the pod's Ready condition is True. A nil value should be interpreted as "true".
    */
-  serving?: boolean
+  serving?: boolean | undefined
   /**
    * terminating indicates that this endpoint is terminating. A nil value should be interpreted as "false".
    */
-  terminating?: boolean
+  terminating?: boolean | undefined
 }
 
 /**
@@ -1978,11 +2007,11 @@ export interface EndpointHints {
   /**
    * forNodes indicates the node(s) this endpoint should be consumed by when using topology aware routing. May contain a maximum of 8 entries.
    */
-  forNodes?: ForNode[]
+  forNodes?: ForNode[] | undefined
   /**
    * forZones indicates the zone(s) this endpoint should be consumed by when using topology aware routing. May contain a maximum of 8 entries.
    */
-  forZones?: ForZone[]
+  forZones?: ForZone[] | undefined
 }
 
 /**
@@ -2005,11 +2034,11 @@ export interface EndpointPort {
    *
    * * Other protocols should use implementation-defined prefixed names such as mycompany.com/my-custom-protocol.
    */
-  appProtocol?: string
+  appProtocol?: string | undefined
   /**
    * The name of this port.  This must match the 'name' field in the corresponding ServicePort. Must be a DNS_LABEL. Optional only if one port is defined.
    */
-  name?: string
+  name?: string | undefined
   /**
    * The port number of the endpoint.
    */
@@ -2022,7 +2051,7 @@ export interface EndpointPort {
    *  - `"TCP"` is the TCP protocol.
    *  - `"UDP"` is the UDP protocol.
    */
-  protocol?: 'SCTP' | 'TCP' | 'UDP'
+  protocol?: 'SCTP' | 'TCP' | 'UDP' | undefined
 }
 
 /**
@@ -2051,16 +2080,20 @@ export interface EndpointPort {
 export interface Endpoints extends KubeObject {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `v1` for this kind.
    */
-  apiVersion?: 'v1'
+  apiVersion?: string | undefined
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `Endpoints` for this kind.
    */
-  kind?: 'Endpoints'
+  kind?: string | undefined
   /**
    * The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service.
    */
-  subsets?: EndpointSubset[]
+  subsets?: EndpointSubset[] | undefined
 }
 
 /**
@@ -2080,20 +2113,24 @@ export interface EndpointSlice extends KubeObject {
   addressType: 'FQDN' | 'IPv4' | 'IPv6'
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `discovery.k8s.io/v1` for this kind.
    */
-  apiVersion?: 'discovery.k8s.io/v1'
+  apiVersion?: string | undefined
   /**
    * endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of 1000 endpoints.
    */
-  endpoints?: Endpoint[]
+  endpoints?: Endpoint[] | undefined
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `EndpointSlice` for this kind.
    */
-  kind?: 'EndpointSlice'
+  kind?: string | undefined
   /**
    * ports specifies the list of network ports exposed by each endpoint in this slice. Each port must have a unique name. Each slice may include a maximum of 100 ports. Services always have at least 1 port, so EndpointSlices generated by the EndpointSlice controller will likewise always have at least 1 port. EndpointSlices used for other purposes may have an empty ports list.
    */
-  ports?: EndpointSlicePort[]
+  ports?: EndpointSlicePort[] | undefined
 }
 
 /**
@@ -2114,15 +2151,15 @@ export interface EndpointSlicePort {
    *
    * * Other protocols should use implementation-defined prefixed names such as mycompany.com/my-custom-protocol.
    */
-  appProtocol?: string
+  appProtocol?: string | undefined
   /**
    * name represents the name of this port. All ports in an EndpointSlice must have a unique name. If the EndpointSlice is derived from a Kubernetes service, this corresponds to the Service.ports[].name. Name must either be an empty string or pass DNS_LABEL validation: * must be no more than 63 characters long. * must consist of lower case alphanumeric characters or '-'. * must start and end with an alphanumeric character. Default is empty string.
    */
-  name?: string
+  name?: string | undefined
   /**
    * port represents the port number of the endpoint. If the EndpointSlice is derived from a Kubernetes service, this must be set to the service's target port. EndpointSlices used for other purposes may have a nil port.
    */
-  port?: number
+  port?: number | undefined
   /**
    * protocol represents the IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP.
    *
@@ -2131,7 +2168,7 @@ export interface EndpointSlicePort {
    *  - `"TCP"` is the TCP protocol.
    *  - `"UDP"` is the UDP protocol.
    */
-  protocol?: 'SCTP' | 'TCP' | 'UDP'
+  protocol?: 'SCTP' | 'TCP' | 'UDP' | undefined
 }
 
 /**
@@ -2157,15 +2194,15 @@ export interface EndpointSubset {
   /**
    * IP addresses which offer the related ports that are marked as ready. These endpoints should be considered safe for load balancers and clients to utilize.
    */
-  addresses?: EndpointAddress[]
+  addresses?: EndpointAddress[] | undefined
   /**
    * IP addresses which offer the related ports but are not currently marked as ready because they have not yet finished starting, have recently failed a readiness check, or have recently failed a liveness check.
    */
-  notReadyAddresses?: EndpointAddress[]
+  notReadyAddresses?: EndpointAddress[] | undefined
   /**
    * Port numbers available on the related IP addresses.
    */
-  ports?: EndpointPort[]
+  ports?: EndpointPort[] | undefined
 }
 
 /**
@@ -2177,15 +2214,15 @@ export interface EnvFromSource {
   /**
    * The ConfigMap to select from
    */
-  configMapRef?: ConfigMapEnvSource
+  configMapRef?: ConfigMapEnvSource | undefined
   /**
    * Optional text to prepend to the name of each environment variable. May consist of any printable ASCII characters except '='.
    */
-  prefix?: string
+  prefix?: string | undefined
   /**
    * The Secret to select from
    */
-  secretRef?: SecretEnvSource
+  secretRef?: SecretEnvSource | undefined
 }
 
 /**
@@ -2201,11 +2238,11 @@ export interface EnvVar {
   /**
    * Variable references $(VAR_NAME) are expanded using the previously defined environment variables in the container and any service environment variables. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Defaults to "".
    */
-  value?: string
+  value?: string | undefined
   /**
    * Source for the environment variable's value. Cannot be used if value is not empty.
    */
-  valueFrom?: EnvVarSource
+  valueFrom?: EnvVarSource | undefined
 }
 
 /**
@@ -2217,23 +2254,23 @@ export interface EnvVarSource {
   /**
    * Selects a key of a ConfigMap.
    */
-  configMapKeyRef?: ConfigMapKeySelector
+  configMapKeyRef?: ConfigMapKeySelector | undefined
   /**
    * Selects a field of the pod: supports metadata.name, metadata.namespace, `metadata.labels['<KEY>']`, `metadata.annotations['<KEY>']`, spec.nodeName, spec.serviceAccountName, status.hostIP, status.podIP, status.podIPs.
    */
-  fieldRef?: ObjectFieldSelector
+  fieldRef?: ObjectFieldSelector | undefined
   /**
    * FileKeyRef selects a key of the env file. Requires the EnvFiles feature gate to be enabled.
    */
-  fileKeyRef?: FileKeySelector
+  fileKeyRef?: FileKeySelector | undefined
   /**
    * Selects a resource of the container: only resources limits and requests (limits.cpu, limits.memory, limits.ephemeral-storage, requests.cpu, requests.memory and requests.ephemeral-storage) are currently supported.
    */
-  resourceFieldRef?: ResourceFieldSelector
+  resourceFieldRef?: ResourceFieldSelector | undefined
   /**
    * Selects a key of a secret in the pod's namespace
    */
-  secretKeyRef?: SecretKeySelector
+  secretKeyRef?: SecretKeySelector | undefined
 }
 
 /**
@@ -2247,23 +2284,23 @@ export interface EphemeralContainer {
   /**
    * Arguments to the entrypoint. The image's CMD is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
    */
-  args?: string[]
+  args?: string[] | undefined
   /**
    * Entrypoint array. Not executed within a shell. The image's ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
    */
-  command?: string[]
+  command?: string[] | undefined
   /**
    * List of environment variables to set in the container. Cannot be updated.
    */
-  env?: EnvVar[]
+  env?: EnvVar[] | undefined
   /**
    * List of sources to populate environment variables in the container. The keys defined within a source may consist of any printable ASCII characters except '='. When a key exists in multiple sources, the value associated with the last source will take precedence. Values defined by an Env with a duplicate key will take precedence. Cannot be updated.
    */
-  envFrom?: EnvFromSource[]
+  envFrom?: EnvFromSource[] | undefined
   /**
    * Container image name. More info: https://kubernetes.io/docs/concepts/containers/images
    */
-  image?: string
+  image?: string | undefined
   /**
    * Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images
    *
@@ -2272,15 +2309,15 @@ export interface EphemeralContainer {
    *  - `"IfNotPresent"` means that kubelet pulls if the image isn't present on disk. Container will fail if the image isn't present and the pull fails.
    *  - `"Never"` means that kubelet never pulls an image, but only uses a local image. Container will fail if the image isn't present
    */
-  imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never'
+  imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never' | undefined
   /**
    * Lifecycle is not allowed for ephemeral containers.
    */
-  lifecycle?: Lifecycle
+  lifecycle?: Lifecycle | undefined
   /**
    * Probes are not allowed for ephemeral containers.
    */
-  livenessProbe?: Probe
+  livenessProbe?: Probe | undefined
   /**
    * Name of the ephemeral container specified as a DNS_LABEL. This name must be unique among all containers, init containers and ephemeral containers.
    */
@@ -2288,53 +2325,53 @@ export interface EphemeralContainer {
   /**
    * Ports are not allowed for ephemeral containers.
    */
-  ports?: ContainerPort[]
+  ports?: ContainerPort[] | undefined
   /**
    * Probes are not allowed for ephemeral containers.
    */
-  readinessProbe?: Probe
+  readinessProbe?: Probe | undefined
   /**
    * Resources resize policy for the container.
    */
-  resizePolicy?: ContainerResizePolicy[]
+  resizePolicy?: ContainerResizePolicy[] | undefined
   /**
    * Resources are not allowed for ephemeral containers. Ephemeral containers use spare resources already allocated to the pod.
    */
-  resources?: ResourceRequirements
+  resources?: ResourceRequirements | undefined
   /**
    * Restart policy for the container to manage the restart behavior of each container within a pod. You cannot set this field on ephemeral containers.
    */
-  restartPolicy?: string
+  restartPolicy?: string | undefined
   /**
    * Represents a list of rules to be checked to determine if the container should be restarted on exit. You cannot set this field on ephemeral containers.
    */
-  restartPolicyRules?: ContainerRestartRule[]
+  restartPolicyRules?: ContainerRestartRule[] | undefined
   /**
    * Optional: SecurityContext defines the security options the ephemeral container should be run with. If set, the fields of SecurityContext override the equivalent fields of PodSecurityContext.
    */
-  securityContext?: SecurityContext
+  securityContext?: SecurityContext | undefined
   /**
    * Probes are not allowed for ephemeral containers.
    */
-  startupProbe?: Probe
+  startupProbe?: Probe | undefined
   /**
    * Whether this container should allocate a buffer for stdin in the container runtime. If this is not set, reads from stdin in the container will always result in EOF. Default is false.
    */
-  stdin?: boolean
+  stdin?: boolean | undefined
   /**
    * Whether the container runtime should close the stdin channel after it has been opened by a single attach. When stdin is true the stdin stream will remain open across multiple attach sessions. If stdinOnce is set to true, stdin is opened on container start, is empty until the first client attaches to stdin, and then remains open and accepts data until the client disconnects, at which time stdin is closed and remains closed until the container is restarted. If this flag is false, a container processes that reads from stdin will never receive an EOF. Default is false
    */
-  stdinOnce?: boolean
+  stdinOnce?: boolean | undefined
   /**
    * If set, the name of the container from PodSpec that this ephemeral container targets. The ephemeral container will be run in the namespaces (IPC, PID, etc) of this container. If not set then the ephemeral container uses the namespaces configured in the Pod spec.
    *
    * The container runtime must implement support for this feature. If the runtime does not support namespace targeting then the result of setting this field is undefined.
    */
-  targetContainerName?: string
+  targetContainerName?: string | undefined
   /**
    * Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. Message written is intended to be brief final status, such as an assertion failure message. Will be truncated by the node if greater than 4096 bytes. The total message length across all containers will be limited to 12kb. Defaults to /dev/termination-log. Cannot be updated.
    */
-  terminationMessagePath?: string
+  terminationMessagePath?: string | undefined
   /**
    * Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated.
    *
@@ -2342,23 +2379,23 @@ export interface EphemeralContainer {
    *  - `"FallbackToLogsOnError"` will read the most recent contents of the container logs for the container status message when the container exits with an error and the terminationMessagePath has no contents.
    *  - `"File"` is the default behavior and will set the container status message to the contents of the container's terminationMessagePath when the container exits.
    */
-  terminationMessagePolicy?: 'FallbackToLogsOnError' | 'File'
+  terminationMessagePolicy?: 'FallbackToLogsOnError' | 'File' | undefined
   /**
    * Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false.
    */
-  tty?: boolean
+  tty?: boolean | undefined
   /**
    * volumeDevices is the list of block devices to be used by the container.
    */
-  volumeDevices?: VolumeDevice[]
+  volumeDevices?: VolumeDevice[] | undefined
   /**
    * Pod volumes to mount into the container's filesystem. Subpath mounts are not allowed for ephemeral containers. Cannot be updated.
    */
-  volumeMounts?: VolumeMount[]
+  volumeMounts?: VolumeMount[] | undefined
   /**
    * Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated.
    */
-  workingDir?: string
+  workingDir?: string | undefined
 }
 
 /**
@@ -2376,7 +2413,7 @@ export interface EphemeralVolumeSource {
    *
    * Required, must not be nil.
    */
-  volumeClaimTemplate?: PersistentVolumeClaimTemplate
+  volumeClaimTemplate?: PersistentVolumeClaimTemplate | undefined
 }
 
 /**
@@ -2388,67 +2425,71 @@ export interface Event extends KubeObject {
   /**
    * action is what action was taken/failed regarding to the regarding object. It is machine-readable. This field cannot be empty for new Events and it can have at most 128 characters.
    */
-  action?: string
+  action?: string | undefined
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `events.k8s.io/v1` for this kind.
    */
-  apiVersion?: 'events.k8s.io/v1'
+  apiVersion?: string | undefined
   /**
    * deprecatedCount is the deprecated field assuring backward compatibility with core.v1 Event type.
    */
-  deprecatedCount?: number
+  deprecatedCount?: number | undefined
   /**
    * deprecatedFirstTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type.
    */
-  deprecatedFirstTimestamp?: string
+  deprecatedFirstTimestamp?: string | undefined
   /**
    * deprecatedLastTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type.
    */
-  deprecatedLastTimestamp?: string
+  deprecatedLastTimestamp?: string | undefined
   /**
    * deprecatedSource is the deprecated field assuring backward compatibility with core.v1 Event type.
    */
-  deprecatedSource?: EventSource
+  deprecatedSource?: EventSource | undefined
   /**
    * eventTime is the time when this Event was first observed. It is required.
    */
   eventTime: string
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `Event` for this kind.
    */
-  kind?: 'Event'
+  kind?: string | undefined
   /**
    * note is a human-readable description of the status of this operation. Maximal length of the note is 1kB, but libraries should be prepared to handle values up to 64kB.
    */
-  note?: string
+  note?: string | undefined
   /**
    * reason is why the action was taken. It is human-readable. This field cannot be empty for new Events and it can have at most 128 characters.
    */
-  reason?: string
+  reason?: string | undefined
   /**
    * regarding contains the object this Event is about. In most cases it's an Object reporting controller implements, e.g. ReplicaSetController implements ReplicaSets and this event is emitted because it acts on some changes in a ReplicaSet object.
    */
-  regarding?: ObjectReference
+  regarding?: ObjectReference | undefined
   /**
    * related is the optional secondary object for more complex actions. E.g. when regarding object triggers a creation or deletion of related object.
    */
-  related?: ObjectReference
+  related?: ObjectReference | undefined
   /**
    * reportingController is the name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`. This field cannot be empty for new Events.
    */
-  reportingController?: string
+  reportingController?: string | undefined
   /**
    * reportingInstance is the ID of the controller instance, e.g. `kubelet-xyzf`. This field cannot be empty for new Events and it can have at most 128 characters.
    */
-  reportingInstance?: string
+  reportingInstance?: string | undefined
   /**
    * series is data about the Event series this event represents or nil if it's a singleton Event.
    */
-  series?: EventSeries
+  series?: EventSeries | undefined
   /**
    * type is the type of this event (Normal, Warning), new types could be added in the future. It is machine-readable. This field cannot be empty for new Events.
    */
-  type?: string
+  type?: string | undefined
 }
 
 /**
@@ -2476,11 +2517,11 @@ export interface EventSource {
   /**
    * Component from which the event is generated.
    */
-  component?: string
+  component?: string | undefined
   /**
    * Node name on which the event is generated.
    */
-  host?: string
+  host?: string | undefined
 }
 
 /**
@@ -2514,7 +2555,7 @@ export interface ExecAction {
   /**
    * Command is the command line to execute inside the container, the working directory for the command  is root ('/') in the container's filesystem. The command is simply exec'd, it is not run inside a shell, so traditional shell instructions ('|', etc) won't work. To use a shell, you need to explicitly call out to that shell. Exit status of 0 is treated as live/healthy and non-zero is unhealthy.
    */
-  command?: string[]
+  command?: string[] | undefined
 }
 
 /**
@@ -2526,11 +2567,11 @@ export interface ExternalDocumentation {
   /**
    * `description` (undocumented in the OpenAPI document).
    */
-  description?: string
+  description?: string | undefined
   /**
    * `url` (undocumented in the OpenAPI document).
    */
-  url?: string
+  url?: string | undefined
 }
 
 /**
@@ -2574,23 +2615,23 @@ export interface FCVolumeSource {
   /**
    * fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
    */
-  fsType?: string
+  fsType?: string | undefined
   /**
    * lun is Optional: FC target lun number
    */
-  lun?: number
+  lun?: number | undefined
   /**
    * readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
    */
-  readOnly?: boolean
+  readOnly?: boolean | undefined
   /**
    * targetWWNs is Optional: FC target worldwide names (WWNs)
    */
-  targetWWNs?: string[]
+  targetWWNs?: string[] | undefined
   /**
    * wwids Optional: FC volume world wide identifiers (wwids) Either wwids or combination of targetWWNs and lun must be set, but not both simultaneously.
    */
-  wwids?: string[]
+  wwids?: string[] | undefined
 }
 
 /**
@@ -2608,7 +2649,7 @@ export interface FileKeySelector {
    *
    * If optional is set to false and the specified key does not exist, an error will be returned during Pod creation.
    */
-  optional?: boolean
+  optional?: boolean | undefined
   /**
    * The path within the volume from which to select the file. Must be relative and may not contain the '..' path or start with '..'.
    */
@@ -2632,19 +2673,19 @@ export interface FlexVolumeSource {
   /**
    * fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". The default filesystem depends on FlexVolume script.
    */
-  fsType?: string
+  fsType?: string | undefined
   /**
    * options is Optional: this field holds extra command options if any.
    */
-  options?: Record<string, string>
+  options?: Record<string, string> | undefined
   /**
    * readOnly is Optional: defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
    */
-  readOnly?: boolean
+  readOnly?: boolean | undefined
   /**
    * secretRef is Optional: secretRef is reference to the secret object containing sensitive information to pass to the plugin scripts. This may be empty if no secret object is specified. If the secret object contains more than one secret, all secrets are passed to the plugin scripts.
    */
-  secretRef?: LocalObjectReference
+  secretRef?: LocalObjectReference | undefined
 }
 
 /**
@@ -2656,11 +2697,11 @@ export interface FlockerVolumeSource {
   /**
    * datasetName is Name of the dataset stored as metadata -> name on the dataset for Flocker should be considered as deprecated
    */
-  datasetName?: string
+  datasetName?: string | undefined
   /**
    * datasetUUID is the UUID of the dataset. This is unique identifier of a Flocker dataset
    */
-  datasetUUID?: string
+  datasetUUID?: string | undefined
 }
 
 /**
@@ -2698,11 +2739,11 @@ export interface GCEPersistentDiskVolumeSource {
   /**
    * fsType is filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
    */
-  fsType?: string
+  fsType?: string | undefined
   /**
    * partition is the partition in the volume that you want to mount. If omitted, the default is to mount by volume name. Examples: For volume /dev/sda1, you specify the partition as "1". Similarly, the volume partition for /dev/sda is "0" (or you can leave the property empty). More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
    */
-  partition?: number
+  partition?: number | undefined
   /**
    * pdName is unique name of the PD resource in GCE. Used to identify the disk in GCE. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
    */
@@ -2710,7 +2751,7 @@ export interface GCEPersistentDiskVolumeSource {
   /**
    * readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
    */
-  readOnly?: boolean
+  readOnly?: boolean | undefined
 }
 
 /**
@@ -2724,7 +2765,7 @@ export interface GitRepoVolumeSource {
   /**
    * directory is the target directory name. Must not contain or start with '..'.  If '.' is supplied, the volume directory will be the git repository.  Otherwise, if specified, the volume will contain the git repository in the subdirectory with the given name.
    */
-  directory?: string
+  directory?: string | undefined
   /**
    * repository is the URL
    */
@@ -2732,7 +2773,7 @@ export interface GitRepoVolumeSource {
   /**
    * revision is the commit hash for the specified revision.
    */
-  revision?: string
+  revision?: string | undefined
 }
 
 /**
@@ -2752,7 +2793,7 @@ export interface GlusterfsVolumeSource {
   /**
    * readOnly here will force the Glusterfs volume to be mounted with read-only permissions. Defaults to false. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod
    */
-  readOnly?: boolean
+  readOnly?: boolean | undefined
 }
 
 /**
@@ -2768,7 +2809,7 @@ export interface GRPCAction {
    *  - `"Plaintext"` indicates that the probe should use a plaintext (insecure) gRPC connection.
    *  - `"TLS"` indicates that the probe should connect using TLS without certificate verification.
    */
-  mode?: 'Plaintext' | 'TLS'
+  mode?: 'Plaintext' | 'TLS' | undefined
   /**
    * Port number of the gRPC service. Number must be in the range 1 to 65535.
    */
@@ -2778,7 +2819,7 @@ export interface GRPCAction {
    *
    * If this is not specified, the default behavior is defined by gRPC.
    */
-  service?: string
+  service?: string | undefined
 }
 
 /**
@@ -2789,12 +2830,16 @@ export interface GRPCAction {
 export interface HorizontalPodAutoscaler extends KubeObject {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `autoscaling/v2` for this kind.
    */
-  apiVersion?: 'autoscaling/v2'
+  apiVersion?: string | undefined
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `HorizontalPodAutoscaler` for this kind.
    */
-  kind?: 'HorizontalPodAutoscaler'
+  kind?: string | undefined
   /**
    * spec is the specification for the behaviour of the autoscaler. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status.
    */
@@ -2802,7 +2847,7 @@ export interface HorizontalPodAutoscaler extends KubeObject {
   /**
    * status is the current information about the autoscaler.
    */
-  status?: HorizontalPodAutoscalerStatus
+  status?: HorizontalPodAutoscalerStatus | undefined
 }
 
 /**
@@ -2814,14 +2859,14 @@ export interface HorizontalPodAutoscalerBehavior {
   /**
    * scaleDown is scaling policy for scaling Down. If not set, the default value is to allow to scale down to minReplicas pods, with a 300 second stabilization window (i.e., the highest recommendation for the last 300sec is used).
    */
-  scaleDown?: HPAScalingRules
+  scaleDown?: HPAScalingRules | undefined
   /**
    * scaleUp is scaling policy for scaling Up. If not set, the default value is the higher of:
    *   * increase no more than 4 pods per 60 seconds
    *   * double the number of pods per 60 seconds
    * No stabilization is used.
    */
-  scaleUp?: HPAScalingRules
+  scaleUp?: HPAScalingRules | undefined
 }
 
 /**
@@ -2833,19 +2878,19 @@ export interface HorizontalPodAutoscalerCondition {
   /**
    * lastTransitionTime is the last time the condition transitioned from one status to another
    */
-  lastTransitionTime?: string
+  lastTransitionTime?: string | undefined
   /**
    * message is a human-readable explanation containing details about the transition
    */
-  message?: string
+  message?: string | undefined
   /**
    * observedGeneration represents the .metadata.generation that the condition was set based upon. For instance, if .metadata.generation is currently 12, but the .status.conditions[x].observedGeneration is 9, the condition is out of date with respect to the current state of the instance.
    */
-  observedGeneration?: number
+  observedGeneration?: number | undefined
   /**
    * reason is the reason for the condition's last transition.
    */
-  reason?: string
+  reason?: string | undefined
   /**
    * status is the status of the condition (True, False, Unknown)
    */
@@ -2865,7 +2910,7 @@ export interface HorizontalPodAutoscalerSpec {
   /**
    * behavior configures the scaling behavior of the target in both Up and Down directions (scaleUp and scaleDown fields respectively). If not set, the default HPAScalingRules for scale up and scale down are used.
    */
-  behavior?: HorizontalPodAutoscalerBehavior
+  behavior?: HorizontalPodAutoscalerBehavior | undefined
   /**
    * maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up. It cannot be less that minReplicas.
    */
@@ -2873,11 +2918,11 @@ export interface HorizontalPodAutoscalerSpec {
   /**
    * metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).  The desired replica count is calculated multiplying the ratio between the target value and the current value by the current number of pods.  Ergo, metrics used must decrease as the pod count is increased, and vice-versa.  See the individual metric source types for more information about how each type of metric must respond. If not set, the default metric will be set to 80% average CPU utilization.
    */
-  metrics?: MetricSpec[]
+  metrics?: MetricSpec[] | undefined
   /**
    * minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.  It defaults to 1 pod.  minReplicas is allowed to be 0 if the alpha feature gate HPAScaleToZero is enabled and at least one Object or External metric is configured.  Scaling is active as long as at least one metric value is available.
    */
-  minReplicas?: number
+  minReplicas?: number | undefined
   /**
    * scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.
    */
@@ -2893,15 +2938,15 @@ export interface HorizontalPodAutoscalerStatus {
   /**
    * conditions is the set of conditions required for this autoscaler to scale its target, and indicates whether or not those conditions are met.
    */
-  conditions?: HorizontalPodAutoscalerCondition[]
+  conditions?: HorizontalPodAutoscalerCondition[] | undefined
   /**
    * currentMetrics is the last read state of the metrics used by this autoscaler.
    */
-  currentMetrics?: MetricStatus[]
+  currentMetrics?: MetricStatus[] | undefined
   /**
    * currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler.
    */
-  currentReplicas?: number
+  currentReplicas?: number | undefined
   /**
    * desiredReplicas is the desired number of replicas of pods managed by this autoscaler, as last calculated by the autoscaler.
    */
@@ -2909,11 +2954,11 @@ export interface HorizontalPodAutoscalerStatus {
   /**
    * lastScaleTime is the last time the HorizontalPodAutoscaler scaled the number of pods, used by the autoscaler to control how often the number of pods is changed.
    */
-  lastScaleTime?: string
+  lastScaleTime?: string | undefined
   /**
    * observedGeneration is the most recent generation observed by this autoscaler.
    */
-  observedGeneration?: number
+  observedGeneration?: number | undefined
 }
 
 /**
@@ -2925,7 +2970,7 @@ export interface HostAlias {
   /**
    * Hostnames for the above IP address.
    */
-  hostnames?: string[]
+  hostnames?: string[] | undefined
   /**
    * IP address of the host file entry.
    */
@@ -2976,6 +3021,7 @@ export interface HostPathVolumeSource {
     | 'File'
     | 'FileOrCreate'
     | 'Socket'
+    | undefined
 }
 
 /**
@@ -3011,21 +3057,21 @@ export interface HPAScalingRules {
   /**
    * policies is a list of potential scaling polices which can be used during scaling. If not set, use the default values: - For scale up: allow doubling the number of pods, or an absolute change of 4 pods in a 15s window. - For scale down: allow all pods to be removed in a 15s window.
    */
-  policies?: HPAScalingPolicy[]
+  policies?: HPAScalingPolicy[] | undefined
   /**
    * selectPolicy is used to specify which policy should be used. If not set, the default value Max is used.
    */
-  selectPolicy?: string
+  selectPolicy?: string | undefined
   /**
    * stabilizationWindowSeconds is the number of seconds for which past recommendations should be considered while scaling up or scaling down. StabilizationWindowSeconds must be greater than or equal to zero and less than or equal to 3600 (one hour). If not set, use the default values: - For scale up: 0 (i.e. no stabilization is done). - For scale down: 300 (i.e. the stabilization window is 300 seconds long).
    */
-  stabilizationWindowSeconds?: number
+  stabilizationWindowSeconds?: number | undefined
   /**
    * tolerance is the tolerance on the ratio between the current and desired metric value under which no updates are made to the desired number of replicas (e.g. 0.01 for 1%). Must be greater than or equal to zero. If not set, the default cluster-wide tolerance is applied (by default 10%).
    *
    * For example, if autoscaling is configured with a memory consumption target of 100Mi, and scale-down and scale-up tolerances of 5% and 1% respectively, scaling will be triggered when the actual consumption falls below 95Mi or exceeds 101Mi.
    */
-  tolerance?: string
+  tolerance?: string | undefined
 }
 
 /**
@@ -3037,15 +3083,15 @@ export interface HTTPGetAction {
   /**
    * Host name to connect to, defaults to the pod IP. You probably want to set "Host" in httpHeaders instead.
    */
-  host?: string
+  host?: string | undefined
   /**
    * Custom headers to set in the request. HTTP allows repeated headers.
    */
-  httpHeaders?: HTTPHeader[]
+  httpHeaders?: HTTPHeader[] | undefined
   /**
    * Path to access on the HTTP server.
    */
-  path?: string
+  path?: string | undefined
   /**
    * Name or number of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME.
    */
@@ -3057,7 +3103,7 @@ export interface HTTPGetAction {
    *  - `"HTTP1"` uses HTTP/1.1 (the existing default).
    *  - `"HTTP2"` uses HTTP/2. Currently, only cleartext with prior knowledge (h2c) is supported, and must be used with scheme HTTP.
    */
-  protocol?: 'HTTP1' | 'HTTP2'
+  protocol?: 'HTTP1' | 'HTTP2' | undefined
   /**
    * Scheme to use for connecting to the host. Defaults to HTTP.
    *
@@ -3065,7 +3111,7 @@ export interface HTTPGetAction {
    *  - `"HTTP"` means that the scheme used will be http://
    *  - `"HTTPS"` means that the scheme used will be https://
    */
-  scheme?: 'HTTP' | 'HTTPS'
+  scheme?: 'HTTP' | 'HTTPS' | undefined
 }
 
 /**
@@ -3097,7 +3143,7 @@ export interface HTTPIngressPath {
   /**
    * path is matched against the path of an incoming request. Currently it can contain characters disallowed from the conventional "path" part of a URL as defined by RFC 3986. Paths must begin with a '/' and must be present when using PathType with value "Exact" or "Prefix".
    */
-  path?: string
+  path?: string | undefined
   /**
    * pathType determines the interpretation of the path matching. PathType can be one of the following values: * Exact: Matches the URL path exactly. * Prefix: Matches based on a URL path prefix split by '/'. Matching is
    *   done on a path element by element basis. A path element refers is the
@@ -3145,11 +3191,11 @@ export interface ImageVolumeSource {
    *  - `"IfNotPresent"` means that kubelet pulls if the image isn't present on disk. Container will fail if the image isn't present and the pull fails.
    *  - `"Never"` means that kubelet never pulls an image, but only uses a local image. Container will fail if the image isn't present
    */
-  pullPolicy?: 'Always' | 'IfNotPresent' | 'Never'
+  pullPolicy?: 'Always' | 'IfNotPresent' | 'Never' | undefined
   /**
    * Required: Image or artifact reference to be used. Behaves in the same way as pod.spec.containers[*].image. Pull secrets will be assembled in the same way as for the container image by looking up node credentials, SA image pull secrets, and pod spec image pull secrets. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets.
    */
-  reference?: string
+  reference?: string | undefined
 }
 
 /**
@@ -3172,20 +3218,24 @@ export interface ImageVolumeStatus {
 export interface Ingress extends KubeObject {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `networking.k8s.io/v1` for this kind.
    */
-  apiVersion?: 'networking.k8s.io/v1'
+  apiVersion?: string | undefined
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `Ingress` for this kind.
    */
-  kind?: 'Ingress'
+  kind?: string | undefined
   /**
    * spec is the desired state of the Ingress. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  spec?: IngressSpec
+  spec?: IngressSpec | undefined
   /**
    * status is the current state of the Ingress. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  status?: IngressStatus
+  status?: IngressStatus | undefined
 }
 
 /**
@@ -3197,11 +3247,11 @@ export interface IngressBackend {
   /**
    * resource is an ObjectRef to another Kubernetes resource in the namespace of the Ingress object. If resource is specified, a service.Name and service.Port must not be specified. This is a mutually exclusive setting with "Service".
    */
-  resource?: TypedLocalObjectReference
+  resource?: TypedLocalObjectReference | undefined
   /**
    * service references a service as a backend. This is a mutually exclusive setting with "Resource".
    */
-  service?: IngressServiceBackend
+  service?: IngressServiceBackend | undefined
 }
 
 /**
@@ -3213,15 +3263,15 @@ export interface IngressLoadBalancerIngress {
   /**
    * hostname is set for load-balancer ingress points that are DNS based.
    */
-  hostname?: string
+  hostname?: string | undefined
   /**
    * ip is set for load-balancer ingress points that are IP based.
    */
-  ip?: string
+  ip?: string | undefined
   /**
    * ports provides information about the ports exposed by this LoadBalancer.
    */
-  ports?: IngressPortStatus[]
+  ports?: IngressPortStatus[] | undefined
 }
 
 /**
@@ -3233,7 +3283,7 @@ export interface IngressLoadBalancerStatus {
   /**
    * ingress is a list containing ingress points for the load-balancer.
    */
-  ingress?: IngressLoadBalancerIngress[]
+  ingress?: IngressLoadBalancerIngress[] | undefined
 }
 
 /**
@@ -3248,7 +3298,7 @@ export interface IngressPortStatus {
    * - cloud provider specific error values must have names that comply with the
    *   format foo.example.com/CamelCase.
    */
-  error?: string
+  error?: string | undefined
   /**
    * port is the port number of the ingress port.
    */
@@ -3280,11 +3330,11 @@ export interface IngressRule {
    *
    * host can be "precise" which is a domain name without the terminating dot of a network host (e.g. "foo.bar.com") or "wildcard", which is a domain name prefixed with a single wildcard label (e.g. "*.foo.com"). The wildcard character '*' must appear by itself as the first DNS label and matches only a single label. You cannot have a wildcard label by itself (e.g. Host == "*"). Requests will be matched against the Host field in the following way: 1. If host is precise, the request matches this rule if the http host header is equal to Host. 2. If host is a wildcard, then the request matches this rule if the http host header is to equal to the suffix (removing the first label) of the wildcard rule.
    */
-  host?: string
+  host?: string | undefined
   /**
    * http is a HTTP IngressRuleValue, which contains a list of http selectors
    */
-  http?: HTTPIngressRuleValue
+  http?: HTTPIngressRuleValue | undefined
 }
 
 /**
@@ -3300,7 +3350,7 @@ export interface IngressServiceBackend {
   /**
    * port of the referenced service. A port name or port number is required for a IngressServiceBackend.
    */
-  port?: ServiceBackendPort
+  port?: ServiceBackendPort | undefined
 }
 
 /**
@@ -3312,19 +3362,19 @@ export interface IngressSpec {
   /**
    * defaultBackend is the backend that should handle requests that don't match any rule. If Rules are not specified, DefaultBackend must be specified. If DefaultBackend is not set, the handling of requests that do not match any of the rules will be up to the Ingress controller.
    */
-  defaultBackend?: IngressBackend
+  defaultBackend?: IngressBackend | undefined
   /**
    * ingressClassName is the name of an IngressClass cluster resource. Ingress controller implementations use this field to know whether they should be serving this Ingress resource, by a transitive connection (controller -> IngressClass -> Ingress resource). Although the `kubernetes.io/ingress.class` annotation (simple constant name) was never formally defined, it was widely supported by Ingress controllers to create a direct binding between Ingress controller and Ingress resources. Newly created Ingress resources should prefer using the field. However, even though the annotation is officially deprecated, for backwards compatibility reasons, ingress controllers should still honor that annotation if present.
    */
-  ingressClassName?: string
+  ingressClassName?: string | undefined
   /**
    * rules is a list of host rules used to configure the Ingress. If unspecified, or no rule matches, all traffic is sent to the default backend.
    */
-  rules?: IngressRule[]
+  rules?: IngressRule[] | undefined
   /**
    * tls represents the TLS configuration. Currently the Ingress only supports a single TLS port, 443. If multiple members of this list specify different hosts, they will be multiplexed on the same port according to the hostname specified through the SNI TLS extension, if the ingress controller fulfilling the ingress supports SNI.
    */
-  tls?: IngressTLS[]
+  tls?: IngressTLS[] | undefined
 }
 
 /**
@@ -3336,7 +3386,7 @@ export interface IngressStatus {
   /**
    * loadBalancer contains the current status of the load-balancer.
    */
-  loadBalancer?: IngressLoadBalancerStatus
+  loadBalancer?: IngressLoadBalancerStatus | undefined
 }
 
 /**
@@ -3348,11 +3398,11 @@ export interface IngressTLS {
   /**
    * hosts is a list of hosts included in the TLS certificate. The values in this list must match the name/s used in the tlsSecret. Defaults to the wildcard host setting for the loadbalancer controller fulfilling this Ingress, if left unspecified.
    */
-  hosts?: string[]
+  hosts?: string[] | undefined
   /**
    * secretName is the name of the secret used to terminate TLS traffic on port 443. Field is left optional to allow TLS routing based on SNI hostname alone. If the SNI host in a listener conflicts with the "Host" header field used by an IngressRule, the SNI host is used for termination and value of the "Host" header is used for routing.
    */
-  secretName?: string
+  secretName?: string | undefined
 }
 
 /**
@@ -3368,7 +3418,7 @@ export interface IPBlock {
   /**
    * except is a slice of CIDRs that should not be included within an IPBlock Valid examples are "192.168.1.0/24" or "2001:db8::/64" Except values will be rejected if they are outside the cidr range
    */
-  except?: string[]
+  except?: string[] | undefined
 }
 
 /**
@@ -3380,19 +3430,19 @@ export interface ISCSIVolumeSource {
   /**
    * chapAuthDiscovery defines whether support iSCSI Discovery CHAP authentication
    */
-  chapAuthDiscovery?: boolean
+  chapAuthDiscovery?: boolean | undefined
   /**
    * chapAuthSession defines whether support iSCSI Session CHAP authentication
    */
-  chapAuthSession?: boolean
+  chapAuthSession?: boolean | undefined
   /**
    * fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#iscsi
    */
-  fsType?: string
+  fsType?: string | undefined
   /**
    * initiatorName is the custom iSCSI Initiator Name. If initiatorName is specified with iscsiInterface simultaneously, new iSCSI interface <target portal>:<volume name> will be created for the connection.
    */
-  initiatorName?: string
+  initiatorName?: string | undefined
   /**
    * iqn is the target iSCSI Qualified Name.
    */
@@ -3400,7 +3450,7 @@ export interface ISCSIVolumeSource {
   /**
    * iscsiInterface is the interface Name that uses an iSCSI transport. Defaults to 'default' (tcp).
    */
-  iscsiInterface?: string
+  iscsiInterface?: string | undefined
   /**
    * lun represents iSCSI Target Lun number.
    */
@@ -3408,15 +3458,15 @@ export interface ISCSIVolumeSource {
   /**
    * portals is the iSCSI Target Portal List. The portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260).
    */
-  portals?: string[]
+  portals?: string[] | undefined
   /**
    * readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false.
    */
-  readOnly?: boolean
+  readOnly?: boolean | undefined
   /**
    * secretRef is the CHAP Secret for iSCSI target and initiator authentication
    */
-  secretRef?: LocalObjectReference
+  secretRef?: LocalObjectReference | undefined
   /**
    * targetPortal is iSCSI Target Portal. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260).
    */
@@ -3431,20 +3481,24 @@ export interface ISCSIVolumeSource {
 export interface Job extends KubeObject {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `batch/v1` for this kind.
    */
-  apiVersion?: 'batch/v1'
+  apiVersion?: string | undefined
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `Job` for this kind.
    */
-  kind?: 'Job'
+  kind?: string | undefined
   /**
    * Specification of the desired behavior of a job. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  spec?: JobSpec
+  spec?: JobSpec | undefined
   /**
    * Current status of a job. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  status?: JobStatus
+  status?: JobStatus | undefined
 }
 
 /**
@@ -3456,19 +3510,19 @@ export interface JobCondition {
   /**
    * Last time the condition was checked.
    */
-  lastProbeTime?: string
+  lastProbeTime?: string | undefined
   /**
    * Last time the condition transit from one status to another.
    */
-  lastTransitionTime?: string
+  lastTransitionTime?: string | undefined
   /**
    * Human readable message indicating details about last transition.
    */
-  message?: string
+  message?: string | undefined
   /**
    * (brief) reason for the condition's last transition.
    */
-  reason?: string
+  reason?: string | undefined
   /**
    * Status of the condition, one of True, False, Unknown.
    */
@@ -3488,19 +3542,19 @@ export interface JobSchedulingConfiguration {
   /**
    * DisruptionMode defines the mode in which the Job's pods can be disrupted. One of Single, All. This field is immutable after creation: it may not be added or removed, and the selected mode may not be changed.
    */
-  disruptionMode?: WorkloadPodGroupDisruptionMode
+  disruptionMode?: WorkloadPodGroupDisruptionMode | undefined
   /**
    * ResourceClaims defines which ResourceClaims may be shared among Pods in the Job. Pods consume the devices allocated to a PodGroup's claim by defining a claim in its own Spec.ResourceClaims that matches the PodGroup's claim exactly. The claim must have the same name and refer to the same ResourceClaim or ResourceClaimTemplate. At most 4 claims may be set, matching the limit on the resulting PodGroup. This list is immutable after creation: entries may neither be added, removed, nor modified.
    */
-  resourceClaims?: WorkloadPodGroupResourceClaim[]
+  resourceClaims?: WorkloadPodGroupResourceClaim[] | undefined
   /**
    * SchedulingConstraints defines scheduling constraints (e.g. topology) for the Job's pods. This field is immutable after creation.
    */
-  schedulingConstraints?: WorkloadPodGroupSchedulingConstraints
+  schedulingConstraints?: WorkloadPodGroupSchedulingConstraints | undefined
   /**
    * SchedulingPolicy defines the scheduling policy for this Job. Exactly one of Basic or Gang must be set. This field is immutable after creation: the policy may not be added or removed. The policy variant (basic/gang) is frozen by hand-written validation; only schedulingPolicy.gang.minCount may be changed.
    */
-  schedulingPolicy?: WorkloadPodGroupSchedulingPolicy
+  schedulingPolicy?: WorkloadPodGroupSchedulingPolicy | undefined
 }
 
 /**
@@ -3512,15 +3566,15 @@ export interface JobSpec {
   /**
    * Specifies the duration in seconds relative to the startTime that the job may be continuously active before the system tries to terminate it; value must be positive integer. If a Job is suspended (at creation or through an update), this timer will effectively be stopped and reset when the Job is resumed again.
    */
-  activeDeadlineSeconds?: number
+  activeDeadlineSeconds?: number | undefined
   /**
    * Specifies the number of retries before marking this job failed. Defaults to 6, unless backoffLimitPerIndex (only Indexed Job) is specified. When backoffLimitPerIndex is specified, backoffLimit defaults to 2147483647.
    */
-  backoffLimit?: number
+  backoffLimit?: number | undefined
   /**
    * Specifies the limit for the number of retries within an index before marking this index as failed. When enabled the number of failures per index is kept in the pod's batch.kubernetes.io/job-index-failure-count annotation. It can only be set when Job's completionMode=Indexed, and the Pod's restart policy is Never. The field is immutable.
    */
-  backoffLimitPerIndex?: number
+  backoffLimitPerIndex?: number | undefined
   /**
    * completionMode specifies how Pod completions are tracked. It can be `NonIndexed` (default) or `Indexed`.
    *
@@ -3534,31 +3588,31 @@ export interface JobSpec {
    *  - `"Indexed"` is a Job completion mode. In this mode, the Pods of a Job get an associated completion index from 0 to (.spec.completions - 1). The Job is considered complete when a Pod completes for each completion index.
    *  - `"NonIndexed"` is a Job completion mode. In this mode, the Job is considered complete when there have been .spec.completions successfully completed Pods. Pod completions are homologous to each other.
    */
-  completionMode?: 'Indexed' | 'NonIndexed'
+  completionMode?: 'Indexed' | 'NonIndexed' | undefined
   /**
    * Specifies the desired number of successfully finished pods the job should be run with.  Setting to null means that the success of any pod signals the success of all pods, and allows parallelism to have any positive value.  Setting to 1 means that parallelism is limited to 1 and the success of that pod signals the success of the job. More info: https://kubernetes.io/docs/concepts/workloads/controllers/jobs-run-to-completion/
    */
-  completions?: number
+  completions?: number | undefined
   /**
    * ManagedBy field indicates the controller that manages a Job. The k8s Job controller reconciles jobs which don't have this field at all or the field value is the reserved string `kubernetes.io/job-controller`, but skips reconciling Jobs with a custom value for this field. The value must be a valid domain-prefixed path (e.g. acme.io/foo) - all characters before the first "/" must be a valid subdomain as defined by RFC 1123. All characters trailing the first "/" must be valid HTTP Path characters as defined by RFC 3986. The value cannot exceed 63 characters. This field is immutable.
    */
-  managedBy?: string
+  managedBy?: string | undefined
   /**
    * manualSelector controls generation of pod labels and pod selectors. Leave `manualSelector` unset unless you are certain what you are doing. When false or unset, the system pick labels unique to this job and appends those labels to the pod template.  When true, the user is responsible for picking unique labels and specifying the selector.  Failure to pick a unique label may cause this and other jobs to not function correctly.  However, You may see `manualSelector=true` in jobs that were created with the old `extensions/v1beta1` API. More info: https://kubernetes.io/docs/concepts/workloads/controllers/jobs-run-to-completion/#specifying-your-own-pod-selector
    */
-  manualSelector?: boolean
+  manualSelector?: boolean | undefined
   /**
    * Specifies the maximal number of failed indexes before marking the Job as failed, when backoffLimitPerIndex is set. Once the number of failed indexes exceeds this number the entire Job is marked as Failed and its execution is terminated. When left as null the job continues execution of all of its indexes and is marked with the `Complete` Job condition. It can only be specified when backoffLimitPerIndex is set. It can be null or up to completions. It is required and must be less than or equal to 10^4 when is completions greater than 10^5.
    */
-  maxFailedIndexes?: number
+  maxFailedIndexes?: number | undefined
   /**
    * Specifies the maximum desired number of pods the job should run at any given time. The actual number of pods running in steady state will be less than this number when ((.spec.completions - .status.successful) < .spec.parallelism), i.e. when the work left to do is less than max parallelism. More info: https://kubernetes.io/docs/concepts/workloads/controllers/jobs-run-to-completion/
    */
-  parallelism?: number
+  parallelism?: number | undefined
   /**
    * Specifies the policy of handling failed pods. In particular, it allows to specify the set of actions and conditions which need to be satisfied to take the associated action. If empty, the default behaviour applies - the counter of failed pods, represented by the jobs's .status.failed field, is incremented and it is checked against the backoffLimit. This field cannot be used in combination with restartPolicy=OnFailure.
    */
-  podFailurePolicy?: PodFailurePolicy
+  podFailurePolicy?: PodFailurePolicy | undefined
   /**
    * podReplacementPolicy specifies when to create replacement Pods. Possible values are: - TerminatingOrFailed means that we recreate pods
    *   when they are terminating (has a metadata.deletionTimestamp) or failed.
@@ -3571,23 +3625,23 @@ export interface JobSpec {
    *  - `"Failed"` means to wait until a previously created Pod is fully terminated (has phase Failed or Succeeded) before creating a replacement Pod.
    *  - `"TerminatingOrFailed"` means that we recreate pods when they are terminating (has a metadata.deletionTimestamp) or failed.
    */
-  podReplacementPolicy?: 'Failed' | 'TerminatingOrFailed'
+  podReplacementPolicy?: 'Failed' | 'TerminatingOrFailed' | undefined
   /**
    * scheduling defines the Workload-aware Scheduling configuration for this Job. When set, it specifies the scheduling policy (basic or gang), topology constraints, disruption mode, and shared resource claims. When omitted, the Job defaults to the basic scheduling policy, which behaves as standard pod-by-pod scheduling. This field is alpha-level and requires the WorkloadWithJob feature gate. This field is immutable, including whether it is set at all, only policy.gang.minCount may be changed after creation.
    */
-  scheduling?: JobSchedulingConfiguration
+  scheduling?: JobSchedulingConfiguration | undefined
   /**
    * A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors
    */
-  selector?: LabelSelector
+  selector?: LabelSelector | undefined
   /**
    * successPolicy specifies the policy when the Job can be declared as succeeded. If empty, the default behavior applies - the Job is declared as succeeded only when the number of succeeded pods equals to the completions. When the field is specified, it must be immutable and works only for the Indexed Jobs. Once the Job meets the SuccessPolicy, the lingering pods are terminated.
    */
-  successPolicy?: SuccessPolicy
+  successPolicy?: SuccessPolicy | undefined
   /**
    * suspend specifies whether the Job controller should create Pods or not. If a Job is created with suspend set to true, no Pods are created by the Job controller. If a Job is suspended after creation (i.e. the flag goes from false to true), the Job controller will delete all active Pods associated with this Job. Users must design their workload to gracefully handle this. Suspending a Job will reset the StartTime field of the Job, effectively resetting the ActiveDeadlineSeconds timer too. Defaults to false.
    */
-  suspend?: boolean
+  suspend?: boolean | undefined
   /**
    * Describes the pod that will be created when executing a job. The only allowed template.spec.restartPolicy values are "Never" or "OnFailure". More info: https://kubernetes.io/docs/concepts/workloads/controllers/jobs-run-to-completion/
    */
@@ -3595,7 +3649,7 @@ export interface JobSpec {
   /**
    * ttlSecondsAfterFinished limits the lifetime of a Job that has finished execution (either Complete or Failed). If this field is set, ttlSecondsAfterFinished after the Job finishes, it is eligible to be automatically deleted. When the Job is being deleted, its lifecycle guarantees (e.g. finalizers) will be honored. If this field is unset, the Job won't be automatically deleted. If this field is set to zero, the Job becomes eligible to be deleted immediately after it finishes.
    */
-  ttlSecondsAfterFinished?: number
+  ttlSecondsAfterFinished?: number | undefined
 }
 
 /**
@@ -3607,15 +3661,15 @@ export interface JobStatus {
   /**
    * The number of pending and running pods which are not terminating (without a deletionTimestamp). The value is zero for finished jobs.
    */
-  active?: number
+  active?: number | undefined
   /**
    * completedIndexes holds the completed indexes when .spec.completionMode = "Indexed" in a text format. The indexes are represented as decimal integers separated by commas. The numbers are listed in increasing order. Three or more consecutive numbers are compressed and represented by the first and last element of the series, separated by a hyphen. For example, if the completed indexes are 1, 3, 4, 5 and 7, they are represented as "1,3-5,7".
    */
-  completedIndexes?: string
+  completedIndexes?: string | undefined
   /**
    * Represents time when the job was completed. It is not guaranteed to be set in happens-before order across separate operations. It is represented in RFC3339 form and is in UTC. The completion time is set when the job finishes successfully, and only then. The value cannot be updated or removed. The value indicates the same or later point in time as the startTime field.
    */
-  completionTime?: string
+  completionTime?: string | undefined
   /**
    * The latest available observations of an object's current state. When a Job fails, one of the conditions will have type "Failed" and status true. When a Job is suspended, one of the conditions will have type "Suspended" and status true; when the Job is resumed, the status of this condition will become false. When a Job is completed, one of the conditions will have type "Complete" and status true.
    *
@@ -3623,33 +3677,33 @@ export interface JobStatus {
    *
    * More info: https://kubernetes.io/docs/concepts/workloads/controllers/jobs-run-to-completion/
    */
-  conditions?: JobCondition[]
+  conditions?: JobCondition[] | undefined
   /**
    * The number of pods which reached phase Failed. The value increases monotonically.
    */
-  failed?: number
+  failed?: number | undefined
   /**
    * FailedIndexes holds the failed indexes when spec.backoffLimitPerIndex is set. The indexes are represented in the text format analogous as for the `completedIndexes` field, ie. they are kept as decimal integers separated by commas. The numbers are listed in increasing order. Three or more consecutive numbers are compressed and represented by the first and last element of the series, separated by a hyphen. For example, if the failed indexes are 1, 3, 4, 5 and 7, they are represented as "1,3-5,7". The set of failed indexes cannot overlap with the set of completed indexes.
    */
-  failedIndexes?: string
+  failedIndexes?: string | undefined
   /**
    * The number of active pods which have a Ready condition and are not terminating (without a deletionTimestamp).
    */
-  ready?: number
+  ready?: number | undefined
   /**
    * Represents time when the job controller started processing a job. When a Job is created in the suspended state, this field is not set until the first time it is resumed. This field is reset every time a Job is resumed from suspension. It is represented in RFC3339 form and is in UTC.
    *
    * Once set, the field can only be removed when the job is suspended. The field cannot be modified while the job is unsuspended or finished.
    */
-  startTime?: string
+  startTime?: string | undefined
   /**
    * The number of pods which reached phase Succeeded. The value increases monotonically for a given spec. However, it may decrease in reaction to scale down of elastic indexed jobs.
    */
-  succeeded?: number
+  succeeded?: number | undefined
   /**
    * The number of pods which are terminating (in phase Pending or Running and have a deletionTimestamp).
    */
-  terminating?: number
+  terminating?: number | undefined
   /**
    * uncountedTerminatedPods holds the UIDs of Pods that have terminated but the job controller hasn't yet accounted for in the status counters.
    *
@@ -3660,7 +3714,7 @@ export interface JobStatus {
    *
    * Old jobs might not be tracked using this field, in which case the field remains null. The structure is empty for finished jobs.
    */
-  uncountedTerminatedPods?: UncountedTerminatedPods
+  uncountedTerminatedPods?: UncountedTerminatedPods | undefined
 }
 
 /**
@@ -3672,11 +3726,11 @@ export interface JobTemplateSpec {
   /**
    * Standard object's metadata of the jobs created from this template. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta
+  metadata?: ObjectMeta | undefined
   /**
    * Specification of the desired behavior of the job. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  spec?: JobSpec
+  spec?: JobSpec | undefined
 }
 
 /**
@@ -3688,157 +3742,157 @@ export interface JSONSchemaProps {
   /**
    * `$ref` (undocumented in the OpenAPI document).
    */
-  $ref?: string
+  $ref?: string | undefined
   /**
    * `$schema` (undocumented in the OpenAPI document).
    */
-  $schema?: string
+  $schema?: string | undefined
   /**
    * `additionalItems` (undocumented in the OpenAPI document).
    */
-  additionalItems?: JSONSchemaProps | boolean
+  additionalItems?: JSONSchemaProps | boolean | undefined
   /**
    * `additionalProperties` (undocumented in the OpenAPI document).
    */
-  additionalProperties?: JSONSchemaProps | boolean
+  additionalProperties?: JSONSchemaProps | boolean | undefined
   /**
    * `allOf` (undocumented in the OpenAPI document).
    */
-  allOf?: JSONSchemaProps[]
+  allOf?: JSONSchemaProps[] | undefined
   /**
    * `anyOf` (undocumented in the OpenAPI document).
    */
-  anyOf?: JSONSchemaProps[]
+  anyOf?: JSONSchemaProps[] | undefined
   /**
    * default is a default value for undefined object fields. Defaulting is a beta feature under the CustomResourceDefaulting feature gate. Defaulting requires spec.preserveUnknownFields to be false.
    */
-  default?: unknown
+  default?: unknown | undefined
   /**
    * `definitions` (undocumented in the OpenAPI document).
    */
-  definitions?: Record<string, JSONSchemaProps>
+  definitions?: Record<string, JSONSchemaProps> | undefined
   /**
    * `dependencies` (undocumented in the OpenAPI document).
    */
-  dependencies?: Record<string, JSONSchemaProps | string[]>
+  dependencies?: Record<string, JSONSchemaProps | string[]> | undefined
   /**
    * `description` (undocumented in the OpenAPI document).
    */
-  description?: string
+  description?: string | undefined
   /**
    * `enum` (undocumented in the OpenAPI document).
    */
-  enum?: unknown[]
+  enum?: unknown[] | undefined
   /**
    * `example` (undocumented in the OpenAPI document).
    */
-  example?: unknown
+  example?: unknown | undefined
   /**
    * `exclusiveMaximum` (undocumented in the OpenAPI document).
    */
-  exclusiveMaximum?: boolean
+  exclusiveMaximum?: boolean | undefined
   /**
    * `exclusiveMinimum` (undocumented in the OpenAPI document).
    */
-  exclusiveMinimum?: boolean
+  exclusiveMinimum?: boolean | undefined
   /**
    * `externalDocs` (undocumented in the OpenAPI document).
    */
-  externalDocs?: ExternalDocumentation
+  externalDocs?: ExternalDocumentation | undefined
   /**
    * format is an OpenAPI v3 format string. Unknown formats are ignored. The following formats are validated:
    *
    * - bsonobjectid: a bson object ID, i.e. a 24 characters hex string - uri: an URI as parsed by Golang net/url.ParseRequestURI - email: an email address as parsed by Golang net/mail.ParseAddress - hostname: a valid representation for an Internet host name, as defined by RFC 1034, section 3.1 [RFC1034]. - ipv4: an IPv4 IP as parsed by Golang net.ParseIP - ipv6: an IPv6 IP as parsed by Golang net.ParseIP - cidr: a CIDR as parsed by Golang net.ParseCIDR - mac: a MAC address as parsed by Golang net.ParseMAC - uuid: an UUID that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$ - uuid3: an UUID3 that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$ - uuid4: an UUID4 that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?4[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$ - uuid5: an UUID5 that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$ - isbn: an ISBN10 or ISBN13 number string like "0321751043" or "978-0321751041" - isbn10: an ISBN10 number string like "0321751043" - isbn13: an ISBN13 number string like "978-0321751041" - creditcard: a credit card number defined by the regex ^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35\\d{3})\\d{11})$ with any non digit characters mixed in - ssn: a U.S. social security number following the regex ^\\d{3}[- ]?\\d{2}[- ]?\\d{4}$ - hexcolor: an hexadecimal color code like "#FFFFFF: following the regex ^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$ - rgbcolor: an RGB color code like rgb like "rgb(255,255,2559" - byte: base64 encoded binary data - password: any kind of string - date: a date string like "2006-01-02" as defined by full-date in RFC3339 - duration: a duration string like "22 ns" as parsed by Golang time.ParseDuration or compatible with Scala duration format - datetime: a date time string like "2014-12-15T19:30:20.000Z" as defined by date-time in RFC3339.
    */
-  format?: string
+  format?: string | undefined
   /**
    * `id` (undocumented in the OpenAPI document).
    */
-  id?: string
+  id?: string | undefined
   /**
    * `items` (undocumented in the OpenAPI document).
    */
-  items?: JSONSchemaProps | JSONSchemaProps[]
+  items?: JSONSchemaProps | JSONSchemaProps[] | undefined
   /**
    * `maxItems` (undocumented in the OpenAPI document).
    */
-  maxItems?: number
+  maxItems?: number | undefined
   /**
    * `maxLength` (undocumented in the OpenAPI document).
    */
-  maxLength?: number
+  maxLength?: number | undefined
   /**
    * `maxProperties` (undocumented in the OpenAPI document).
    */
-  maxProperties?: number
+  maxProperties?: number | undefined
   /**
    * `maximum` (undocumented in the OpenAPI document).
    */
-  maximum?: number
+  maximum?: number | undefined
   /**
    * `minItems` (undocumented in the OpenAPI document).
    */
-  minItems?: number
+  minItems?: number | undefined
   /**
    * `minLength` (undocumented in the OpenAPI document).
    */
-  minLength?: number
+  minLength?: number | undefined
   /**
    * `minProperties` (undocumented in the OpenAPI document).
    */
-  minProperties?: number
+  minProperties?: number | undefined
   /**
    * `minimum` (undocumented in the OpenAPI document).
    */
-  minimum?: number
+  minimum?: number | undefined
   /**
    * `multipleOf` (undocumented in the OpenAPI document).
    */
-  multipleOf?: number
+  multipleOf?: number | undefined
   /**
    * `not` (undocumented in the OpenAPI document).
    */
-  not?: JSONSchemaProps
+  not?: JSONSchemaProps | undefined
   /**
    * `nullable` (undocumented in the OpenAPI document).
    */
-  nullable?: boolean
+  nullable?: boolean | undefined
   /**
    * `oneOf` (undocumented in the OpenAPI document).
    */
-  oneOf?: JSONSchemaProps[]
+  oneOf?: JSONSchemaProps[] | undefined
   /**
    * `pattern` (undocumented in the OpenAPI document).
    */
-  pattern?: string
+  pattern?: string | undefined
   /**
    * `patternProperties` (undocumented in the OpenAPI document).
    */
-  patternProperties?: Record<string, JSONSchemaProps>
+  patternProperties?: Record<string, JSONSchemaProps> | undefined
   /**
    * `properties` (undocumented in the OpenAPI document).
    */
-  properties?: Record<string, JSONSchemaProps>
+  properties?: Record<string, JSONSchemaProps> | undefined
   /**
    * `required` (undocumented in the OpenAPI document).
    */
-  required?: string[]
+  required?: string[] | undefined
   /**
    * `title` (undocumented in the OpenAPI document).
    */
-  title?: string
+  title?: string | undefined
   /**
    * `type` (undocumented in the OpenAPI document).
    */
-  type?: string
+  type?: string | undefined
   /**
    * `uniqueItems` (undocumented in the OpenAPI document).
    */
-  uniqueItems?: boolean
+  uniqueItems?: boolean | undefined
   /**
    * x-kubernetes-embedded-resource defines that the value is an embedded Kubernetes runtime.Object, with TypeMeta and ObjectMeta. The type must be object. It is allowed to further restrict the embedded object. kind, apiVersion and metadata are validated automatically. x-kubernetes-preserve-unknown-fields is allowed to be true, but does not have to be if the object is fully specified (up to kind, apiVersion, metadata).
    */
-  'x-kubernetes-embedded-resource'?: boolean
+  'x-kubernetes-embedded-resource'?: boolean | undefined
   /**
    * x-kubernetes-int-or-string specifies that this value is either an integer or a string. If this is true, an empty type is allowed and type as child of anyOf is permitted if following one of the following patterns:
    *
@@ -3851,7 +3905,7 @@ export interface JSONSchemaProps {
    *      - type: string
    *    - ... zero or more
    */
-  'x-kubernetes-int-or-string'?: boolean
+  'x-kubernetes-int-or-string'?: boolean | undefined
   /**
    * x-kubernetes-list-map-keys annotates an array with the x-kubernetes-list-type `map` by specifying the keys used as the index of the map.
    *
@@ -3859,7 +3913,7 @@ export interface JSONSchemaProps {
    *
    * The properties specified must either be required or have a default value, to ensure those properties are present for all list items.
    */
-  'x-kubernetes-list-map-keys'?: string[]
+  'x-kubernetes-list-map-keys'?: string[] | undefined
   /**
    * x-kubernetes-list-type annotates an array to further describe its topology. This extension must only be used on lists and may have 3 possible values:
    *
@@ -3876,7 +3930,7 @@ export interface JSONSchemaProps {
    *      must only be used on a list with elements of type object.
    * Defaults to atomic for arrays.
    */
-  'x-kubernetes-list-type'?: string
+  'x-kubernetes-list-type'?: string | undefined
   /**
    * x-kubernetes-map-type annotates an object to further describe its topology. This extension must only be used when type is object and may have 2 possible values:
    *
@@ -3887,15 +3941,15 @@ export interface JSONSchemaProps {
    * 2) `atomic`: the list is treated as a single entity, like a scalar.
    *      Atomic maps will be entirely replaced when updated.
    */
-  'x-kubernetes-map-type'?: string
+  'x-kubernetes-map-type'?: string | undefined
   /**
    * x-kubernetes-preserve-unknown-fields stops the API server decoding step from pruning fields which are not specified in the validation schema. This affects fields recursively, but switches back to normal pruning behaviour if nested properties or additionalProperties are specified in the schema. This can either be true or undefined. False is forbidden.
    */
-  'x-kubernetes-preserve-unknown-fields'?: boolean
+  'x-kubernetes-preserve-unknown-fields'?: boolean | undefined
   /**
    * x-kubernetes-validations describes a list of validation rules written in the CEL expression language.
    */
-  'x-kubernetes-validations'?: ValidationRule[]
+  'x-kubernetes-validations'?: ValidationRule[] | undefined
 }
 
 /**
@@ -3911,7 +3965,7 @@ export interface KeyToPath {
   /**
    * mode is Optional: mode bits used to set permissions on this file. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. If not specified, the volume defaultMode will be used. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
    */
-  mode?: number
+  mode?: number | undefined
   /**
    * path is the relative path of the file to map the key to. May not be an absolute path. May not contain the path element '..'. May not start with the string '..'.
    */
@@ -3919,7 +3973,7 @@ export interface KeyToPath {
   /**
    * user is Optional: The owner UID of the created file. If specified, the item-level user field takes precedence over defaultUser. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
    */
-  user?: number
+  user?: number | undefined
 }
 
 /**
@@ -3931,11 +3985,11 @@ export interface LabelSelector {
   /**
    * matchExpressions is a list of label selector requirements. The requirements are ANDed.
    */
-  matchExpressions?: LabelSelectorRequirement[]
+  matchExpressions?: LabelSelectorRequirement[] | undefined
   /**
    * matchLabels is a map of {key,value} pairs. A single {key,value} in the matchLabels map is equivalent to an element of matchExpressions, whose key field is "key", the operator is "In", and the values array contains only "value". The requirements are ANDed.
    */
-  matchLabels?: Record<string, string>
+  matchLabels?: Record<string, string> | undefined
 }
 
 /**
@@ -3955,7 +4009,7 @@ export interface LabelSelectorRequirement {
   /**
    * values is an array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch.
    */
-  values?: string[]
+  values?: string[] | undefined
 }
 
 /**
@@ -3966,16 +4020,20 @@ export interface LabelSelectorRequirement {
 export interface Lease extends KubeObject {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `coordination.k8s.io/v1` for this kind.
    */
-  apiVersion?: 'coordination.k8s.io/v1'
+  apiVersion?: string | undefined
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `Lease` for this kind.
    */
-  kind?: 'Lease'
+  kind?: string | undefined
   /**
    * spec contains the specification of the Lease. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  spec?: LeaseSpec
+  spec?: LeaseSpec | undefined
 }
 
 /**
@@ -3987,31 +4045,31 @@ export interface LeaseSpec {
   /**
    * acquireTime is a time when the current lease was acquired.
    */
-  acquireTime?: string
+  acquireTime?: string | undefined
   /**
    * holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.
    */
-  holderIdentity?: string
+  holderIdentity?: string | undefined
   /**
    * leaseDurationSeconds is a duration that candidates for a lease need to wait to force acquire it. This is measured against the time of last observed renewTime.
    */
-  leaseDurationSeconds?: number
+  leaseDurationSeconds?: number | undefined
   /**
    * leaseTransitions is the number of transitions of a lease between holders.
    */
-  leaseTransitions?: number
+  leaseTransitions?: number | undefined
   /**
    * preferredHolder signals to a lease holder that the lease has a more optimal holder and should be given up. This field can only be set if Strategy is also set.
    */
-  preferredHolder?: string
+  preferredHolder?: string | undefined
   /**
    * renewTime is a time when the current holder of a lease has last updated the lease.
    */
-  renewTime?: string
+  renewTime?: string | undefined
   /**
    * strategy indicates the strategy for picking the leader for coordinated leader election. If the field is not specified, there is no active coordination for this lease. (Alpha) Using this field requires the CoordinatedLeaderElection feature gate to be enabled.
    */
-  strategy?: string
+  strategy?: string | undefined
 }
 
 /**
@@ -4023,11 +4081,11 @@ export interface Lifecycle {
   /**
    * PostStart is called immediately after a container is created. If the handler fails, the container is terminated and restarted according to its restart policy. Other management of the container blocks until the hook completes. More info: https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#container-hooks
    */
-  postStart?: LifecycleHandler
+  postStart?: LifecycleHandler | undefined
   /**
    * PreStop is called immediately before a container is terminated due to an API request or management event such as liveness/startup probe failure, preemption, resource contention, etc. The handler is not called if the container crashes or exits. The Pod's termination grace period countdown begins before the PreStop hook is executed. Regardless of the outcome of the handler, the container will eventually terminate within the Pod's termination grace period (unless delayed by finalizers). Other management of the container blocks until the hook completes or until the termination grace period is reached. More info: https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#container-hooks
    */
-  preStop?: LifecycleHandler
+  preStop?: LifecycleHandler | undefined
   /**
    * StopSignal defines which signal will be sent to a container when it is being stopped. If not specified, the default is defined by the container runtime in use. StopSignal can only be set for Pods with a non-empty .spec.os.name
    *
@@ -4164,6 +4222,7 @@ export interface Lifecycle {
     | 'SIGWINCH'
     | 'SIGXCPU'
     | 'SIGXFSZ'
+    | undefined
 }
 
 /**
@@ -4175,19 +4234,19 @@ export interface LifecycleHandler {
   /**
    * Exec specifies a command to execute in the container.
    */
-  exec?: ExecAction
+  exec?: ExecAction | undefined
   /**
    * HTTPGet specifies an HTTP GET request to perform.
    */
-  httpGet?: HTTPGetAction
+  httpGet?: HTTPGetAction | undefined
   /**
    * Sleep represents a duration that the container should sleep.
    */
-  sleep?: SleepAction
+  sleep?: SleepAction | undefined
   /**
    * Deprecated. TCPSocket is NOT supported as a LifecycleHandler and kept for backward compatibility. There is no validation of this field and lifecycle hooks will fail at runtime when it is specified.
    */
-  tcpSocket?: TCPSocketAction
+  tcpSocket?: TCPSocketAction | undefined
 }
 
 /**
@@ -4203,7 +4262,7 @@ export interface LinuxContainerUser {
   /**
    * SupplementalGroups are the supplemental groups initially attached to the first process in the container
    */
-  supplementalGroups?: number[]
+  supplementalGroups?: number[] | undefined
   /**
    * UID is the primary uid initially attached to the first process in the container
    */
@@ -4219,19 +4278,19 @@ export interface LoadBalancerIngress {
   /**
    * Hostname is set for load-balancer ingress points that are DNS based (typically AWS load-balancers)
    */
-  hostname?: string
+  hostname?: string | undefined
   /**
    * IP is set for load-balancer ingress points that are IP based (typically GCE or OpenStack load-balancers)
    */
-  ip?: string
+  ip?: string | undefined
   /**
    * IPMode specifies how the load-balancer IP behaves, and may only be specified when the ip field is specified. Setting this to "VIP" indicates that traffic is delivered to the node with the destination set to the load-balancer's IP and port. Setting this to "Proxy" indicates that traffic is delivered to the node or pod with the destination set to the node's IP and node port or the pod's IP and port. Service implementations may use this information to adjust traffic routing.
    */
-  ipMode?: string
+  ipMode?: string | undefined
   /**
    * Ports is a list of records of service ports If used, every port defined in the service should have an entry in it
    */
-  ports?: PortStatus[]
+  ports?: PortStatus[] | undefined
 }
 
 /**
@@ -4243,7 +4302,7 @@ export interface LoadBalancerStatus {
   /**
    * Ingress is a list containing ingress points for the load-balancer. Traffic intended for the service should be sent to these ingress points.
    */
-  ingress?: LoadBalancerIngress[]
+  ingress?: LoadBalancerIngress[] | undefined
 }
 
 /**
@@ -4255,7 +4314,7 @@ export interface LocalObjectReference {
   /**
    * Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
    */
-  name?: string
+  name?: string | undefined
 }
 
 /**
@@ -4271,7 +4330,7 @@ export interface MetricIdentifier {
   /**
    * selector is the string-encoded form of a standard kubernetes label selector for the given metric When set, it is passed as an additional parameter to the metrics server for more specific metrics scoping. When unset, just the metricName will be used to gather metrics.
    */
-  selector?: LabelSelector
+  selector?: LabelSelector | undefined
 }
 
 /**
@@ -4283,23 +4342,23 @@ export interface MetricSpec {
   /**
    * containerResource refers to a resource metric (such as those specified in requests and limits) known to Kubernetes describing a single container in each pod of the current scale target (e.g. CPU or memory). Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source.
    */
-  containerResource?: ContainerResourceMetricSource
+  containerResource?: ContainerResourceMetricSource | undefined
   /**
    * external refers to a global metric that is not associated with any Kubernetes object. It allows autoscaling based on information coming from components running outside of cluster (for example length of queue in cloud messaging service, or QPS from loadbalancer running outside of cluster).
    */
-  external?: ExternalMetricSource
+  external?: ExternalMetricSource | undefined
   /**
    * object refers to a metric describing a single kubernetes object (for example, hits-per-second on an Ingress object).
    */
-  object?: ObjectMetricSource
+  object?: ObjectMetricSource | undefined
   /**
    * pods refers to a metric describing each pod in the current scale target (for example, transactions-processed-per-second).  The values will be averaged together before being compared to the target value.
    */
-  pods?: PodsMetricSource
+  pods?: PodsMetricSource | undefined
   /**
    * resource refers to a resource metric (such as those specified in requests and limits) known to Kubernetes describing each pod in the current scale target (e.g. CPU or memory). Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source.
    */
-  resource?: ResourceMetricSource
+  resource?: ResourceMetricSource | undefined
   /**
    * type is the type of metric source.  It should be one of "ContainerResource", "External", "Object", "Pods" or "Resource", each mapping to a matching field in the object.
    */
@@ -4315,23 +4374,23 @@ export interface MetricStatus {
   /**
    * containerResource refers to a resource metric (such as those specified in requests and limits) known to Kubernetes describing a single container in each pod in the current scale target (e.g. CPU or memory). Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source.
    */
-  containerResource?: ContainerResourceMetricStatus
+  containerResource?: ContainerResourceMetricStatus | undefined
   /**
    * external refers to a global metric that is not associated with any Kubernetes object. It allows autoscaling based on information coming from components running outside of cluster (for example length of queue in cloud messaging service, or QPS from loadbalancer running outside of cluster).
    */
-  external?: ExternalMetricStatus
+  external?: ExternalMetricStatus | undefined
   /**
    * object refers to a metric describing a single kubernetes object (for example, hits-per-second on an Ingress object).
    */
-  object?: ObjectMetricStatus
+  object?: ObjectMetricStatus | undefined
   /**
    * pods refers to a metric describing each pod in the current scale target (for example, transactions-processed-per-second).  The values will be averaged together before being compared to the target value.
    */
-  pods?: PodsMetricStatus
+  pods?: PodsMetricStatus | undefined
   /**
    * resource refers to a resource metric (such as those specified in requests and limits) known to Kubernetes describing each pod in the current scale target (e.g. CPU or memory). Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source.
    */
-  resource?: ResourceMetricStatus
+  resource?: ResourceMetricStatus | undefined
   /**
    * type is the type of metric source.  It will be one of "ContainerResource", "External", "Object", "Pods" or "Resource", each corresponds to a matching field in the object.
    */
@@ -4347,11 +4406,11 @@ export interface MetricTarget {
   /**
    * averageUtilization is the target value of the average of the resource metric across all relevant pods, represented as a percentage of the requested value of the resource for the pods. Currently only valid for Resource metric source type
    */
-  averageUtilization?: number
+  averageUtilization?: number | undefined
   /**
    * averageValue is the target value of the average of the metric across all relevant pods (as a quantity)
    */
-  averageValue?: string
+  averageValue?: string | undefined
   /**
    * type represents whether the metric type is Utilization, Value, or AverageValue
    */
@@ -4359,7 +4418,7 @@ export interface MetricTarget {
   /**
    * value is the target value of the metric (as a quantity).
    */
-  value?: string
+  value?: string | undefined
 }
 
 /**
@@ -4371,15 +4430,15 @@ export interface MetricValueStatus {
   /**
    * averageUtilization is the current value of the average of the resource metric across all relevant pods, represented as a percentage of the requested value of the resource for the pods.
    */
-  averageUtilization?: number
+  averageUtilization?: number | undefined
   /**
    * averageValue is the current value of the average of the metric across all relevant pods (as a quantity)
    */
-  averageValue?: string
+  averageValue?: string | undefined
   /**
    * value is the current value of the metric (as a quantity).
    */
-  value?: string
+  value?: string | undefined
 }
 
 /**
@@ -4409,7 +4468,7 @@ export interface ModifyVolumeStatus {
   /**
    * targetVolumeAttributesClassName is the name of the VolumeAttributesClass the PVC currently being reconciled
    */
-  targetVolumeAttributesClassName?: string
+  targetVolumeAttributesClassName?: string | undefined
 }
 
 /**
@@ -4420,20 +4479,24 @@ export interface ModifyVolumeStatus {
 export interface Namespace extends KubeObject {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `v1` for this kind.
    */
-  apiVersion?: 'v1'
+  apiVersion?: string | undefined
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `Namespace` for this kind.
    */
-  kind?: 'Namespace'
+  kind?: string | undefined
   /**
    * Spec defines the behavior of the Namespace. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  spec?: NamespaceSpec
+  spec?: NamespaceSpec | undefined
   /**
    * Status describes the current status of a Namespace. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  status?: NamespaceStatus
+  status?: NamespaceStatus | undefined
 }
 
 /**
@@ -4445,15 +4508,15 @@ export interface NamespaceCondition {
   /**
    * Last time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string
+  lastTransitionTime?: string | undefined
   /**
    * Human-readable message indicating details about last transition.
    */
-  message?: string
+  message?: string | undefined
   /**
    * Unique, one-word, CamelCase reason for the condition's last transition.
    */
-  reason?: string
+  reason?: string | undefined
   /**
    * Status of the condition, one of True, False, Unknown.
    */
@@ -4473,7 +4536,7 @@ export interface NamespaceSpec {
   /**
    * Finalizers is an opaque list of values that must be empty to permanently remove object from storage. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/
    */
-  finalizers?: string[]
+  finalizers?: string[] | undefined
 }
 
 /**
@@ -4485,7 +4548,7 @@ export interface NamespaceStatus {
   /**
    * Represents the latest available observations of a namespace's current state.
    */
-  conditions?: NamespaceCondition[]
+  conditions?: NamespaceCondition[] | undefined
   /**
    * Phase is the current lifecycle phase of the namespace. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/
    *
@@ -4493,7 +4556,7 @@ export interface NamespaceStatus {
    *  - `"Active"` means the namespace is available for use in the system
    *  - `"Terminating"` means the namespace is undergoing graceful termination
    */
-  phase?: 'Active' | 'Terminating'
+  phase?: 'Active' | 'Terminating' | undefined
 }
 
 /**
@@ -4504,16 +4567,20 @@ export interface NamespaceStatus {
 export interface NetworkPolicy extends KubeObject {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `networking.k8s.io/v1` for this kind.
    */
-  apiVersion?: 'networking.k8s.io/v1'
+  apiVersion?: string | undefined
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `NetworkPolicy` for this kind.
    */
-  kind?: 'NetworkPolicy'
+  kind?: string | undefined
   /**
    * spec represents the specification of the desired behavior for this NetworkPolicy.
    */
-  spec?: NetworkPolicySpec
+  spec?: NetworkPolicySpec | undefined
 }
 
 /**
@@ -4525,11 +4592,11 @@ export interface NetworkPolicyEgressRule {
   /**
    * ports is a list of destination ports for outgoing traffic. Each item in this list is combined using a logical OR. If this field is empty or missing, this rule matches all ports (traffic not restricted by port). If this field is present and contains at least one item, then this rule allows traffic only if the traffic matches at least one port in the list.
    */
-  ports?: NetworkPolicyPort[]
+  ports?: NetworkPolicyPort[] | undefined
   /**
    * to is a list of destinations for outgoing traffic of pods selected for this rule. Items in this list are combined using a logical OR operation. If this field is empty or missing, this rule matches all destinations (traffic not restricted by destination). If this field is present and contains at least one item, this rule allows traffic only if the traffic matches at least one item in the to list.
    */
-  to?: NetworkPolicyPeer[]
+  to?: NetworkPolicyPeer[] | undefined
 }
 
 /**
@@ -4541,11 +4608,11 @@ export interface NetworkPolicyIngressRule {
   /**
    * from is a list of sources which should be able to access the pods selected for this rule. Items in this list are combined using a logical OR operation. If this field is empty or missing, this rule matches all sources (traffic not restricted by source). If this field is present and contains at least one item, this rule allows traffic only if the traffic matches at least one item in the from list.
    */
-  from?: NetworkPolicyPeer[]
+  from?: NetworkPolicyPeer[] | undefined
   /**
    * ports is a list of ports which should be made accessible on the pods selected for this rule. Each item in this list is combined using a logical OR. If this field is empty or missing, this rule matches all ports (traffic not restricted by port). If this field is present and contains at least one item, then this rule allows traffic only if the traffic matches at least one port in the list.
    */
-  ports?: NetworkPolicyPort[]
+  ports?: NetworkPolicyPort[] | undefined
 }
 
 /**
@@ -4557,19 +4624,19 @@ export interface NetworkPolicyPeer {
   /**
    * ipBlock defines policy on a particular IPBlock. If this field is set then neither of the other fields can be.
    */
-  ipBlock?: IPBlock
+  ipBlock?: IPBlock | undefined
   /**
    * namespaceSelector selects namespaces using cluster-scoped labels. This field follows standard label selector semantics; if present but empty, it selects all namespaces.
    *
    * If podSelector is also set, then the NetworkPolicyPeer as a whole selects the pods matching podSelector in the namespaces selected by namespaceSelector. Otherwise it selects all pods in the namespaces selected by namespaceSelector.
    */
-  namespaceSelector?: LabelSelector
+  namespaceSelector?: LabelSelector | undefined
   /**
    * podSelector is a label selector which selects pods. This field follows standard label selector semantics; if present but empty, it selects all pods.
    *
    * If namespaceSelector is also set, then the NetworkPolicyPeer as a whole selects the pods matching podSelector in the Namespaces selected by NamespaceSelector. Otherwise it selects the pods matching podSelector in the policy's own namespace.
    */
-  podSelector?: LabelSelector
+  podSelector?: LabelSelector | undefined
 }
 
 /**
@@ -4581,11 +4648,11 @@ export interface NetworkPolicyPort {
   /**
    * endPort indicates that the range of ports from port to endPort if set, inclusive, should be allowed by the policy. This field cannot be defined if the port field is not defined or if the port field is defined as a named (string) port. The endPort must be equal or greater than port.
    */
-  endPort?: number
+  endPort?: number | undefined
   /**
    * port represents the port on the given protocol. This can either be a numerical or named port on a pod. If this field is not provided, this matches all port names and numbers. If present, only traffic on the specified protocol AND port will be matched.
    */
-  port?: number | string
+  port?: number | string | undefined
   /**
    * protocol represents the protocol (TCP, UDP, or SCTP) which traffic must match. If not specified, this field defaults to TCP.
    *
@@ -4594,7 +4661,7 @@ export interface NetworkPolicyPort {
    *  - `"TCP"` is the TCP protocol.
    *  - `"UDP"` is the UDP protocol.
    */
-  protocol?: 'SCTP' | 'TCP' | 'UDP'
+  protocol?: 'SCTP' | 'TCP' | 'UDP' | undefined
 }
 
 /**
@@ -4606,19 +4673,19 @@ export interface NetworkPolicySpec {
   /**
    * egress is a list of egress rules to be applied to the selected pods. Outgoing traffic is allowed if there are no NetworkPolicies selecting the pod (and cluster policy otherwise allows the traffic), OR if the traffic matches at least one egress rule across all of the NetworkPolicy objects whose podSelector matches the pod. If this field is empty then this NetworkPolicy limits all outgoing traffic (and serves solely to ensure that the pods it selects are isolated by default). This field is beta-level in 1.8
    */
-  egress?: NetworkPolicyEgressRule[]
+  egress?: NetworkPolicyEgressRule[] | undefined
   /**
    * ingress is a list of ingress rules to be applied to the selected pods. Traffic is allowed to a pod if there are no NetworkPolicies selecting the pod (and cluster policy otherwise allows the traffic), OR if the traffic source is the pod's local node, OR if the traffic matches at least one ingress rule across all of the NetworkPolicy objects whose podSelector matches the pod. If this field is empty then this NetworkPolicy does not allow any traffic (and serves solely to ensure that the pods it selects are isolated by default)
    */
-  ingress?: NetworkPolicyIngressRule[]
+  ingress?: NetworkPolicyIngressRule[] | undefined
   /**
    * podSelector selects the pods to which this NetworkPolicy object applies. The array of rules is applied to any pods selected by this field. An empty selector matches all pods in the policy's namespace. Multiple network policies can select the same set of pods. In this case, the ingress rules for each are combined additively. This field is optional. If it is not specified, it defaults to an empty selector.
    */
-  podSelector?: LabelSelector
+  podSelector?: LabelSelector | undefined
   /**
    * policyTypes is a list of rule types that the NetworkPolicy relates to. Valid options are ["Ingress"], ["Egress"], or ["Ingress", "Egress"]. If this field is not specified, it will default based on the existence of ingress or egress rules; policies that contain an egress section are assumed to affect egress, and all policies (whether or not they contain an ingress section) are assumed to affect ingress. If you want to write an egress-only policy, you must explicitly specify policyTypes [ "Egress" ]. Likewise, if you want to write a policy that specifies that no egress is allowed, you must specify a policyTypes value that include "Egress" (since such a policy would not include an egress section and would otherwise default to just [ "Ingress" ]). This field is beta-level in 1.8
    */
-  policyTypes?: ('Egress' | 'Ingress')[]
+  policyTypes?: ('Egress' | 'Ingress')[] | undefined
 }
 
 /**
@@ -4634,7 +4701,7 @@ export interface NFSVolumeSource {
   /**
    * readOnly here will force the NFS export to be mounted with read-only permissions. Defaults to false. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
    */
-  readOnly?: boolean
+  readOnly?: boolean | undefined
   /**
    * server is the hostname or IP address of the NFS server. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
    */
@@ -4649,20 +4716,24 @@ export interface NFSVolumeSource {
 export interface Node extends KubeObject {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `v1` for this kind.
    */
-  apiVersion?: 'v1'
+  apiVersion?: string | undefined
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `Node` for this kind.
    */
-  kind?: 'Node'
+  kind?: string | undefined
   /**
    * Spec defines the behavior of a node. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  spec?: NodeSpec
+  spec?: NodeSpec | undefined
   /**
    * Most recently observed status of the node. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  status?: NodeStatus
+  status?: NodeStatus | undefined
 }
 
 /**
@@ -4690,11 +4761,11 @@ export interface NodeAffinity {
   /**
    * The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling affinity expressions, etc.), compute a sum by iterating through the elements of this field and adding "weight" to the sum if the node matches the corresponding matchExpressions; the node(s) with the highest sum are the most preferred.
    */
-  preferredDuringSchedulingIgnoredDuringExecution?: PreferredSchedulingTerm[]
+  preferredDuringSchedulingIgnoredDuringExecution?: PreferredSchedulingTerm[] | undefined
   /**
    * If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to an update), the system may or may not try to eventually evict the pod from its node.
    */
-  requiredDuringSchedulingIgnoredDuringExecution?: NodeSelector
+  requiredDuringSchedulingIgnoredDuringExecution?: NodeSelector | undefined
 }
 
 /**
@@ -4726,11 +4797,11 @@ export interface NodeAllocatableOverheadResources {
   /**
    * PerContainer is the variable overhead quantity applied for each container referencing the claim. The container references are recorded in `nodeAllocatableResourceClaimStatuses.containers`. The total overhead quantity allocated for the claim is computed as: Quantity = PerPod + (PerContainer * NumReferences) Kubelet accounts for this overhead in cgroups: - Pod-level cgroup (requests and limits): Kubelet adds PerPod + (PerContainer * NumReferences). - Container-level cgroup (limits only): Kubelet adds PerPod + PerContainer for each referencing container. This allows any single container to access the pod-level overhead, while the parent cgroup caps the total usage to account for PerPod exactly once. At least one of PerPod or PerContainer must be specified. Specifying neither is an invalid configuration.
    */
-  perContainer?: string
+  perContainer?: string | undefined
   /**
    * PerPod is the flat overhead quantity allocated per pod. Adding to each container limit allows individual containers to utilize the overhead, while the parent pod-level cgroup limit caps the total usage at the pod boundary where the overhead is accounted for exactly once. At least one of PerPod or PerContainer must be specified. Specifying neither is an invalid configuration.
    */
-  perPod?: string
+  perPod?: string | undefined
 }
 
 /**
@@ -4742,15 +4813,15 @@ export interface NodeAllocatableResourceClaimStatus {
   /**
    * Containers lists the names of all containers in this pod that reference the claim.
    */
-  containers?: string[]
+  containers?: string[] | undefined
   /**
    * Mapping contains allocations through devices mapped in the device spec's `nodeAllocatableResources[...].mapping` field. This is used by kubelet for pod level and container-level cgroup enforcement.
    */
-  mapping?: NodeAllocatableMappedResources[]
+  mapping?: NodeAllocatableMappedResources[] | undefined
   /**
    * Overhead contains allocations through devices mapped in the device spec's `nodeAllocatableResources[...].overhead` field. This is used by kubelet for pod level and container-level cgroup enforcement.
    */
-  overhead?: NodeAllocatableOverheadResources[]
+  overhead?: NodeAllocatableOverheadResources[] | undefined
   /**
    * ResourceClaimName is the resource claim referenced by the pod that resulted in this node allocatable resource allocation.
    */
@@ -4766,19 +4837,19 @@ export interface NodeCondition {
   /**
    * Last time we got an update on a given condition.
    */
-  lastHeartbeatTime?: string
+  lastHeartbeatTime?: string | undefined
   /**
    * Last time the condition transit from one status to another.
    */
-  lastTransitionTime?: string
+  lastTransitionTime?: string | undefined
   /**
    * Human readable message indicating details about last transition.
    */
-  message?: string
+  message?: string | undefined
   /**
    * (brief) reason for the condition's last transition.
    */
-  reason?: string
+  reason?: string | undefined
   /**
    * Status of the condition, one of True, False, Unknown.
    */
@@ -4798,7 +4869,7 @@ export interface NodeConfigSource {
   /**
    * ConfigMap is a reference to a Node's ConfigMap
    */
-  configMap?: ConfigMapNodeConfigSource
+  configMap?: ConfigMapNodeConfigSource | undefined
 }
 
 /**
@@ -4810,19 +4881,19 @@ export interface NodeConfigStatus {
   /**
    * Active reports the checkpointed config the node is actively using. Active will represent either the current version of the Assigned config, or the current LastKnownGood config, depending on whether attempting to use the Assigned config results in an error.
    */
-  active?: NodeConfigSource
+  active?: NodeConfigSource | undefined
   /**
    * Assigned reports the checkpointed config the node will try to use. When Node.Spec.ConfigSource is updated, the node checkpoints the associated config payload to local disk, along with a record indicating intended config. The node refers to this record to choose its config checkpoint, and reports this record in Assigned. Assigned only updates in the status after the record has been checkpointed to disk. When the Kubelet is restarted, it tries to make the Assigned config the Active config by loading and validating the checkpointed payload identified by Assigned.
    */
-  assigned?: NodeConfigSource
+  assigned?: NodeConfigSource | undefined
   /**
    * Error describes any problems reconciling the Spec.ConfigSource to the Active config. Errors may occur, for example, attempting to checkpoint Spec.ConfigSource to the local Assigned record, attempting to checkpoint the payload associated with Spec.ConfigSource, attempting to load or validate the Assigned config, etc. Errors may occur at different points while syncing config. Earlier errors (e.g. download or checkpointing errors) will not result in a rollback to LastKnownGood, and may resolve across Kubelet retries. Later errors (e.g. loading or validating a checkpointed config) will result in a rollback to LastKnownGood. In the latter case, it is usually possible to resolve the error by fixing the config assigned in Spec.ConfigSource. You can find additional information for debugging by searching the error message in the Kubelet log. Error is a human-readable description of the error state; machines can check whether or not Error is empty, but should not rely on the stability of the Error text across Kubelet versions.
    */
-  error?: string
+  error?: string | undefined
   /**
    * LastKnownGood reports the checkpointed config the node will fall back to when it encounters an error attempting to use the Assigned config. The Assigned config becomes the LastKnownGood config when the node determines that the Assigned config is stable and correct. This is currently implemented as a 10-minute soak period starting when the local record of Assigned config is updated. If the Assigned config is Active at the end of this period, it becomes the LastKnownGood. Note that if Spec.ConfigSource is reset to nil (use local defaults), the LastKnownGood is also immediately reset to nil, because the local default config is always assumed good. You should not make assumptions about the node's method of determining config stability and correctness, as this may change or become configurable in the future.
    */
-  lastKnownGood?: NodeConfigSource
+  lastKnownGood?: NodeConfigSource | undefined
 }
 
 /**
@@ -4834,7 +4905,7 @@ export interface NodeDaemonEndpoints {
   /**
    * Endpoint on which Kubelet is listening.
    */
-  kubeletEndpoint?: DaemonEndpoint
+  kubeletEndpoint?: DaemonEndpoint | undefined
 }
 
 /**
@@ -4846,7 +4917,7 @@ export interface NodeFeatures {
   /**
    * SupplementalGroupsPolicy is set to true if the runtime supports SupplementalGroupsPolicy and ContainerUser.
    */
-  supplementalGroupsPolicy?: boolean
+  supplementalGroupsPolicy?: boolean | undefined
 }
 
 /**
@@ -4858,7 +4929,7 @@ export interface NodePodPreemptionPolicy {
   /**
    * DisableResizePreemption lists the owners (e.g., autoscalers, operators, administrators) that have requested to disable scheduler and Kubelet preemption for in-place pod resize on this node. If this list is non-empty, resize-induced preemption is disabled on this node. This is an alpha field and requires enabling the InPlacePodVerticalScalingSchedulerPreemption feature gate.
    */
-  disableResizePreemption?: string[]
+  disableResizePreemption?: string[] | undefined
 }
 
 /**
@@ -4870,11 +4941,11 @@ export interface NodeRuntimeHandler {
   /**
    * Supported features.
    */
-  features?: NodeRuntimeHandlerFeatures
+  features?: NodeRuntimeHandlerFeatures | undefined
   /**
    * Runtime handler name. Empty for the default runtime handler.
    */
-  name?: string
+  name?: string | undefined
 }
 
 /**
@@ -4886,11 +4957,11 @@ export interface NodeRuntimeHandlerFeatures {
   /**
    * RecursiveReadOnlyMounts is set to true if the runtime handler supports RecursiveReadOnlyMounts.
    */
-  recursiveReadOnlyMounts?: boolean
+  recursiveReadOnlyMounts?: boolean | undefined
   /**
    * UserNamespaces is set to true if the runtime handler supports UserNamespaces, including for volumes.
    */
-  userNamespaces?: boolean
+  userNamespaces?: boolean | undefined
 }
 
 /**
@@ -4930,7 +5001,7 @@ export interface NodeSelectorRequirement {
   /**
    * An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. If the operator is Gt or Lt, the values array must have a single element, which will be interpreted as an integer. This array is replaced during a strategic merge patch.
    */
-  values?: string[]
+  values?: string[] | undefined
 }
 
 /**
@@ -4942,11 +5013,11 @@ export interface NodeSelectorTerm {
   /**
    * A list of node selector requirements by node's labels.
    */
-  matchExpressions?: NodeSelectorRequirement[]
+  matchExpressions?: NodeSelectorRequirement[] | undefined
   /**
    * A list of node selector requirements by node's fields.
    */
-  matchFields?: NodeSelectorRequirement[]
+  matchFields?: NodeSelectorRequirement[] | undefined
 }
 
 /**
@@ -4960,35 +5031,35 @@ export interface NodeSpec {
    *
    * @deprecated Previously used to specify the source of the node's configuration for the DynamicKubeletConfig feature. This feature is removed.
    */
-  configSource?: NodeConfigSource
+  configSource?: NodeConfigSource | undefined
   /**
    * Deprecated. Not all kubelets will set this field. Remove field after 1.13. see: https://issues.k8s.io/61966
    */
-  externalID?: string
+  externalID?: string | undefined
   /**
    * PodCIDR represents the pod IP range assigned to the node.
    */
-  podCIDR?: string
+  podCIDR?: string | undefined
   /**
    * podCIDRs represents the IP ranges assigned to the node for usage by Pods on that node. If this field is specified, the 0th entry must match the podCIDR field. It may contain at most 1 value for each of IPv4 and IPv6.
    */
-  podCIDRs?: string[]
+  podCIDRs?: string[] | undefined
   /**
    * PodPreemptionPolicy controls the node-level preemption behaviors for pods on this node. This is an alpha field and requires enabling the InPlacePodVerticalScalingSchedulerPreemption feature gate.
    */
-  podPreemptionPolicy?: NodePodPreemptionPolicy
+  podPreemptionPolicy?: NodePodPreemptionPolicy | undefined
   /**
    * ID of the node assigned by the cloud provider in the format: <ProviderName>://<ProviderSpecificNodeID>
    */
-  providerID?: string
+  providerID?: string | undefined
   /**
    * If specified, the node's taints.
    */
-  taints?: Taint[]
+  taints?: Taint[] | undefined
   /**
    * Unschedulable controls node schedulability of new pods. By default, node is schedulable. More info: https://kubernetes.io/docs/concepts/nodes/node/#manual-node-administration
    */
-  unschedulable?: boolean
+  unschedulable?: boolean | undefined
 }
 
 /**
@@ -5000,43 +5071,43 @@ export interface NodeStatus {
   /**
    * List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP).
    */
-  addresses?: NodeAddress[]
+  addresses?: NodeAddress[] | undefined
   /**
    * Allocatable represents the resources of a node that are available for scheduling. Defaults to Capacity.
    */
-  allocatable?: Record<string, string>
+  allocatable?: Record<string, string> | undefined
   /**
    * Capacity represents the total resources of a node. More info: https://kubernetes.io/docs/reference/node/node-status/#capacity
    */
-  capacity?: Record<string, string>
+  capacity?: Record<string, string> | undefined
   /**
    * Conditions is an array of current observed node conditions. More info: https://kubernetes.io/docs/reference/node/node-status/#condition
    */
-  conditions?: NodeCondition[]
+  conditions?: NodeCondition[] | undefined
   /**
    * Status of the config assigned to the node via the dynamic Kubelet config feature.
    */
-  config?: NodeConfigStatus
+  config?: NodeConfigStatus | undefined
   /**
    * Endpoints of daemons running on the Node.
    */
-  daemonEndpoints?: NodeDaemonEndpoints
+  daemonEndpoints?: NodeDaemonEndpoints | undefined
   /**
    * DeclaredFeatures represents the features related to feature gates that are declared by the node.
    */
-  declaredFeatures?: string[]
+  declaredFeatures?: string[] | undefined
   /**
    * Features describes the set of features implemented by the CRI implementation.
    */
-  features?: NodeFeatures
+  features?: NodeFeatures | undefined
   /**
    * List of container images on this node
    */
-  images?: ContainerImage[]
+  images?: ContainerImage[] | undefined
   /**
    * Set of ids/uuids to uniquely identify the node. More info: https://kubernetes.io/docs/reference/node/node-status/#info
    */
-  nodeInfo?: NodeSystemInfo
+  nodeInfo?: NodeSystemInfo | undefined
   /**
    * NodePhase is the recently observed lifecycle phase of the node. More info: https://kubernetes.io/docs/concepts/nodes/node/#phase The field is never populated, and now is deprecated.
    *
@@ -5045,19 +5116,19 @@ export interface NodeStatus {
    *  - `"Running"` means the node has been configured and has Kubernetes components running.
    *  - `"Terminated"` means the node has been removed from the cluster.
    */
-  phase?: 'Pending' | 'Running' | 'Terminated'
+  phase?: 'Pending' | 'Running' | 'Terminated' | undefined
   /**
    * The available runtime handlers.
    */
-  runtimeHandlers?: NodeRuntimeHandler[]
+  runtimeHandlers?: NodeRuntimeHandler[] | undefined
   /**
    * List of volumes that are attached to the node.
    */
-  volumesAttached?: AttachedVolume[]
+  volumesAttached?: AttachedVolume[] | undefined
   /**
    * List of attachable volumes in use (mounted) by the node.
    */
-  volumesInUse?: string[]
+  volumesInUse?: string[] | undefined
 }
 
 /**
@@ -5069,7 +5140,7 @@ export interface NodeSwapStatus {
   /**
    * Total amount of swap memory in bytes.
    */
-  capacity?: number
+  capacity?: number | undefined
 }
 
 /**
@@ -5119,11 +5190,11 @@ export interface NodeSystemInfo {
   /**
    * Whether the node is running in a user namespace.
    */
-  runningInUserNamespace?: boolean
+  runningInUserNamespace?: boolean | undefined
   /**
    * Swap Info reported by the node.
    */
-  swap?: NodeSwapStatus
+  swap?: NodeSwapStatus | undefined
   /**
    * SystemUUID reported by the node. For unique machine identification MachineID is preferred. This field is specific to Red Hat hosts https://access.redhat.com/documentation/en-us/red_hat_subscription_management/1/html/rhsm/uuid
    */
@@ -5139,7 +5210,7 @@ export interface ObjectFieldSelector {
   /**
    * Version of the schema the FieldPath is written in terms of, defaults to "v1".
    */
-  apiVersion?: string
+  apiVersion?: string | undefined
   /**
    * Path of the field to select in the specified API version.
    */
@@ -5195,31 +5266,31 @@ export interface ObjectReference {
   /**
    * API version of the referent.
    */
-  apiVersion?: string
+  apiVersion?: string | undefined
   /**
    * If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: "spec.containers{name}" (where "name" refers to the name of the container that triggered the event) or if no container name is specified "spec.containers[2]" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.
    */
-  fieldPath?: string
+  fieldPath?: string | undefined
   /**
    * Kind of the referent. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: string
+  kind?: string | undefined
   /**
    * Name of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
    */
-  name?: string
+  name?: string | undefined
   /**
    * Namespace of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/
    */
-  namespace?: string
+  namespace?: string | undefined
   /**
    * Specific resourceVersion to which this reference is made, if any. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#concurrency-control-and-consistency
    */
-  resourceVersion?: string
+  resourceVersion?: string | undefined
   /**
    * UID of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids
    */
-  uid?: string
+  uid?: string | undefined
 }
 
 /**
@@ -5230,20 +5301,24 @@ export interface ObjectReference {
 export interface PersistentVolumeClaim extends KubeObject {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `v1` for this kind.
    */
-  apiVersion?: 'v1'
+  apiVersion?: string | undefined
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `PersistentVolumeClaim` for this kind.
    */
-  kind?: 'PersistentVolumeClaim'
+  kind?: string | undefined
   /**
    * spec defines the desired characteristics of a volume requested by a pod author. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
    */
-  spec?: PersistentVolumeClaimSpec
+  spec?: PersistentVolumeClaimSpec | undefined
   /**
    * status represents the current information/status of a persistent volume claim. Read-only. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
    */
-  status?: PersistentVolumeClaimStatus
+  status?: PersistentVolumeClaimStatus | undefined
 }
 
 /**
@@ -5255,19 +5330,19 @@ export interface PersistentVolumeClaimCondition {
   /**
    * lastProbeTime is the time we probed the condition.
    */
-  lastProbeTime?: string
+  lastProbeTime?: string | undefined
   /**
    * lastTransitionTime is the time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string
+  lastTransitionTime?: string | undefined
   /**
    * message is the human-readable message indicating details about last transition.
    */
-  message?: string
+  message?: string | undefined
   /**
    * reason is a unique, this should be a short, machine understandable string that gives the reason for condition's last transition. If it reports "Resizing" that means the underlying persistent volume is being resized.
    */
-  reason?: string
+  reason?: string | undefined
   /**
    * Status is the status of the condition. Can be True, False, Unknown. More info: https://kubernetes.io/docs/reference/kubernetes-api/config-and-storage-resources/persistent-volume-claim-v1/#:~:text=state%20of%20pvc-,conditions.status,-(string)%2C%20required
    */
@@ -5287,11 +5362,11 @@ export interface PersistentVolumeClaimSpec {
   /**
    * accessModes contains the desired access modes the volume should have. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1
    */
-  accessModes?: ('ReadOnlyMany' | 'ReadWriteMany' | 'ReadWriteOnce' | 'ReadWriteOncePod')[]
+  accessModes?: ('ReadOnlyMany' | 'ReadWriteMany' | 'ReadWriteOnce' | 'ReadWriteOncePod')[] | undefined
   /**
    * dataSource field can be used to specify either: * An existing VolumeSnapshot object (snapshot.storage.k8s.io/VolumeSnapshot) * An existing PVC (PersistentVolumeClaim) If the provisioner or an external controller can support the specified data source, it will create a new volume based on the contents of the specified data source. dataSource contents will be copied to dataSourceRef, and dataSourceRef contents will be copied to dataSource when dataSourceRef.namespace is not specified. If the namespace is specified, then dataSourceRef will not be copied to dataSource.
    */
-  dataSource?: TypedLocalObjectReference
+  dataSource?: TypedLocalObjectReference | undefined
   /**
    * dataSourceRef specifies the object from which to populate the volume with data, if a non-empty volume is desired. This may be any object from a non-empty API group (non core object) or a PersistentVolumeClaim object. When this field is specified, volume binding will only succeed if the type of the specified object matches some installed volume populator or dynamic provisioner. This field will replace the functionality of the dataSource field and as such if both fields are non-empty, they must have the same value. For backwards compatibility, when namespace isn't specified in dataSourceRef, both fields (dataSource and dataSourceRef) will be set to the same value automatically if one of them is empty and the other is non-empty. When namespace is specified in dataSourceRef, dataSource isn't set to the same value and must be empty. There are three important differences between dataSource and dataSourceRef: * While dataSource only allows two specific types of objects, dataSourceRef
    *   allows any non-core object, as well as PersistentVolumeClaim objects.
@@ -5302,23 +5377,23 @@ export interface PersistentVolumeClaimSpec {
    *   in any namespaces.
    * (Alpha) Using the namespace field of dataSourceRef requires the CrossNamespaceVolumeDataSource feature gate to be enabled.
    */
-  dataSourceRef?: TypedObjectReference
+  dataSourceRef?: TypedObjectReference | undefined
   /**
    * resources represents the minimum resources the volume should have. Users are allowed to specify resource requirements that are lower than previous value but must still be higher than capacity recorded in the status field of the claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#resources
    */
-  resources?: VolumeResourceRequirements
+  resources?: VolumeResourceRequirements | undefined
   /**
    * selector is a label query over volumes to consider for binding.
    */
-  selector?: LabelSelector
+  selector?: LabelSelector | undefined
   /**
    * storageClassName is the name of the StorageClass required by the claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#class-1
    */
-  storageClassName?: string
+  storageClassName?: string | undefined
   /**
    * volumeAttributesClassName may be used to set the VolumeAttributesClass used by this claim. If specified, the CSI driver will create or update the volume with the attributes defined in the corresponding VolumeAttributesClass. This has a different purpose than storageClassName, it can be changed after the claim is created. An empty string or nil value indicates that no VolumeAttributesClass will be applied to the claim. If the claim enters an Infeasible error state, this field can be reset to its previous value (including nil) to cancel the modification. If the resource referred to by volumeAttributesClass does not exist, this PersistentVolumeClaim will be set to a Pending state, as reflected by the modifyVolumeStatus field, until such as a resource exists. More info: https://kubernetes.io/docs/concepts/storage/volume-attributes-classes/
    */
-  volumeAttributesClassName?: string
+  volumeAttributesClassName?: string | undefined
   /**
    * volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.
    *
@@ -5326,11 +5401,11 @@ export interface PersistentVolumeClaimSpec {
    *  - `"Block"` means the volume will not be formatted with a filesystem and will remain a raw block device.
    *  - `"Filesystem"` means the volume will be or is formatted with a filesystem.
    */
-  volumeMode?: 'Block' | 'Filesystem'
+  volumeMode?: 'Block' | 'Filesystem' | undefined
   /**
    * volumeName is the binding reference to the PersistentVolume backing this claim.
    */
-  volumeName?: string
+  volumeName?: string | undefined
 }
 
 /**
@@ -5342,7 +5417,7 @@ export interface PersistentVolumeClaimStatus {
   /**
    * accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1
    */
-  accessModes?: ('ReadOnlyMany' | 'ReadWriteMany' | 'ReadWriteOnce' | 'ReadWriteOncePod')[]
+  accessModes?: ('ReadOnlyMany' | 'ReadWriteMany' | 'ReadWriteOnce' | 'ReadWriteOncePod')[] | undefined
   /**
    * allocatedResourceStatuses stores status of resource being resized for the given PVC. Key names follow standard Kubernetes label syntax. Valid values are either:
    * 	* Un-prefixed keys:
@@ -5373,14 +5448,16 @@ export interface PersistentVolumeClaimStatus {
    *
    * A controller that receives PVC update with previously unknown resourceName or ClaimResourceStatus should ignore the update for the purpose it was designed. For example - a controller that only is responsible for resizing capacity of the volume, should ignore PVC updates that change other valid resources associated with PVC.
    */
-  allocatedResourceStatuses?: Record<
-    string,
-    | 'ControllerResizeInProgress'
-    | 'ControllerResizeInfeasible'
-    | 'NodeResizeInProgress'
-    | 'NodeResizeInfeasible'
-    | 'NodeResizePending'
-  >
+  allocatedResourceStatuses?:
+    | Record<
+        string,
+        | 'ControllerResizeInProgress'
+        | 'ControllerResizeInfeasible'
+        | 'NodeResizeInProgress'
+        | 'NodeResizeInfeasible'
+        | 'NodeResizePending'
+      >
+    | undefined
   /**
    * allocatedResources tracks the resources allocated to a PVC including its capacity. Key names follow standard Kubernetes label syntax. Valid values are either:
    * 	* Un-prefixed keys:
@@ -5392,27 +5469,27 @@ export interface PersistentVolumeClaimStatus {
    *
    * A controller that receives PVC update with previously unknown resourceName should ignore the update for the purpose it was designed. For example - a controller that only is responsible for resizing capacity of the volume, should ignore PVC updates that change other valid resources associated with PVC.
    */
-  allocatedResources?: Record<string, string>
+  allocatedResources?: Record<string, string> | undefined
   /**
    * capacity represents the actual resources of the underlying volume.
    */
-  capacity?: Record<string, string>
+  capacity?: Record<string, string> | undefined
   /**
    * conditions is the current Condition of persistent volume claim. If underlying persistent volume is being resized then the Condition will be set to 'Resizing'.
    */
-  conditions?: PersistentVolumeClaimCondition[]
+  conditions?: PersistentVolumeClaimCondition[] | undefined
   /**
    * currentVolumeAttributesClassName is the current name of the VolumeAttributesClass the PVC is using. When unset, there is no VolumeAttributeClass applied to this PersistentVolumeClaim
    */
-  currentVolumeAttributesClassName?: string
+  currentVolumeAttributesClassName?: string | undefined
   /**
    * healthStatus contains the latest controller-reported health information for the volume bound to this claim.
    */
-  healthStatus?: VolumeHealthStatus
+  healthStatus?: VolumeHealthStatus | undefined
   /**
    * ModifyVolumeStatus represents the status object of ControllerModifyVolume operation. When this is unset, there is no ModifyVolume operation being attempted.
    */
-  modifyVolumeStatus?: ModifyVolumeStatus
+  modifyVolumeStatus?: ModifyVolumeStatus | undefined
   /**
    * phase represents the current phase of PersistentVolumeClaim.
    *
@@ -5421,7 +5498,7 @@ export interface PersistentVolumeClaimStatus {
    *  - `"Lost"` used for PersistentVolumeClaims that lost their underlying PersistentVolume. The claim was bound to a PersistentVolume and this volume does not exist any longer and all data on it was lost.
    *  - `"Pending"` used for PersistentVolumeClaims that are not yet bound
    */
-  phase?: 'Bound' | 'Lost' | 'Pending'
+  phase?: 'Bound' | 'Lost' | 'Pending' | undefined
 }
 
 /**
@@ -5433,7 +5510,7 @@ export interface PersistentVolumeClaimTemplate {
   /**
    * May contain labels and annotations that will be copied into the PVC when creating it. No other fields are allowed and will be rejected during validation.
    */
-  metadata?: ObjectMeta
+  metadata?: ObjectMeta | undefined
   /**
    * The specification for the PersistentVolumeClaim. The entire content is copied unchanged into the PVC that gets created from this template. The same fields as in a PersistentVolumeClaim are also valid here.
    */
@@ -5453,7 +5530,7 @@ export interface PersistentVolumeClaimVolumeSource {
   /**
    * readOnly Will force the ReadOnly setting in VolumeMounts. Default false.
    */
-  readOnly?: boolean
+  readOnly?: boolean | undefined
 }
 
 /**
@@ -5465,7 +5542,7 @@ export interface PhotonPersistentDiskVolumeSource {
   /**
    * fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
    */
-  fsType?: string
+  fsType?: string | undefined
   /**
    * pdID is the ID that identifies Photon Controller persistent disk
    */
@@ -5480,20 +5557,24 @@ export interface PhotonPersistentDiskVolumeSource {
 export interface Pod extends KubeObject {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `v1` for this kind.
    */
-  apiVersion?: 'v1'
+  apiVersion?: string | undefined
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `Pod` for this kind.
    */
-  kind?: 'Pod'
+  kind?: string | undefined
   /**
    * Specification of the desired behavior of the pod. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  spec?: PodSpec
+  spec?: PodSpec | undefined
   /**
    * Most recently observed status of the pod. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  status?: PodStatus
+  status?: PodStatus | undefined
 }
 
 /**
@@ -5505,11 +5586,11 @@ export interface PodAffinity {
   /**
    * The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling affinity expressions, etc.), compute a sum by iterating through the elements of this field and adding "weight" to the sum if the node has pods which matches the corresponding podAffinityTerm; the node(s) with the highest sum are the most preferred.
    */
-  preferredDuringSchedulingIgnoredDuringExecution?: WeightedPodAffinityTerm[]
+  preferredDuringSchedulingIgnoredDuringExecution?: WeightedPodAffinityTerm[] | undefined
   /**
    * If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to a pod label update), the system may or may not try to eventually evict the pod from its node. When there are multiple elements, the lists of nodes corresponding to each podAffinityTerm are intersected, i.e. all terms must be satisfied.
    */
-  requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[]
+  requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[] | undefined
 }
 
 /**
@@ -5521,23 +5602,23 @@ export interface PodAffinityTerm {
   /**
    * A label query over a set of resources, in this case pods. If it's null, this PodAffinityTerm matches with no Pods.
    */
-  labelSelector?: LabelSelector
+  labelSelector?: LabelSelector | undefined
   /**
    * MatchLabelKeys is a set of pod label keys to select which pods will be taken into consideration. The keys are used to lookup values from the incoming pod labels, those key-value labels are merged with `labelSelector` as `key in (value)` to select the group of existing pods which pods will be taken into consideration for the incoming pod's pod (anti) affinity. Keys that don't exist in the incoming pod labels will be ignored. The default value is empty. The same key is forbidden to exist in both matchLabelKeys and labelSelector. Also, matchLabelKeys cannot be set when labelSelector isn't set.
    */
-  matchLabelKeys?: string[]
+  matchLabelKeys?: string[] | undefined
   /**
    * MismatchLabelKeys is a set of pod label keys to select which pods will be taken into consideration. The keys are used to lookup values from the incoming pod labels, those key-value labels are merged with `labelSelector` as `key notin (value)` to select the group of existing pods which pods will be taken into consideration for the incoming pod's pod (anti) affinity. Keys that don't exist in the incoming pod labels will be ignored. The default value is empty. The same key is forbidden to exist in both mismatchLabelKeys and labelSelector. Also, mismatchLabelKeys cannot be set when labelSelector isn't set.
    */
-  mismatchLabelKeys?: string[]
+  mismatchLabelKeys?: string[] | undefined
   /**
    * A label query over the set of namespaces that the term applies to. The term is applied to the union of the namespaces selected by this field and the ones listed in the namespaces field. null selector and null or empty namespaces list means "this pod's namespace". An empty selector ({}) matches all namespaces.
    */
-  namespaceSelector?: LabelSelector
+  namespaceSelector?: LabelSelector | undefined
   /**
    * namespaces specifies a static list of namespace names that the term applies to. The term is applied to the union of the namespaces listed in this field and the ones selected by namespaceSelector. null or empty namespaces list and null namespaceSelector means "this pod's namespace".
    */
-  namespaces?: string[]
+  namespaces?: string[] | undefined
   /**
    * This pod should be co-located (affinity) or not co-located (anti-affinity) with the pods matching the labelSelector in the specified namespaces, where co-located is defined as running on a node whose value of the label with key topologyKey matches that of any node on which any of the selected pods is running. Empty topologyKey is not allowed.
    */
@@ -5553,11 +5634,11 @@ export interface PodAntiAffinity {
   /**
    * The scheduler will prefer to schedule pods to nodes that satisfy the anti-affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling anti-affinity expressions, etc.), compute a sum by iterating through the elements of this field and subtracting "weight" from the sum if the node has pods which matches the corresponding podAffinityTerm; the node(s) with the highest sum are the most preferred.
    */
-  preferredDuringSchedulingIgnoredDuringExecution?: WeightedPodAffinityTerm[]
+  preferredDuringSchedulingIgnoredDuringExecution?: WeightedPodAffinityTerm[] | undefined
   /**
    * If the anti-affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the anti-affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to a pod label update), the system may or may not try to eventually evict the pod from its node. When there are multiple elements, the lists of nodes corresponding to each podAffinityTerm are intersected, i.e. all terms must be satisfied.
    */
-  requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[]
+  requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[] | undefined
 }
 
 /**
@@ -5571,7 +5652,7 @@ export interface PodCertificateProjection {
    *
    * Most applications should use credentialBundlePath.  When using keyPath and certificateChainPath, your application needs to check that the key and leaf certificate are consistent, because it is possible to read the files mid-rotation.
    */
-  certificateChainPath?: string
+  certificateChainPath?: string | undefined
   /**
    * Write the credential bundle at this path in the projected volume.
    *
@@ -5581,13 +5662,13 @@ export interface PodCertificateProjection {
    *
    * Using credentialBundlePath lets your Pod's application code make a single atomic read that retrieves a consistent key and certificate chain.  If you project them to separate files, your application code will need to additionally check that the leaf certificate was issued to the key.
    */
-  credentialBundlePath?: string
+  credentialBundlePath?: string | undefined
   /**
    * Write the key at this path in the projected volume.
    *
    * Most applications should use credentialBundlePath.  When using keyPath and certificateChainPath, your application needs to check that the key and leaf certificate are consistent, because it is possible to read the files mid-rotation.
    */
-  keyPath?: string
+  keyPath?: string | undefined
   /**
    * The type of keypair Kubelet will generate for the pod.
    *
@@ -5603,7 +5684,7 @@ export interface PodCertificateProjection {
    *
    * The signer implementation is then free to issue a certificate with any lifetime *shorter* than MaxExpirationSeconds, but no shorter than 3600 seconds (1 hour).  This constraint is enforced by kube-apiserver. `kubernetes.io` signers will never issue certificates with a lifetime longer than 24 hours.
    */
-  maxExpirationSeconds?: number
+  maxExpirationSeconds?: number | undefined
   /**
    * Kubelet's generated CSRs will be addressed to this signer.
    */
@@ -5611,7 +5692,7 @@ export interface PodCertificateProjection {
   /**
    * user is Optional: The owner UID of the created file. If specified, the item-level user field takes precedence over defaultUser. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
    */
-  user?: number
+  user?: number | undefined
   /**
    * userAnnotations allow pod authors to pass additional information to the signer implementation.  Kubernetes does not restrict or validate this metadata in any way.
    *
@@ -5621,7 +5702,7 @@ export interface PodCertificateProjection {
    *
    * Signers should document the keys and values they support. Signers should deny requests that contain keys they do not recognize.
    */
-  userAnnotations?: Record<string, string>
+  userAnnotations?: Record<string, string> | undefined
 }
 
 /**
@@ -5633,23 +5714,23 @@ export interface PodCondition {
   /**
    * Last time we probed the condition.
    */
-  lastProbeTime?: string
+  lastProbeTime?: string | undefined
   /**
    * Last time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string
+  lastTransitionTime?: string | undefined
   /**
    * Human-readable message indicating details about last transition.
    */
-  message?: string
+  message?: string | undefined
   /**
    * If set, this represents the .metadata.generation that the pod condition was set based upon.
    */
-  observedGeneration?: number
+  observedGeneration?: number | undefined
   /**
    * Unique, one-word, CamelCase reason for the condition's last transition.
    */
-  reason?: string
+  reason?: string | undefined
   /**
    * Status is the status of the condition. Can be True, False, Unknown. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions
    */
@@ -5668,20 +5749,24 @@ export interface PodCondition {
 export interface PodDisruptionBudget extends KubeObject {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `policy/v1` for this kind.
    */
-  apiVersion?: 'policy/v1'
+  apiVersion?: string | undefined
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `PodDisruptionBudget` for this kind.
    */
-  kind?: 'PodDisruptionBudget'
+  kind?: string | undefined
   /**
    * spec is the specification of the desired behavior of the PodDisruptionBudget.
    */
-  spec?: PodDisruptionBudgetSpec
+  spec?: PodDisruptionBudgetSpec | undefined
   /**
    * status is the most recently observed status of the PodDisruptionBudget.
    */
-  status?: PodDisruptionBudgetStatus
+  status?: PodDisruptionBudgetStatus | undefined
 }
 
 /**
@@ -5693,15 +5778,15 @@ export interface PodDisruptionBudgetSpec {
   /**
    * maxUnavailable indicates that an eviction is allowed if at most "maxUnavailable" pods selected by "selector" are unavailable after the eviction, i.e. even in absence of the evicted pod. For example, one can prevent all voluntary evictions by specifying 0. This is a mutually exclusive setting with "minAvailable".
    */
-  maxUnavailable?: number | string
+  maxUnavailable?: number | string | undefined
   /**
    * minAvailable indicates that an eviction is allowed if at least "minAvailable" pods selected by "selector" will still be available after the eviction, i.e. even in the absence of the evicted pod.  So for example you can prevent all voluntary evictions by specifying "100%".
    */
-  minAvailable?: number | string
+  minAvailable?: number | string | undefined
   /**
    * selector is a label query over pods whose evictions are managed by the disruption budget. A null selector will match no pods, while an empty ({}) selector will select all pods within the namespace.
    */
-  selector?: LabelSelector
+  selector?: LabelSelector | undefined
   /**
    * unhealthyPodEvictionPolicy defines the criteria for when unhealthy pods should be considered for eviction. Current implementation considers healthy pods, as pods that have status.conditions item with type="Ready",status="True".
    *
@@ -5717,7 +5802,7 @@ export interface PodDisruptionBudgetSpec {
    *  - `"AlwaysAllow"` policy means that all running pods (status.phase="Running"), but not yet healthy are considered disrupted and can be evicted regardless of whether the criteria in a PDB is met. This means perspective running pods of a disrupted application might not get a chance to become healthy. Healthy pods will be subject to the PDB for eviction.
    *  - `"IfHealthyBudget"` policy means that running pods (status.phase="Running"), but not yet healthy can be evicted only if the guarded application is not disrupted (status.currentHealthy is at least equal to status.desiredHealthy). Healthy pods will be subject to the PDB for eviction.
    */
-  unhealthyPodEvictionPolicy?: 'AlwaysAllow' | 'IfHealthyBudget'
+  unhealthyPodEvictionPolicy?: 'AlwaysAllow' | 'IfHealthyBudget' | undefined
 }
 
 /**
@@ -5737,31 +5822,31 @@ export interface PodDisruptionBudgetStatus {
    *                   The condition will be True, and the number of allowed
    *                   disruptions are provided by the disruptionsAllowed property.
    */
-  conditions?: Condition[]
+  conditions?: Condition[] | undefined
   /**
    * current number of healthy pods
    */
-  currentHealthy?: number
+  currentHealthy?: number | undefined
   /**
    * minimum desired number of healthy pods
    */
-  desiredHealthy?: number
+  desiredHealthy?: number | undefined
   /**
    * DisruptedPods contains information about pods whose eviction was processed by the API server eviction subresource handler but has not yet been observed by the PodDisruptionBudget controller. A pod will be in this map from the time when the API server processed the eviction request to the time when the pod is seen by PDB controller as having been marked for deletion (or after a timeout). The key in the map is the name of the pod and the value is the time when the API server processed the eviction request. If the deletion didn't occur and a pod is still there it will be removed from the list automatically by PodDisruptionBudget controller after some time. If everything goes smooth this map should be empty for the most of the time. Large number of entries in the map may indicate problems with pod deletions.
    */
-  disruptedPods?: Record<string, string>
+  disruptedPods?: Record<string, string> | undefined
   /**
    * Number of pod disruptions that are currently allowed.
    */
-  disruptionsAllowed?: number
+  disruptionsAllowed?: number | undefined
   /**
    * total number of pods counted by this disruption budget
    */
-  expectedPods?: number
+  expectedPods?: number | undefined
   /**
    * Most recent generation observed when updating this PDB status. DisruptionsAllowed and other status information is valid only if observedGeneration equals to PDB's object generation.
    */
-  observedGeneration?: number
+  observedGeneration?: number | undefined
 }
 
 /**
@@ -5773,15 +5858,15 @@ export interface PodDNSConfig {
   /**
    * A list of DNS name server IP addresses. This will be appended to the base nameservers generated from DNSPolicy. Duplicated nameservers will be removed.
    */
-  nameservers?: string[]
+  nameservers?: string[] | undefined
   /**
    * A list of DNS resolver options. This will be merged with the base options generated from DNSPolicy. Duplicated entries will be removed. Resolution options given in Options will override those that appear in the base DNSPolicy.
    */
-  options?: PodDNSConfigOption[]
+  options?: PodDNSConfigOption[] | undefined
   /**
    * A list of DNS search domains for host-name lookup. This will be appended to the base search paths generated from DNSPolicy. Duplicated search paths will be removed.
    */
-  searches?: string[]
+  searches?: string[] | undefined
 }
 
 /**
@@ -5793,11 +5878,11 @@ export interface PodDNSConfigOption {
   /**
    * Name is this DNS resolver option's name. Required.
    */
-  name?: string
+  name?: string | undefined
   /**
    * Value is this DNS resolver option's value.
    */
-  value?: string
+  value?: string | undefined
 }
 
 /**
@@ -5837,7 +5922,7 @@ export interface PodFailurePolicyOnExitCodesRequirement {
   /**
    * Restricts the check for exit codes to the container with the specified name. When null, the rule applies to all containers. When specified, it should match one the container or initContainer names in the pod template.
    */
-  containerName?: string
+  containerName?: string | undefined
   /**
    * Represents the relationship between the container exit code(s) and the specified values. Containers completed with success (exit code 0) are excluded from the requirement check. Possible values are:
    *
@@ -5869,7 +5954,7 @@ export interface PodFailurePolicyOnPodConditionsPattern {
   /**
    * Specifies the required Pod condition status. To match a pod condition it is required that the specified status equals the pod condition status. Defaults to True.
    */
-  status?: string
+  status?: string | undefined
   /**
    * Specifies the required Pod condition type. To match a pod condition it is required that specified type equals the pod condition type.
    */
@@ -5905,11 +5990,11 @@ export interface PodFailurePolicyRule {
   /**
    * Represents the requirement on the container exit codes.
    */
-  onExitCodes?: PodFailurePolicyOnExitCodesRequirement
+  onExitCodes?: PodFailurePolicyOnExitCodesRequirement | undefined
   /**
    * Represents the requirement on the pod conditions. The requirement is represented as a list of pod condition patterns. The requirement is satisfied if at least one pattern matches an actual pod condition. At most 20 elements are allowed.
    */
-  onPodConditions?: PodFailurePolicyOnPodConditionsPattern[]
+  onPodConditions?: PodFailurePolicyOnPodConditionsPattern[] | undefined
 }
 
 /**
@@ -5967,7 +6052,7 @@ export interface PodResourceClaim {
    *
    * Exactly one of ResourceClaimName and ResourceClaimTemplateName must be set.
    */
-  resourceClaimName?: string
+  resourceClaimName?: string | undefined
   /**
    * ResourceClaimTemplateName is the name of a ResourceClaimTemplate object in the same namespace as this pod.
    *
@@ -5979,7 +6064,7 @@ export interface PodResourceClaim {
    *
    * Exactly one of ResourceClaimName and ResourceClaimTemplateName must be set.
    */
-  resourceClaimTemplateName?: string
+  resourceClaimTemplateName?: string | undefined
 }
 
 /**
@@ -5999,7 +6084,7 @@ export interface PodResourceClaimStatus {
    *
    * If this is unset, then generating a ResourceClaim was not necessary. The pod.spec.resourceClaims entry can be ignored in this case.
    */
-  resourceClaimName?: string
+  resourceClaimName?: string | undefined
 }
 
 /**
@@ -6023,7 +6108,7 @@ export interface PodSchedulingGroup {
   /**
    * PodGroupName specifies the name of the standalone PodGroup object that represents the runtime instance of this group. Must be a DNS subdomain.
    */
-  podGroupName?: string
+  podGroupName?: string | undefined
 }
 
 /**
@@ -6035,7 +6120,7 @@ export interface PodSecurityContext {
   /**
    * appArmorProfile is the AppArmor options to use by the containers in this pod. Note that this field cannot be set when spec.os.name is windows.
    */
-  appArmorProfile?: AppArmorProfile
+  appArmorProfile?: AppArmorProfile | undefined
   /**
    * A special supplemental group that applies to all containers in a pod. Some volume types allow the Kubelet to change the ownership of that volume to be owned by the pod:
    *
@@ -6043,7 +6128,7 @@ export interface PodSecurityContext {
    *
    * If unset, the Kubelet will not modify the ownership and permissions of any volume. Note that this field cannot be set when spec.os.name is windows.
    */
-  fsGroup?: number
+  fsGroup?: number | undefined
   /**
    * fsGroupChangePolicy defines behavior of changing ownership and permission of the volume before being exposed inside Pod. This field will only apply to volume types which support fsGroup based ownership(and permissions). It will have no effect on ephemeral volume types such as: secret, configmaps and emptydir. Valid values are "OnRootMismatch" and "Always". If not specified, "Always" is used. Note that this field cannot be set when spec.os.name is windows.
    *
@@ -6051,19 +6136,19 @@ export interface PodSecurityContext {
    *  - `"Always"` indicates that volume's ownership and permissions should always be changed whenever volume is mounted inside a Pod. This the default behavior.
    *  - `"OnRootMismatch"` indicates that volume's ownership and permissions will be changed only when permission and ownership of root directory does not match with expected permissions on the volume. This can help shorten the time it takes to change ownership and permissions of a volume.
    */
-  fsGroupChangePolicy?: 'Always' | 'OnRootMismatch'
+  fsGroupChangePolicy?: 'Always' | 'OnRootMismatch' | undefined
   /**
    * The GID to run the entrypoint of the container process. Uses runtime default if unset. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows.
    */
-  runAsGroup?: number
+  runAsGroup?: number | undefined
   /**
    * Indicates that the container must run as a non-root user. If true, the Kubelet will validate the image at runtime to ensure that it does not run as UID 0 (root) and fail to start the container if it does. If unset or false, no such validation will be performed. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence.
    */
-  runAsNonRoot?: boolean
+  runAsNonRoot?: boolean | undefined
   /**
    * The UID to run the entrypoint of the container process. Defaults to user specified in image metadata if unspecified. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows.
    */
-  runAsUser?: number
+  runAsUser?: number | undefined
   /**
    * seLinuxChangePolicy defines how the container's SELinux label is applied to all volumes used by the Pod. It has no effect on nodes that do not support SELinux or to volumes does not support SELinux. Valid values are "MountOption" and "Recursive".
    *
@@ -6077,19 +6162,19 @@ export interface PodSecurityContext {
    *
    * All Pods that use the same volume should use the same seLinuxChangePolicy, otherwise some pods can get stuck in ContainerCreating state. Note that this field cannot be set when spec.os.name is windows.
    */
-  seLinuxChangePolicy?: string
+  seLinuxChangePolicy?: string | undefined
   /**
    * The SELinux context to be applied to all containers. If unspecified, the container runtime will allocate a random SELinux context for each container.  May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows.
    */
-  seLinuxOptions?: SELinuxOptions
+  seLinuxOptions?: SELinuxOptions | undefined
   /**
    * The seccomp options to use by the containers in this pod. Note that this field cannot be set when spec.os.name is windows.
    */
-  seccompProfile?: SeccompProfile
+  seccompProfile?: SeccompProfile | undefined
   /**
    * A list of groups applied to the first process run in each container, in addition to the container's primary GID and fsGroup (if specified).  If the SupplementalGroupsPolicy feature is enabled, the supplementalGroupsPolicy field determines whether these are in addition to or instead of any group memberships defined in the container image. If unspecified, no additional groups are added, though group memberships defined in the container image may still be used, depending on the supplementalGroupsPolicy field. Note that this field cannot be set when spec.os.name is windows.
    */
-  supplementalGroups?: number[]
+  supplementalGroups?: number[] | undefined
   /**
    * Defines how supplemental groups of the first container processes are calculated. Valid values are "Merge" and "Strict". If not specified, "Merge" is used. (Alpha) Using the field requires the SupplementalGroupsPolicy feature gate to be enabled and the container runtime must implement support for this feature. Note that this field cannot be set when spec.os.name is windows.
    *
@@ -6097,15 +6182,15 @@ export interface PodSecurityContext {
    *  - `"Merge"` means that the container's provided SupplementalGroups and FsGroup (specified in SecurityContext) will be merged with the primary user's groups as defined in the container image (in /etc/group).
    *  - `"Strict"` means that the container's provided SupplementalGroups and FsGroup (specified in SecurityContext) will be used instead of any groups defined in the container image.
    */
-  supplementalGroupsPolicy?: 'Merge' | 'Strict'
+  supplementalGroupsPolicy?: 'Merge' | 'Strict' | undefined
   /**
    * Sysctls hold a list of namespaced sysctls used for the pod. Pods with unsupported sysctls (by the container runtime) might fail to launch. Note that this field cannot be set when spec.os.name is windows.
    */
-  sysctls?: Sysctl[]
+  sysctls?: Sysctl[] | undefined
   /**
    * The Windows specific settings applied to all containers. If unspecified, the options within a container's SecurityContext will be used. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is linux.
    */
-  windowsOptions?: WindowsSecurityContextOptions
+  windowsOptions?: WindowsSecurityContextOptions | undefined
 }
 
 /**
@@ -6149,15 +6234,15 @@ export interface PodSpec {
   /**
    * Optional duration in seconds the pod may be active on the node relative to StartTime before the system will actively try to mark it failed and kill associated containers. Value must be a positive integer.
    */
-  activeDeadlineSeconds?: number
+  activeDeadlineSeconds?: number | undefined
   /**
    * If specified, the pod's scheduling constraints
    */
-  affinity?: Affinity
+  affinity?: Affinity | undefined
   /**
    * AutomountServiceAccountToken indicates whether a service account token should be automatically mounted.
    */
-  automountServiceAccountToken?: boolean
+  automountServiceAccountToken?: boolean | undefined
   /**
    * List of containers belonging to the pod. Containers cannot currently be added or removed. There must be at least one container in a Pod. Cannot be updated.
    */
@@ -6165,7 +6250,7 @@ export interface PodSpec {
   /**
    * Specifies the DNS parameters of a pod. Parameters specified here will be merged to the generated DNS configuration based on DNSPolicy.
    */
-  dnsConfig?: PodDNSConfig
+  dnsConfig?: PodDNSConfig | undefined
   /**
    * Set DNS policy for the pod. Defaults to "ClusterFirst". Valid values are 'ClusterFirstWithHostNet', 'ClusterFirst', 'Default' or 'None'. DNS parameters given in DNSConfig will be merged with the policy selected with DNSPolicy. To have DNS options set along with hostNetwork, you have to specify DNS policy explicitly to 'ClusterFirstWithHostNet'.
    *
@@ -6175,15 +6260,15 @@ export interface PodSpec {
    *  - `"Default"` indicates that the pod should use the default (as determined by kubelet) DNS settings.
    *  - `"None"` indicates that the pod should use empty DNS settings. DNS parameters such as nameservers and search paths should be defined via DNSConfig.
    */
-  dnsPolicy?: 'ClusterFirst' | 'ClusterFirstWithHostNet' | 'Default' | 'None'
+  dnsPolicy?: 'ClusterFirst' | 'ClusterFirstWithHostNet' | 'Default' | 'None' | undefined
   /**
    * EnableServiceLinks indicates whether information about services should be injected into pod's environment variables, matching the syntax of Docker links. Optional: Defaults to true.
    */
-  enableServiceLinks?: boolean
+  enableServiceLinks?: boolean | undefined
   /**
    * List of ephemeral containers run in this pod. Ephemeral containers may be run in an existing pod to perform user-initiated actions such as debugging. This list cannot be specified when creating a pod, and it cannot be modified by updating the pod spec. In order to add an ephemeral container to an existing pod, use the pod's ephemeralcontainers subresource.
    */
-  ephemeralContainers?: EphemeralContainer[]
+  ephemeralContainers?: EphemeralContainer[] | undefined
   /**
    * evictionResponders reference responders that react to Evictions based on EvictionRequests. Responders should observe and communicate through the Eviction Resource API to help with the graceful termination of a pod. The responders are selected sequentially, according to their specified priority.
    *
@@ -6191,53 +6276,53 @@ export interface PodSpec {
    *
    * The maximum length of the responders list is 10. Responders are not supported when the pod is part of a PodGroup (.spec.schedulingGroup is set). This field can only be set on creation and is immutable afterwards.
    */
-  evictionResponders?: EvictionResponder[]
+  evictionResponders?: EvictionResponder[] | undefined
   /**
    * HostAliases is an optional list of hosts and IPs that will be injected into the pod's hosts file if specified.
    */
-  hostAliases?: HostAlias[]
+  hostAliases?: HostAlias[] | undefined
   /**
    * Use the host's ipc namespace. Optional: Default to false.
    */
-  hostIPC?: boolean
+  hostIPC?: boolean | undefined
   /**
    * Host networking requested for this pod. Use the host's network namespace. When using HostNetwork you should specify ports so the scheduler is aware. When `hostNetwork` is true, specified `hostPort` fields in port definitions must match `containerPort`, and unspecified `hostPort` fields in port definitions are defaulted to match `containerPort`. Default to false.
    */
-  hostNetwork?: boolean
+  hostNetwork?: boolean | undefined
   /**
    * Use the host's pid namespace. Optional: Default to false.
    */
-  hostPID?: boolean
+  hostPID?: boolean | undefined
   /**
    * Use the host's user namespace. Optional: Default to true. If set to true or not present, the pod will be run in the host user namespace, useful for when the pod needs a feature only available to the host user namespace, such as loading a kernel module with CAP_SYS_MODULE. When set to false, a new userns is created for the pod. Setting false is useful for mitigating container breakout vulnerabilities even allowing users to run their containers as root without actually having root privileges on the host.
    */
-  hostUsers?: boolean
+  hostUsers?: boolean | undefined
   /**
    * Specifies the hostname of the Pod If not specified, the pod's hostname will be set to a system-defined value.
    */
-  hostname?: string
+  hostname?: string | undefined
   /**
    * HostnameOverride specifies an explicit override for the pod's hostname as perceived by the pod. This field only specifies the pod's hostname and does not affect its DNS records. When this field is set to a non-empty string: - It takes precedence over the values set in `hostname` and `subdomain`. - The Pod's hostname will be set to this value. - `setHostnameAsFQDN` must be nil or set to false. - `hostNetwork` must be set to false.
    *
    * This field must be a valid DNS subdomain as defined in RFC 1123 and contain at most 64 characters.
    */
-  hostnameOverride?: string
+  hostnameOverride?: string | undefined
   /**
    * ImagePullSecrets is an optional list of references to secrets in the same namespace to use for pulling any of the images used by this PodSpec. If specified, these secrets will be passed to individual puller implementations for them to use. More info: https://kubernetes.io/docs/concepts/containers/images#specifying-imagepullsecrets-on-a-pod
    */
-  imagePullSecrets?: LocalObjectReference[]
+  imagePullSecrets?: LocalObjectReference[] | undefined
   /**
    * List of initialization containers belonging to the pod. Init containers are executed in order prior to containers being started. If any init container fails, the pod is considered to have failed and is handled according to its restartPolicy. The name for an init container or normal container must be unique among all containers. Init containers may not have Lifecycle actions, Readiness probes, Liveness probes, or Startup probes. The resourceRequirements of an init container are taken into account during scheduling by finding the highest request/limit for each resource type, and then using the max of that value or the sum of the normal containers. Limits are applied to init containers in a similar fashion. Init containers cannot currently be added or removed. Cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/init-containers/
    */
-  initContainers?: Container[]
+  initContainers?: Container[] | undefined
   /**
    * NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename
    */
-  nodeName?: string
+  nodeName?: string | undefined
   /**
    * NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/
    */
-  nodeSelector?: Record<string, string>
+  nodeSelector?: Record<string, string> | undefined
   /**
    * Specifies the OS of the containers in the pod. Some pod and container fields are restricted if this is set.
    *
@@ -6245,11 +6330,11 @@ export interface PodSpec {
    *
    * If the OS field is set to windows, following fields must be unset: - spec.hostPID - spec.hostIPC - spec.hostUsers - spec.resources - spec.securityContext.appArmorProfile - spec.securityContext.seLinuxOptions - spec.securityContext.seccompProfile - spec.securityContext.fsGroup - spec.securityContext.fsGroupChangePolicy - spec.securityContext.sysctls - spec.shareProcessNamespace - spec.securityContext.runAsUser - spec.securityContext.runAsGroup - spec.securityContext.supplementalGroups - spec.securityContext.supplementalGroupsPolicy - spec.containers[*].securityContext.appArmorProfile - spec.containers[*].securityContext.seLinuxOptions - spec.containers[*].securityContext.seccompProfile - spec.containers[*].securityContext.capabilities - spec.containers[*].securityContext.readOnlyRootFilesystem - spec.containers[*].securityContext.privileged - spec.containers[*].securityContext.allowPrivilegeEscalation - spec.containers[*].securityContext.procMount - spec.containers[*].securityContext.runAsUser - spec.containers[*].securityContext.runAsGroup
    */
-  os?: PodOS
+  os?: PodOS | undefined
   /**
    * Overhead represents the resource overhead associated with running a pod for a given RuntimeClass. This field will be autopopulated at admission time by the RuntimeClass admission controller. If the RuntimeClass admission controller is enabled, overhead must not be set in Pod create requests. The RuntimeClass admission controller will reject Pod create requests which have the overhead already set. If RuntimeClass is configured and selected in the PodSpec, Overhead will be set to the value defined in the corresponding RuntimeClass, otherwise it will remain unset and treated as zero. More info: https://git.k8s.io/enhancements/keps/sig-node/688-pod-overhead/README.md
    */
-  overhead?: Record<string, string>
+  overhead?: Record<string, string> | undefined
   /**
    * PreemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. When Priority Admission Controller is enabled, it prevents users from setting this field. The admission controller populates this field from PriorityClassName. Defaults to PreemptLowerPriority if unset.
    *
@@ -6257,19 +6342,19 @@ export interface PodSpec {
    *  - `"Never"` means that pod never preempts other pods with lower priority.
    *  - `"PreemptLowerPriority"` means that pod can preempt other pods with lower priority.
    */
-  preemptionPolicy?: 'Never' | 'PreemptLowerPriority'
+  preemptionPolicy?: 'Never' | 'PreemptLowerPriority' | undefined
   /**
    * The priority value. Various system components use this field to find the priority of the pod. When Priority Admission Controller is enabled, it prevents users from setting this field. The admission controller populates this field from PriorityClassName. The higher the value, the higher the priority.
    */
-  priority?: number
+  priority?: number | undefined
   /**
    * If specified, indicates the pod's priority. "system-node-critical" and "system-cluster-critical" are two special keywords which indicate the highest priorities with the former being the highest priority. Any other name must be defined by creating a PriorityClass object with that name. If not specified, the pod priority will be default or zero if there is no default.
    */
-  priorityClassName?: string
+  priorityClassName?: string | undefined
   /**
    * If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to "True" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates
    */
-  readinessGates?: PodReadinessGate[]
+  readinessGates?: PodReadinessGate[] | undefined
   /**
    * ResourceClaims defines which ResourceClaims must be allocated and reserved before the Pod is allowed to start. The resources will be made available to those containers which consume them by name.
    *
@@ -6277,7 +6362,7 @@ export interface PodSpec {
    *
    * This field is immutable.
    */
-  resourceClaims?: PodResourceClaim[]
+  resourceClaims?: PodResourceClaim[] | undefined
   /**
    * Resources is the total amount of CPU and Memory resources required by all containers in the pod. It supports specifying Requests and Limits for "cpu", "memory" and "hugepages-" resource names only. ResourceClaims are not supported.
    *
@@ -6285,7 +6370,7 @@ export interface PodSpec {
    *
    * This is an alpha field and requires enabling the PodLevelResources feature gate.
    */
-  resources?: ResourceRequirements
+  resources?: ResourceRequirements | undefined
   /**
    * Restart policy for all containers within the pod. One of Always, OnFailure, Never. In some contexts, only a subset of those values may be permitted. Default to Always. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#restart-policy
    *
@@ -6294,67 +6379,67 @@ export interface PodSpec {
    *  - `"Never"`
    *  - `"OnFailure"`
    */
-  restartPolicy?: 'Always' | 'Never' | 'OnFailure'
+  restartPolicy?: 'Always' | 'Never' | 'OnFailure' | undefined
   /**
    * RuntimeClassName refers to a RuntimeClass object in the node.k8s.io group, which should be used to run this pod.  If no RuntimeClass resource matches the named class, the pod will not be run. If unset or empty, the "legacy" RuntimeClass will be used, which is an implicit class with an empty definition that uses the default runtime handler. More info: https://git.k8s.io/enhancements/keps/sig-node/585-runtime-class
    */
-  runtimeClassName?: string
+  runtimeClassName?: string | undefined
   /**
    * If specified, the pod will be dispatched by specified scheduler. If not specified, the pod will be dispatched by default scheduler.
    */
-  schedulerName?: string
+  schedulerName?: string | undefined
   /**
    * SchedulingGates is an opaque list of values that if specified will block scheduling the pod. If schedulingGates is not empty, the pod will stay in the SchedulingGated state and the scheduler will not attempt to schedule the pod.
    *
    * SchedulingGates can only be set at pod creation time, and be removed only afterwards.
    */
-  schedulingGates?: PodSchedulingGate[]
+  schedulingGates?: PodSchedulingGate[] | undefined
   /**
    * SchedulingGroup provides a reference to the immediate scheduling runtime grouping object that this Pod belongs to. This field is used by the scheduler to identify the group and apply the correct group scheduling policies. The association with a group also impacts other lifecycle aspects of a Pod that are relevant in a wider context of scheduling like preemption, resource attachment, etc. If not specified, the Pod is treated as a single unit in all of these aspects. The group object referenced by this field may not exist at the time the Pod is created. This field is immutable, but a group object with the same name may be recreated with different policies. Doing this during pod scheduling may result in the placement not conforming to the expected policies.
    */
-  schedulingGroup?: PodSchedulingGroup
+  schedulingGroup?: PodSchedulingGroup | undefined
   /**
    * SecurityContext holds pod-level security attributes and common container settings. Optional: Defaults to empty.  See type description for default values of each field.
    */
-  securityContext?: PodSecurityContext
+  securityContext?: PodSecurityContext | undefined
   /**
    * DeprecatedServiceAccount is a deprecated alias for ServiceAccountName. Deprecated: Use serviceAccountName instead.
    *
    * @deprecated Use serviceAccountName instead.
    */
-  serviceAccount?: string
+  serviceAccount?: string | undefined
   /**
    * ServiceAccountName is the name of the ServiceAccount to use to run this pod. More info: https://kubernetes.io/docs/tasks/configure-pod-container/configure-service-account/
    */
-  serviceAccountName?: string
+  serviceAccountName?: string | undefined
   /**
    * If true the pod's hostname will be configured as the pod's FQDN, rather than the leaf name (the default). In Linux containers, this means setting the FQDN in the hostname field of the kernel (the nodename field of struct utsname). In Windows containers, this means setting the registry value of hostname for the registry key HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Parameters to FQDN. If a pod does not have FQDN, this has no effect. Default to false.
    */
-  setHostnameAsFQDN?: boolean
+  setHostnameAsFQDN?: boolean | undefined
   /**
    * Share a single process namespace between all of the containers in a pod. When this is set containers will be able to view and signal processes from other containers in the same pod, and the first process in each container will not be assigned PID 1. HostPID and ShareProcessNamespace cannot both be set. Optional: Default to false.
    */
-  shareProcessNamespace?: boolean
+  shareProcessNamespace?: boolean | undefined
   /**
    * If specified, the fully qualified Pod hostname will be "<hostname>.<subdomain>.<pod namespace>.svc.<cluster domain>". If not specified, the pod will not have a domainname at all.
    */
-  subdomain?: string
+  subdomain?: string | undefined
   /**
    * Optional duration in seconds the pod needs to terminate gracefully. May be decreased in delete request. Value must be non-negative integer. The value zero indicates stop immediately via the kill signal (no opportunity to shut down). If this value is nil, the default grace period will be used instead. The grace period is the duration in seconds after the processes running in the pod are sent a termination signal and the time when the processes are forcibly halted with a kill signal. Set this value longer than the expected cleanup time for your process. Defaults to 30 seconds.
    */
-  terminationGracePeriodSeconds?: number
+  terminationGracePeriodSeconds?: number | undefined
   /**
    * If specified, the pod's tolerations.
    */
-  tolerations?: Toleration[]
+  tolerations?: Toleration[] | undefined
   /**
    * TopologySpreadConstraints describes how a group of pods ought to spread across topology domains. Scheduler will schedule pods in a way which abides by the constraints. All topologySpreadConstraints are ANDed.
    */
-  topologySpreadConstraints?: TopologySpreadConstraint[]
+  topologySpreadConstraints?: TopologySpreadConstraint[] | undefined
   /**
    * List of volumes that can be mounted by containers belonging to the pod. More info: https://kubernetes.io/docs/concepts/storage/volumes
    */
-  volumes?: Volume[]
+  volumes?: Volume[] | undefined
 }
 
 /**
@@ -6366,51 +6451,51 @@ export interface PodStatus {
   /**
    * AllocatedResources is the total requests allocated for this pod by the node. If pod-level requests are not set, this will be the total requests aggregated across containers in the pod.
    */
-  allocatedResources?: Record<string, string>
+  allocatedResources?: Record<string, string> | undefined
   /**
    * Current service state of pod. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions
    */
-  conditions?: PodCondition[]
+  conditions?: PodCondition[] | undefined
   /**
    * Statuses of containers in this pod. Each container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-and-container-status
    */
-  containerStatuses?: ContainerStatus[]
+  containerStatuses?: ContainerStatus[] | undefined
   /**
    * Statuses for any ephemeral containers that have run in this pod. Each ephemeral container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-and-container-status
    */
-  ephemeralContainerStatuses?: ContainerStatus[]
+  ephemeralContainerStatuses?: ContainerStatus[] | undefined
   /**
    * Status of extended resource claim backed by DRA.
    */
-  extendedResourceClaimStatus?: PodExtendedResourceClaimStatus
+  extendedResourceClaimStatus?: PodExtendedResourceClaimStatus | undefined
   /**
    * hostIP holds the IP address of the host to which the pod is assigned. Empty if the pod has not started yet. A pod can be assigned to a node that has a problem in kubelet which in turns mean that HostIP will not be updated even if there is a node is assigned to pod
    */
-  hostIP?: string
+  hostIP?: string | undefined
   /**
    * hostIPs holds the IP addresses allocated to the host. If this field is specified, the first entry must match the hostIP field. This list is empty if the pod has not started yet. A pod can be assigned to a node that has a problem in kubelet which in turns means that HostIPs will not be updated even if there is a node is assigned to this pod.
    */
-  hostIPs?: HostIP[]
+  hostIPs?: HostIP[] | undefined
   /**
    * Statuses of init containers in this pod. The most recent successful non-restartable init container will have ready = true, the most recently started container will have startTime set. Each init container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-and-container-status
    */
-  initContainerStatuses?: ContainerStatus[]
+  initContainerStatuses?: ContainerStatus[] | undefined
   /**
    * A human readable message indicating details about why the pod is in this condition.
    */
-  message?: string
+  message?: string | undefined
   /**
    * NodeAllocatableResourceClaimStatuses contains the status of node-allocatable resources that were allocated for this pod through DRA claims. This includes resources currently reported in v1.Node `status.allocatable` that are not extended resources (see https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/#extended-resources). Examples include "cpu", "memory", "ephemeral-storage", and hugepages.
    */
-  nodeAllocatableResourceClaimStatuses?: NodeAllocatableResourceClaimStatus[]
+  nodeAllocatableResourceClaimStatuses?: NodeAllocatableResourceClaimStatus[] | undefined
   /**
    * nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled.
    */
-  nominatedNodeName?: string
+  nominatedNodeName?: string | undefined
   /**
    * If set, this represents the .metadata.generation that the pod status was set based upon. The PodObservedGenerationTracking feature gate must be enabled to use this field.
    */
-  observedGeneration?: number
+  observedGeneration?: number | undefined
   /**
    * The phase of a Pod is a simple, high-level summary of where the Pod is in its lifecycle. The conditions array, the reason and message fields, and the individual container status arrays contain more detail about the pod's status. There are five possible phase values:
    *
@@ -6427,15 +6512,15 @@ export interface PodStatus {
    *
    * @deprecated It isn't being set since 2015 (74da3b14b0c0f658b3bb8d2def5094686d0e9095)
    */
-  phase?: 'Failed' | 'Pending' | 'Running' | 'Succeeded' | 'Unknown'
+  phase?: 'Failed' | 'Pending' | 'Running' | 'Succeeded' | 'Unknown' | undefined
   /**
    * podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.
    */
-  podIP?: string
+  podIP?: string | undefined
   /**
    * podIPs holds the IP addresses allocated to the pod. If this field is specified, the 0th entry must match the podIP field. Pods may be allocated at most 1 value for each of IPv4 and IPv6. This list is empty if no IPs have been allocated yet.
    */
-  podIPs?: PodIP[]
+  podIPs?: PodIP[] | undefined
   /**
    * The Quality of Service (QOS) classification assigned to the pod based on resource requirements See PodQOSClass type for available QOS classes More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-qos/#quality-of-service-classes
    *
@@ -6444,33 +6529,33 @@ export interface PodStatus {
    *  - `"Burstable"` is the Burstable qos class.
    *  - `"Guaranteed"` is the Guaranteed qos class.
    */
-  qosClass?: 'BestEffort' | 'Burstable' | 'Guaranteed'
+  qosClass?: 'BestEffort' | 'Burstable' | 'Guaranteed' | undefined
   /**
    * A brief CamelCase message indicating details about why the pod is in this state. e.g. 'Evicted'
    */
-  reason?: string
+  reason?: string | undefined
   /**
    * Status of resources resize desired for pod's containers. It is empty if no resources resize is pending. Any changes to container resources will automatically set this to "Proposed" Deprecated: Resize status is moved to two pod conditions PodResizePending and PodResizeInProgress. PodResizePending will track states where the spec has been resized, but the Kubelet has not yet allocated the resources. PodResizeInProgress will track in-progress resizes, and should be present whenever allocated resources != acknowledged resources.
    *
    * @deprecated Resize status is moved to two pod conditions PodResizePending and PodResizeInProgress. PodResizePending will track states where the spec has been resized, but the Kubelet has not yet allocated the resources. PodResizeInProgress will track in-progress resizes, and should be present whenever allocated resources != acknowledged resources.
    */
-  resize?: string
+  resize?: string | undefined
   /**
    * Status of resource claims.
    */
-  resourceClaimStatuses?: PodResourceClaimStatus[]
+  resourceClaimStatuses?: PodResourceClaimStatus[] | undefined
   /**
    * Resources represents the compute resource requests and limits that have been applied at the pod level if pod-level requests or limits are set in PodSpec.Resources
    */
-  resources?: ResourceRequirements
+  resources?: ResourceRequirements | undefined
   /**
    * RFC 3339 date and time at which the object was acknowledged by the Kubelet. This is before the Kubelet pulled the container image(s) for the pod.
    */
-  startTime?: string
+  startTime?: string | undefined
   /**
    * volumeHealth contains node-reported health for each volume the pod is using. Populated by the kubelet on the pod's node.
    */
-  volumeHealth?: PodVolumeHealth[]
+  volumeHealth?: PodVolumeHealth[] | undefined
 }
 
 /**
@@ -6482,11 +6567,11 @@ export interface PodTemplateSpec {
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
-  metadata?: ObjectMeta
+  metadata?: ObjectMeta | undefined
   /**
    * Specification of the desired behavior of the pod. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  spec?: PodSpec
+  spec?: PodSpec | undefined
 }
 
 /**
@@ -6498,11 +6583,11 @@ export interface PodVolumeHealth {
   /**
    * conditions is the set of adverse conditions reported by the CSI node plugin for this volume on this node. At most 16 conditions may be reported.
    */
-  healthConditions?: VolumeHealthCondition[]
+  healthConditions?: VolumeHealthCondition[] | undefined
   /**
    * lastTransitionTime is when the current set of conditions first appeared.
    */
-  lastTransitionTime?: string
+  lastTransitionTime?: string | undefined
   /**
    * name matches an entry in pod.spec.volumes.
    */
@@ -6518,19 +6603,19 @@ export interface PolicyRule {
   /**
    * apiGroups is the name of the APIGroup that contains the resources.  If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed. "" represents the core API group and "*" represents all API groups.
    */
-  apiGroups?: string[]
+  apiGroups?: string[] | undefined
   /**
    * nonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path Since non-resource URLs are not namespaced, this field is only applicable for ClusterRoles referenced from a ClusterRoleBinding. Rules can either apply to API resources (such as "pods" or "secrets") or non-resource URL paths (such as "/api"),  but not both.
    */
-  nonResourceURLs?: string[]
+  nonResourceURLs?: string[] | undefined
   /**
    * resourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.
    */
-  resourceNames?: string[]
+  resourceNames?: string[] | undefined
   /**
    * resources is a list of resources this rule applies to. '*' represents all resources.
    */
-  resources?: string[]
+  resources?: string[] | undefined
   /**
    * verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule. '*' represents all verbs.
    */
@@ -6549,7 +6634,7 @@ export interface PortStatus {
    * - cloud provider specific error values must have names that comply with the
    *   format foo.example.com/CamelCase.
    */
-  error?: string
+  error?: string | undefined
   /**
    * Port is the port number of the service port of which status is recorded here
    */
@@ -6574,11 +6659,11 @@ export interface PortworxVolumeSource {
   /**
    * fSType represents the filesystem type to mount Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs". Implicitly inferred to be "ext4" if unspecified.
    */
-  fsType?: string
+  fsType?: string | undefined
   /**
    * readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
    */
-  readOnly?: boolean
+  readOnly?: boolean | undefined
   /**
    * volumeID uniquely identifies a Portworx volume
    */
@@ -6610,43 +6695,43 @@ export interface Probe {
   /**
    * Exec specifies a command to execute in the container.
    */
-  exec?: ExecAction
+  exec?: ExecAction | undefined
   /**
    * Minimum consecutive failures for the probe to be considered failed after having succeeded. Defaults to 3. Minimum value is 1.
    */
-  failureThreshold?: number
+  failureThreshold?: number | undefined
   /**
    * GRPC specifies a GRPC HealthCheckRequest.
    */
-  grpc?: GRPCAction
+  grpc?: GRPCAction | undefined
   /**
    * HTTPGet specifies an HTTP GET request to perform.
    */
-  httpGet?: HTTPGetAction
+  httpGet?: HTTPGetAction | undefined
   /**
    * Number of seconds after the container has started before liveness probes are initiated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
    */
-  initialDelaySeconds?: number
+  initialDelaySeconds?: number | undefined
   /**
    * How often (in seconds) to perform the probe. Default to 10 seconds. Minimum value is 1.
    */
-  periodSeconds?: number
+  periodSeconds?: number | undefined
   /**
    * Minimum consecutive successes for the probe to be considered successful after having failed. Defaults to 1. Must be 1 for liveness and startup. Minimum value is 1.
    */
-  successThreshold?: number
+  successThreshold?: number | undefined
   /**
    * TCPSocket specifies a connection to a TCP port.
    */
-  tcpSocket?: TCPSocketAction
+  tcpSocket?: TCPSocketAction | undefined
   /**
    * Optional duration in seconds the pod needs to terminate gracefully upon probe failure. The grace period is the duration in seconds after the processes running in the pod are sent a termination signal and the time when the processes are forcibly halted with a kill signal. Set this value longer than the expected cleanup time for your process. If this value is nil, the pod's terminationGracePeriodSeconds will be used. Otherwise, this value overrides the value provided by the pod spec. Value must be non-negative integer. The value zero indicates stop immediately via the kill signal (no opportunity to shut down). This is a beta field and requires enabling ProbeTerminationGracePeriod feature gate. Minimum value is 1. spec.terminationGracePeriodSeconds is used if unset.
    */
-  terminationGracePeriodSeconds?: number
+  terminationGracePeriodSeconds?: number | undefined
   /**
    * Number of seconds after which the probe times out. Defaults to 1 second. Minimum value is 1. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
    */
-  timeoutSeconds?: number
+  timeoutSeconds?: number | undefined
 }
 
 /**
@@ -6658,15 +6743,15 @@ export interface ProjectedVolumeSource {
   /**
    * defaultMode are the mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
    */
-  defaultMode?: number
+  defaultMode?: number | undefined
   /**
    * defaultUser is Optional: The owner UID of the created files by default. The defaultUser field is only used as a fallback when the item-level user field is unset. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
    */
-  defaultUser?: number
+  defaultUser?: number | undefined
   /**
    * sources is the list of volume projections. Each entry in this list handles one source.
    */
-  sources?: VolumeProjection[]
+  sources?: VolumeProjection[] | undefined
 }
 
 /**
@@ -6678,11 +6763,11 @@ export interface QuobyteVolumeSource {
   /**
    * group to map volume access to Default is no group
    */
-  group?: string
+  group?: string | undefined
   /**
    * readOnly here will force the Quobyte volume to be mounted with read-only permissions. Defaults to false.
    */
-  readOnly?: boolean
+  readOnly?: boolean | undefined
   /**
    * registry represents a single or multiple Quobyte Registry services specified as a string as host:port pair (multiple entries are separated with commas) which acts as the central registry for volumes
    */
@@ -6690,11 +6775,11 @@ export interface QuobyteVolumeSource {
   /**
    * tenant owning the given Quobyte volume in the Backend Used with dynamically provisioned Quobyte volumes, value is set by the plugin
    */
-  tenant?: string
+  tenant?: string | undefined
   /**
    * user to map volume access to Defaults to serivceaccount user
    */
-  user?: string
+  user?: string | undefined
   /**
    * volume is a string that references an already created Quobyte volume by name.
    */
@@ -6710,7 +6795,7 @@ export interface RBDVolumeSource {
   /**
    * fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#rbd
    */
-  fsType?: string
+  fsType?: string | undefined
   /**
    * image is the rados image name. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
    */
@@ -6718,7 +6803,7 @@ export interface RBDVolumeSource {
   /**
    * keyring is the path to key ring for RBDUser. Default is /etc/ceph/keyring. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
    */
-  keyring?: string
+  keyring?: string | undefined
   /**
    * monitors is a collection of Ceph monitors. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
    */
@@ -6726,19 +6811,19 @@ export interface RBDVolumeSource {
   /**
    * pool is the rados pool name. Default is rbd. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
    */
-  pool?: string
+  pool?: string | undefined
   /**
    * readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
    */
-  readOnly?: boolean
+  readOnly?: boolean | undefined
   /**
    * secretRef is name of the authentication secret for RBDUser. If provided overrides keyring. Default is nil. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
    */
-  secretRef?: LocalObjectReference
+  secretRef?: LocalObjectReference | undefined
   /**
    * user is the rados user name. Default is admin. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
    */
-  user?: string
+  user?: string | undefined
 }
 
 /**
@@ -6749,12 +6834,16 @@ export interface RBDVolumeSource {
 export interface ReplicaSet extends KubeObject {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `apps/v1` for this kind.
    */
-  apiVersion?: 'apps/v1'
+  apiVersion?: string | undefined
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `ReplicaSet` for this kind.
    */
-  kind?: 'ReplicaSet'
+  kind?: string | undefined
   /**
    * Spec defines the specification of the desired behavior of the ReplicaSet. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
@@ -6762,7 +6851,7 @@ export interface ReplicaSet extends KubeObject {
   /**
    * Status is the most recently observed status of the ReplicaSet. This data may be out of date by some window of time. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  status?: ReplicaSetStatus
+  status?: ReplicaSetStatus | undefined
 }
 
 /**
@@ -6774,23 +6863,23 @@ export interface ReplicaSetCondition {
   /**
    * The last time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string
+  lastTransitionTime?: string | undefined
   /**
    * A human readable message indicating details about the transition.
    */
-  message?: string
+  message?: string | undefined
   /**
    * The reason for the condition's last transition.
    */
-  reason?: string
+  reason?: string | undefined
   /**
    * Status of the condition, one of True, False, Unknown.
    */
-  status?: string
+  status?: string | undefined
   /**
    * Type of replica set condition.
    */
-  type?: string
+  type?: string | undefined
 }
 
 /**
@@ -6802,11 +6891,11 @@ export interface ReplicaSetSpec {
   /**
    * Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available. Defaults to 0 (pod will be considered available as soon as it is ready)
    */
-  minReadySeconds?: number
+  minReadySeconds?: number | undefined
   /**
    * Replicas is the number of desired pods. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset
    */
-  replicas?: number
+  replicas?: number | undefined
   /**
    * Selector is a label query over pods that should match the replica count. Label keys and values that must match in order to be controlled by this replica set. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors
    */
@@ -6814,7 +6903,7 @@ export interface ReplicaSetSpec {
   /**
    * Template is the object that describes the pod that will be created if insufficient replicas are detected. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset/#pod-template
    */
-  template?: PodTemplateSpec
+  template?: PodTemplateSpec | undefined
 }
 
 /**
@@ -6826,23 +6915,23 @@ export interface ReplicaSetStatus {
   /**
    * The number of available non-terminating pods (ready for at least minReadySeconds) for this replica set.
    */
-  availableReplicas?: number
+  availableReplicas?: number | undefined
   /**
    * Represents the latest available observations of a replica set's current state.
    */
-  conditions?: ReplicaSetCondition[]
+  conditions?: ReplicaSetCondition[] | undefined
   /**
    * The number of non-terminating pods that have labels matching the labels of the pod template of the replicaset.
    */
-  fullyLabeledReplicas?: number
+  fullyLabeledReplicas?: number | undefined
   /**
    * ObservedGeneration reflects the generation of the most recently observed ReplicaSet.
    */
-  observedGeneration?: number
+  observedGeneration?: number | undefined
   /**
    * The number of non-terminating pods targeted by this ReplicaSet with a Ready Condition.
    */
-  readyReplicas?: number
+  readyReplicas?: number | undefined
   /**
    * Replicas is the most recently observed number of non-terminating pods. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset
    */
@@ -6852,7 +6941,7 @@ export interface ReplicaSetStatus {
    *
    * This is a beta field and requires enabling DeploymentReplicaSetTerminatingReplicas feature (enabled by default).
    */
-  terminatingReplicas?: number
+  terminatingReplicas?: number | undefined
 }
 
 /**
@@ -6868,7 +6957,7 @@ export interface ResourceClaim {
   /**
    * Request is the name chosen for a request in the referenced claim. If empty, everything from the claim is made available, otherwise only the result of this request.
    */
-  request?: string
+  request?: string | undefined
 }
 
 /**
@@ -6880,11 +6969,11 @@ export interface ResourceFieldSelector {
   /**
    * Container name: required for volumes, optional for env vars
    */
-  containerName?: string
+  containerName?: string | undefined
   /**
    * Specifies the output format of the exposed resources, defaults to "1"
    */
-  divisor?: string
+  divisor?: string | undefined
   /**
    * Required: resource to select
    */
@@ -6908,11 +6997,11 @@ export interface ResourceHealth {
    *
    * In future we may want to introduce the PermanentlyUnhealthy Status.
    */
-  health?: string
+  health?: string | undefined
   /**
    * Message provides human-readable context for Health (e.g. "ECC error count exceeded threshold"). This field is populated by the kubelet when ResourceHealthStatusMessage is enabled if the DRA plugin returns a message, and is null otherwise.
    */
-  message?: string
+  message?: string | undefined
   /**
    * ResourceID is the unique identifier of the resource. See the ResourceID type for more information.
    */
@@ -6964,15 +7053,15 @@ export interface ResourceRequirements {
    *
    * This field is immutable. It can only be set for containers.
    */
-  claims?: ResourceClaim[]
+  claims?: ResourceClaim[] | undefined
   /**
    * Limits describes the maximum amount of compute resources allowed. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
    */
-  limits?: Record<string, string>
+  limits?: Record<string, string> | undefined
   /**
    * Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified, otherwise to an implementation-defined value. Requests cannot exceed Limits. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
    */
-  requests?: Record<string, string>
+  requests?: Record<string, string> | undefined
 }
 
 /**
@@ -6988,7 +7077,7 @@ export interface ResourceStatus {
   /**
    * List of unique resources health. Each element in the list contains an unique resource ID and its health. At a minimum, for the lifetime of a Pod, resource ID must uniquely identify the resource allocated to the Pod on the Node. If other Pod on the same Node reports the status with the same resource ID, it must be the same resource they share. See ResourceID type definition for a specific format it has in various use cases.
    */
-  resources?: ResourceHealth[]
+  resources?: ResourceHealth[] | undefined
 }
 
 /**
@@ -6999,16 +7088,20 @@ export interface ResourceStatus {
 export interface Role extends KubeObject {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `rbac.authorization.k8s.io/v1` for this kind.
    */
-  apiVersion?: 'rbac.authorization.k8s.io/v1'
+  apiVersion?: string | undefined
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `Role` for this kind.
    */
-  kind?: 'Role'
+  kind?: string | undefined
   /**
    * rules holds all the PolicyRules for this Role
    */
-  rules?: PolicyRule[]
+  rules?: PolicyRule[] | undefined
 }
 
 /**
@@ -7019,12 +7112,16 @@ export interface Role extends KubeObject {
 export interface RoleBinding extends KubeObject {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `rbac.authorization.k8s.io/v1` for this kind.
    */
-  apiVersion?: 'rbac.authorization.k8s.io/v1'
+  apiVersion?: string | undefined
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `RoleBinding` for this kind.
    */
-  kind?: 'RoleBinding'
+  kind?: string | undefined
   /**
    * roleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable.
    */
@@ -7032,7 +7129,7 @@ export interface RoleBinding extends KubeObject {
   /**
    * subjects holds references to the objects the role applies to.
    */
-  subjects?: Subject[]
+  subjects?: Subject[] | undefined
 }
 
 /**
@@ -7044,7 +7141,7 @@ export interface RoleRef {
   /**
    * apiGroup is the group for the resource being referenced
    */
-  apiGroup?: string
+  apiGroup?: string | undefined
   /**
    * kind is the type of resource being referenced
    */
@@ -7064,11 +7161,11 @@ export interface RollingUpdateDaemonSet {
   /**
    * The maximum number of nodes with an existing available DaemonSet pod that can have an updated DaemonSet pod during during an update. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). This can not be 0 if MaxUnavailable is 0. Absolute number is calculated from percentage by rounding up to a minimum of 1. Default value is 0. Example: when this is set to 30%, at most 30% of the total number of nodes that should be running the daemon pod (i.e. status.desiredNumberScheduled) can have their a new pod created before the old pod is marked as deleted. The update starts by launching new pods on 30% of nodes. Once an updated pod is available (Ready for at least minReadySeconds) the old DaemonSet pod on that node is marked deleted. If the old pod becomes unavailable for any reason (Ready transitions to false, is evicted, or is drained) an updated pod is immediately created on that node without considering surge limits. Allowing surge implies the possibility that the resources consumed by the daemonset on any given node can double if the readiness check fails, and so resource intensive daemonsets should take into account that they may cause evictions during disruption.
    */
-  maxSurge?: number | string
+  maxSurge?: number | string | undefined
   /**
    * The maximum number of DaemonSet pods that can be unavailable during the update. Value can be an absolute number (ex: 5) or a percentage of total number of DaemonSet pods at the start of the update (ex: 10%). Absolute number is calculated from percentage by rounding up. This cannot be 0 if MaxSurge is 0 Default value is 1. Example: when this is set to 30%, at most 30% of the total number of nodes that should be running the daemon pod (i.e. status.desiredNumberScheduled) can have their pods stopped for an update at any given time. The update starts by stopping at most 30% of those DaemonSet pods and then brings up new DaemonSet pods in their place. Once the new pods are available, it then proceeds onto other DaemonSet pods, thus ensuring that at least 70% of original number of DaemonSet pods are available at all times during the update.
    */
-  maxUnavailable?: number | string
+  maxUnavailable?: number | string | undefined
 }
 
 /**
@@ -7080,11 +7177,11 @@ export interface RollingUpdateDeployment {
   /**
    * The maximum number of pods that can be scheduled above the desired number of pods. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). This can not be 0 if MaxUnavailable is 0. Absolute number is calculated from percentage by rounding up. Defaults to 25%. Example: when this is set to 30%, the new ReplicaSet can be scaled up immediately when the rolling update starts, such that the total number of old and new pods do not exceed 130% of desired pods. Once old pods have been killed, new ReplicaSet can be scaled up further, ensuring that total number of pods running at any time during the update is at most 130% of desired pods.
    */
-  maxSurge?: number | string
+  maxSurge?: number | string | undefined
   /**
    * The maximum number of pods that can be unavailable during the update. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). Absolute number is calculated from percentage by rounding down. This can not be 0 if MaxSurge is 0. Defaults to 25%. Example: when this is set to 30%, the old ReplicaSet can be scaled down to 70% of desired pods immediately when the rolling update starts. Once new pods are ready, old ReplicaSet can be scaled down further, followed by scaling up the new ReplicaSet, ensuring that the total number of pods available at all times during the update is at least 70% of desired pods.
    */
-  maxUnavailable?: number | string
+  maxUnavailable?: number | string | undefined
 }
 
 /**
@@ -7096,11 +7193,11 @@ export interface RollingUpdateStatefulSetStrategy {
   /**
    * The maximum number of pods that can be unavailable during the update. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). Absolute number is calculated from percentage by rounding up. This can not be 0. Defaults to 1. This field is beta-level and is enabled by default. The field applies to all pods in the range 0 to Replicas-1. That means if there is any unavailable pod in the range 0 to Replicas-1, it will be counted towards MaxUnavailable. This setting might not be effective for the OrderedReady podManagementPolicy. That policy ensures pods are created and become ready one at a time.
    */
-  maxUnavailable?: number | string
+  maxUnavailable?: number | string | undefined
   /**
    * Partition indicates the ordinal at which the StatefulSet should be partitioned for updates. During a rolling update, all pods from ordinal Replicas-1 to Partition are updated. All pods from ordinal Partition-1 to 0 remain untouched. This is helpful in being able to do a canary based deployment. The default value is 0.
    */
-  partition?: number
+  partition?: number | undefined
 }
 
 /**
@@ -7112,7 +7209,7 @@ export interface ScaleIOVolumeSource {
   /**
    * fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Default is "xfs".
    */
-  fsType?: string
+  fsType?: string | undefined
   /**
    * gateway is the host address of the ScaleIO API Gateway.
    */
@@ -7120,11 +7217,11 @@ export interface ScaleIOVolumeSource {
   /**
    * protectionDomain is the name of the ScaleIO Protection Domain for the configured storage.
    */
-  protectionDomain?: string
+  protectionDomain?: string | undefined
   /**
    * readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
    */
-  readOnly?: boolean
+  readOnly?: boolean | undefined
   /**
    * secretRef references to the secret for ScaleIO user and other sensitive information. If this is not provided, Login operation will fail.
    */
@@ -7132,15 +7229,15 @@ export interface ScaleIOVolumeSource {
   /**
    * sslEnabled Flag enable/disable SSL communication with Gateway, default false
    */
-  sslEnabled?: boolean
+  sslEnabled?: boolean | undefined
   /**
    * storageMode indicates whether the storage for a volume should be ThickProvisioned or ThinProvisioned. Default is ThinProvisioned.
    */
-  storageMode?: string
+  storageMode?: string | undefined
   /**
    * storagePool is the ScaleIO Storage Pool associated with the protection domain.
    */
-  storagePool?: string
+  storagePool?: string | undefined
   /**
    * system is the name of the storage system as configured in ScaleIO.
    */
@@ -7148,7 +7245,7 @@ export interface ScaleIOVolumeSource {
   /**
    * volumeName is the name of a volume already created in the ScaleIO system that is associated with this volume source.
    */
-  volumeName?: string
+  volumeName?: string | undefined
 }
 
 /**
@@ -7160,7 +7257,7 @@ export interface SeccompProfile {
   /**
    * localhostProfile indicates a profile defined in a file on the node should be used. The profile must be preconfigured on the node to work. Must be a descending path, relative to the kubelet's configured seccomp profile location. Must be set if type is "Localhost". Must NOT be set for any other type.
    */
-  localhostProfile?: string
+  localhostProfile?: string | undefined
   /**
    * type indicates which kind of seccomp profile will be applied. Valid options are:
    *
@@ -7182,28 +7279,32 @@ export interface SeccompProfile {
 export interface Secret extends KubeObject {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `v1` for this kind.
    */
-  apiVersion?: 'v1'
+  apiVersion?: string | undefined
   /**
    * Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4
    */
-  data?: Record<string, string>
+  data?: Record<string, string> | undefined
   /**
    * Immutable, if set to true, ensures that data stored in the Secret cannot be updated (only object metadata can be modified). If not set to true, the field can be modified at any time. Defaulted to nil.
    */
-  immutable?: boolean
+  immutable?: boolean | undefined
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `Secret` for this kind.
    */
-  kind?: 'Secret'
+  kind?: string | undefined
   /**
    * stringData allows specifying non-binary secret data in string form. It is provided as a write-only input field for convenience. All keys and values are merged into the data field on write, overwriting any existing values. The stringData field is never output when reading from the API.
    */
-  stringData?: Record<string, string>
+  stringData?: Record<string, string> | undefined
   /**
    * Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types
    */
-  type?: string
+  type?: string | undefined
 }
 
 /**
@@ -7217,11 +7318,11 @@ export interface SecretEnvSource {
   /**
    * Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
    */
-  name?: string
+  name?: string | undefined
   /**
    * Specify whether the Secret must be defined
    */
-  optional?: boolean
+  optional?: boolean | undefined
 }
 
 /**
@@ -7237,11 +7338,11 @@ export interface SecretKeySelector {
   /**
    * Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
    */
-  name?: string
+  name?: string | undefined
   /**
    * Specify whether the Secret or its key must be defined
    */
-  optional?: boolean
+  optional?: boolean | undefined
 }
 
 /**
@@ -7255,15 +7356,15 @@ export interface SecretProjection {
   /**
    * items if unspecified, each key-value pair in the Data field of the referenced Secret will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the Secret, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'.
    */
-  items?: KeyToPath[]
+  items?: KeyToPath[] | undefined
   /**
    * Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
    */
-  name?: string
+  name?: string | undefined
   /**
    * optional field specify whether the Secret or its key must be defined
    */
-  optional?: boolean
+  optional?: boolean | undefined
 }
 
 /**
@@ -7277,23 +7378,23 @@ export interface SecretVolumeSource {
   /**
    * defaultMode is Optional: mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Defaults to 0644. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
    */
-  defaultMode?: number
+  defaultMode?: number | undefined
   /**
    * defaultUser is Optional: The owner UID of the created files by default. The defaultUser field is only used as a fallback when the item-level user field is unset. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
    */
-  defaultUser?: number
+  defaultUser?: number | undefined
   /**
    * items If unspecified, each key-value pair in the Data field of the referenced Secret will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the Secret, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'.
    */
-  items?: KeyToPath[]
+  items?: KeyToPath[] | undefined
   /**
    * optional field specify whether the Secret or its keys must be defined
    */
-  optional?: boolean
+  optional?: boolean | undefined
   /**
    * secretName is the name of the secret in the pod's namespace to use. More info: https://kubernetes.io/docs/concepts/storage/volumes#secret
    */
-  secretName?: string
+  secretName?: string | undefined
 }
 
 /**
@@ -7305,19 +7406,19 @@ export interface SecurityContext {
   /**
    * AllowPrivilegeEscalation controls whether a process can gain more privileges than its parent process. This bool directly controls if the no_new_privs flag will be set on the container process. AllowPrivilegeEscalation is true always when the container is: 1) run as Privileged 2) has CAP_SYS_ADMIN Note that this field cannot be set when spec.os.name is windows.
    */
-  allowPrivilegeEscalation?: boolean
+  allowPrivilegeEscalation?: boolean | undefined
   /**
    * appArmorProfile is the AppArmor options to use by this container. If set, this profile overrides the pod's appArmorProfile. Note that this field cannot be set when spec.os.name is windows.
    */
-  appArmorProfile?: AppArmorProfile
+  appArmorProfile?: AppArmorProfile | undefined
   /**
    * The capabilities to add/drop when running containers. Defaults to the default set of capabilities granted by the container runtime. Note that this field cannot be set when spec.os.name is windows.
    */
-  capabilities?: Capabilities
+  capabilities?: Capabilities | undefined
   /**
    * Run container in privileged mode. Processes in privileged containers are essentially equivalent to root on the host. Defaults to false. Note that this field cannot be set when spec.os.name is windows.
    */
-  privileged?: boolean
+  privileged?: boolean | undefined
   /**
    * procMount denotes the type of proc mount to use for the containers. The default value is Default which uses the container runtime defaults for readonly paths and masked paths. Note that this field cannot be set when spec.os.name is windows.
    *
@@ -7325,35 +7426,35 @@ export interface SecurityContext {
    *  - `"Default"` uses the container runtime defaults for readonly and masked paths for /proc. Most container runtimes mask certain paths in /proc to avoid accidental security exposure of special devices or information.
    *  - `"Unmasked"` bypasses the default masking behavior of the container runtime and ensures the newly created /proc the container stays in tact with no modifications.
    */
-  procMount?: 'Default' | 'Unmasked'
+  procMount?: 'Default' | 'Unmasked' | undefined
   /**
    * Whether this container has a read-only root filesystem. Default is false. Note that this field cannot be set when spec.os.name is windows.
    */
-  readOnlyRootFilesystem?: boolean
+  readOnlyRootFilesystem?: boolean | undefined
   /**
    * The GID to run the entrypoint of the container process. Uses runtime default if unset. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows.
    */
-  runAsGroup?: number
+  runAsGroup?: number | undefined
   /**
    * Indicates that the container must run as a non-root user. If true, the Kubelet will validate the image at runtime to ensure that it does not run as UID 0 (root) and fail to start the container if it does. If unset or false, no such validation will be performed. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence.
    */
-  runAsNonRoot?: boolean
+  runAsNonRoot?: boolean | undefined
   /**
    * The UID to run the entrypoint of the container process. Defaults to user specified in image metadata if unspecified. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows.
    */
-  runAsUser?: number
+  runAsUser?: number | undefined
   /**
    * The SELinux context to be applied to the container. If unspecified, the container runtime will allocate a random SELinux context for each container.  May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows.
    */
-  seLinuxOptions?: SELinuxOptions
+  seLinuxOptions?: SELinuxOptions | undefined
   /**
    * The seccomp options to use by this container. If seccomp options are provided at both the pod & container level, the container options override the pod options. Note that this field cannot be set when spec.os.name is windows.
    */
-  seccompProfile?: SeccompProfile
+  seccompProfile?: SeccompProfile | undefined
   /**
    * The Windows specific settings applied to all containers. If unspecified, the options from the PodSecurityContext will be used. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is linux.
    */
-  windowsOptions?: WindowsSecurityContextOptions
+  windowsOptions?: WindowsSecurityContextOptions | undefined
 }
 
 /**
@@ -7377,19 +7478,19 @@ export interface SELinuxOptions {
   /**
    * Level is SELinux level label that applies to the container.
    */
-  level?: string
+  level?: string | undefined
   /**
    * Role is a SELinux role label that applies to the container.
    */
-  role?: string
+  role?: string | undefined
   /**
    * Type is a SELinux type label that applies to the container.
    */
-  type?: string
+  type?: string | undefined
   /**
    * User is a SELinux user label that applies to the container.
    */
-  user?: string
+  user?: string | undefined
 }
 
 /**
@@ -7400,20 +7501,24 @@ export interface SELinuxOptions {
 export interface Service extends KubeObject {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `v1` for this kind.
    */
-  apiVersion?: 'v1'
+  apiVersion?: string | undefined
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `Service` for this kind.
    */
-  kind?: 'Service'
+  kind?: string | undefined
   /**
    * Spec defines the behavior of a service. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  spec?: ServiceSpec
+  spec?: ServiceSpec | undefined
   /**
    * Most recently observed status of the service. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
    */
-  status?: ServiceStatus
+  status?: ServiceStatus | undefined
 }
 
 /**
@@ -7424,24 +7529,28 @@ export interface Service extends KubeObject {
 export interface ServiceAccount extends KubeObject {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `v1` for this kind.
    */
-  apiVersion?: 'v1'
+  apiVersion?: string | undefined
   /**
    * AutomountServiceAccountToken indicates whether pods running as this service account should have an API token automatically mounted. Can be overridden at the pod level.
    */
-  automountServiceAccountToken?: boolean
+  automountServiceAccountToken?: boolean | undefined
   /**
    * ImagePullSecrets is a list of references to secrets in the same namespace to use for pulling any images in pods that reference this ServiceAccount. ImagePullSecrets are distinct from Secrets because Secrets can be mounted in the pod, but ImagePullSecrets are only accessed by the kubelet. More info: https://kubernetes.io/docs/concepts/containers/images/#specifying-imagepullsecrets-on-a-pod
    */
-  imagePullSecrets?: LocalObjectReference[]
+  imagePullSecrets?: LocalObjectReference[] | undefined
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `ServiceAccount` for this kind.
    */
-  kind?: 'ServiceAccount'
+  kind?: string | undefined
   /**
    * Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a "kubernetes.io/enforce-mountable-secrets" annotation set to "true". The "kubernetes.io/enforce-mountable-secrets" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret
    */
-  secrets?: ObjectReference[]
+  secrets?: ObjectReference[] | undefined
 }
 
 /**
@@ -7453,11 +7562,11 @@ export interface ServiceAccountTokenProjection {
   /**
    * audience is the intended audience of the token. A recipient of a token must identify itself with an identifier specified in the audience of the token, and otherwise should reject the token. The audience defaults to the identifier of the apiserver.
    */
-  audience?: string
+  audience?: string | undefined
   /**
    * expirationSeconds is the requested duration of validity of the service account token. As the token approaches expiration, the kubelet volume plugin will proactively rotate the service account token. The kubelet will start trying to rotate the token if the token is older than 80 percent of its time to live or if the token is older than 24 hours.Defaults to 1 hour and must be at least 10 minutes.
    */
-  expirationSeconds?: number
+  expirationSeconds?: number | undefined
   /**
    * path is the path relative to the mount point of the file to project the token into.
    */
@@ -7465,7 +7574,7 @@ export interface ServiceAccountTokenProjection {
   /**
    * user is Optional: The owner UID of the created file. If specified, the item-level user field takes precedence over defaultUser. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
    */
-  user?: number
+  user?: number | undefined
 }
 
 /**
@@ -7477,11 +7586,11 @@ export interface ServiceBackendPort {
   /**
    * name is the name of the port on the Service. This is a mutually exclusive setting with "Number".
    */
-  name?: string
+  name?: string | undefined
   /**
    * number is the numerical port number (e.g. 80) on the Service. This is a mutually exclusive setting with "Name".
    */
-  number?: number
+  number?: number | undefined
 }
 
 /**
@@ -7502,15 +7611,15 @@ export interface ServicePort {
    *
    * * Other protocols should use implementation-defined prefixed names such as mycompany.com/my-custom-protocol.
    */
-  appProtocol?: string
+  appProtocol?: string | undefined
   /**
    * The name of this port within the service. This must be a DNS_LABEL. All ports within a ServiceSpec must have unique names. When considering the endpoints for a Service, this must match the 'name' field in the EndpointPort. Optional if only one ServicePort is defined on this service.
    */
-  name?: string
+  name?: string | undefined
   /**
    * The port on each node on which this service is exposed when type is NodePort or LoadBalancer.  Usually assigned by the system. If a value is specified, in-range, and not in use it will be used, otherwise the operation will fail.  If not specified, a port will be allocated if this Service requires one.  If this field is specified when creating a Service which does not need it, creation will fail. This field will be wiped when updating a Service to no longer need it (e.g. changing type from NodePort to ClusterIP). More info: https://kubernetes.io/docs/concepts/services-networking/service/#type-nodeport
    */
-  nodePort?: number
+  nodePort?: number | undefined
   /**
    * The port that will be exposed by this service.
    */
@@ -7523,11 +7632,11 @@ export interface ServicePort {
    *  - `"TCP"` is the TCP protocol.
    *  - `"UDP"` is the UDP protocol.
    */
-  protocol?: 'SCTP' | 'TCP' | 'UDP'
+  protocol?: 'SCTP' | 'TCP' | 'UDP' | undefined
   /**
    * Number or name of the port to access on the pods targeted by the service. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME. If this is a string, it will be looked up as a named port in the target Pod's container ports. If this is not specified, the value of the 'port' field is used (an identity map). This field is ignored for services with clusterIP=None, and should be omitted or set equal to the 'port' field. More info: https://kubernetes.io/docs/concepts/services-networking/service/#defining-a-service
    */
-  targetPort?: number | string
+  targetPort?: number | string | undefined
 }
 
 /**
@@ -7547,11 +7656,11 @@ export interface ServiceReference {
   /**
    * path is an optional URL path at which the webhook will be contacted.
    */
-  path?: string
+  path?: string | undefined
   /**
    * port is an optional service port at which the webhook will be contacted. `port` should be a valid port number (1-65535, inclusive). Defaults to 443 for backward compatibility.
    */
-  port?: number
+  port?: number | undefined
 }
 
 /**
@@ -7563,25 +7672,25 @@ export interface ServiceSpec {
   /**
    * allocateLoadBalancerNodePorts defines if NodePorts will be automatically allocated for services with type LoadBalancer.  Default is "true". It may be set to "false" if the cluster load-balancer does not rely on NodePorts.  If the caller requests specific NodePorts (by specifying a value), those requests will be respected, regardless of this field. This field may only be set for services with type LoadBalancer and will be cleared if the type is changed to any other type.
    */
-  allocateLoadBalancerNodePorts?: boolean
+  allocateLoadBalancerNodePorts?: boolean | undefined
   /**
    * clusterIP is the IP address of the service and is usually assigned randomly. If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be blank) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are "None", empty string (""), or a valid IP address. Setting this to "None" makes a "headless service" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
    */
-  clusterIP?: string
+  clusterIP?: string | undefined
   /**
    * ClusterIPs is a list of IP addresses assigned to this service, and are usually assigned randomly.  If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be empty) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are "None", empty string (""), or a valid IP address.  Setting this to "None" makes a "headless service" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName.  If this field is not specified, it will be initialized from the clusterIP field.  If this field is specified, clients must ensure that clusterIPs[0] and clusterIP have the same value.
    *
    * This field may hold a maximum of two entries (dual-stack IPs, in either order). These IPs must correspond to the values of the ipFamilies field. Both clusterIPs and ipFamilies are governed by the ipFamilyPolicy field. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
    */
-  clusterIPs?: string[]
+  clusterIPs?: string[] | undefined
   /**
    * externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.  These IPs are not managed by Kubernetes.  The user is responsible for ensuring that traffic arrives at a node with this IP.  A common example is external load-balancers that are not part of the Kubernetes system.
    */
-  externalIPs?: string[]
+  externalIPs?: string[] | undefined
   /**
    * externalName is the external reference that discovery mechanisms will return as an alias for this service (e.g. a DNS CNAME record). No proxying will be involved.  Must be a lowercase RFC-1123 hostname (https://tools.ietf.org/html/rfc1123) and requires `type` to be "ExternalName".
    */
-  externalName?: string
+  externalName?: string | undefined
   /**
    * externalTrafficPolicy describes how nodes distribute service traffic they receive on one of the Service's "externally-facing" addresses (NodePorts, ExternalIPs, and LoadBalancer IPs). If set to "Local", the proxy will configure the service in a way that assumes that external load balancers will take care of balancing the service traffic between nodes, and so each node will deliver traffic only to the node-local endpoints of the service, without masquerading the client source IP. (Traffic mistakenly sent to a node with no endpoints will be dropped.) The default value, "Cluster", uses the standard behavior of routing to all endpoints evenly (possibly modified by topology and other features). Note that traffic sent to an External IP or LoadBalancer IP from within the cluster will always get "Cluster" semantics, but clients sending to a NodePort from within the cluster may need to take traffic policy into account when picking a node.
    *
@@ -7589,11 +7698,11 @@ export interface ServiceSpec {
    *  - `"Cluster"` routes traffic to all endpoints.
    *  - `"Local"` preserves the source IP of the traffic by routing only to endpoints on the same node as the traffic was received on (dropping the traffic if there are no local endpoints).
    */
-  externalTrafficPolicy?: 'Cluster' | 'Local'
+  externalTrafficPolicy?: 'Cluster' | 'Local' | undefined
   /**
    * healthCheckNodePort specifies the healthcheck nodePort for the service. This only applies when type is set to LoadBalancer and externalTrafficPolicy is set to Local. If a value is specified, is in-range, and is not in use, it will be used.  If not specified, a value will be automatically allocated.  External systems (e.g. load-balancers) can use this port to determine if a given node holds endpoints for this service or not.  If this field is specified when creating a Service which does not need it, creation will fail. This field will be wiped when updating a Service to no longer need it (e.g. changing type). This field cannot be updated once set.
    */
-  healthCheckNodePort?: number
+  healthCheckNodePort?: number | undefined
   /**
    * InternalTrafficPolicy describes how nodes distribute service traffic they receive on the ClusterIP. If set to "Local", the proxy will assume that pods only want to talk to endpoints of the service on the same node as the pod, dropping the traffic if there are no local endpoints. The default value, "Cluster", uses the standard behavior of routing to all endpoints evenly (possibly modified by topology and other features).
    *
@@ -7601,13 +7710,13 @@ export interface ServiceSpec {
    *  - `"Cluster"` routes traffic to all endpoints.
    *  - `"Local"` routes traffic only to endpoints on the same node as the client pod (dropping the traffic if there are no local endpoints).
    */
-  internalTrafficPolicy?: 'Cluster' | 'Local'
+  internalTrafficPolicy?: 'Cluster' | 'Local' | undefined
   /**
    * IPFamilies is a list of IP families (e.g. IPv4, IPv6) assigned to this service. This field is usually assigned automatically based on cluster configuration and the ipFamilyPolicy field. If this field is specified manually, the requested family is available in the cluster, and ipFamilyPolicy allows it, it will be used; otherwise creation of the service will fail. This field is conditionally mutable: it allows for adding or removing a secondary IP family, but it does not allow changing the primary IP family of the Service. Valid values are "IPv4" and "IPv6".  This field only applies to Services of types ClusterIP, NodePort, and LoadBalancer, and does apply to "headless" services. This field will be wiped when updating a Service to type ExternalName.
    *
    * This field may hold a maximum of two entries (dual-stack families, in either order).  These families must correspond to the values of the clusterIPs field, if specified. Both clusterIPs and ipFamilies are governed by the ipFamilyPolicy field.
    */
-  ipFamilies?: ('' | 'IPv4' | 'IPv6')[]
+  ipFamilies?: ('' | 'IPv4' | 'IPv6')[] | undefined
   /**
    * IPFamilyPolicy represents the dual-stack-ness requested or required by this Service. If there is no value provided, then this field will be set to SingleStack. Services can be "SingleStack" (a single IP family), "PreferDualStack" (two IP families on dual-stack configured clusters or a single IP family on single-stack clusters), or "RequireDualStack" (two IP families on dual-stack configured clusters, otherwise fail). The ipFamilies and clusterIPs fields depend on the value of this field. This field will be wiped when updating a service to type ExternalName.
    *
@@ -7616,33 +7725,33 @@ export interface ServiceSpec {
    *  - `"RequireDualStack"` indicates that this service requires dual-stack. Using IPFamilyPolicyRequireDualStack on a single stack cluster will result in validation errors. The IPFamilies (and their order) assigned to this service is based on service.spec.ipFamilies. If service.spec.ipFamilies was not provided then it will be assigned according to how they are configured on the cluster. If service.spec.ipFamilies has only one entry then the alternative IPFamily will be added by apiserver
    *  - `"SingleStack"` indicates that this service is required to have a single IPFamily. The IPFamily assigned is based on the default IPFamily used by the cluster or as identified by service.spec.ipFamilies field
    */
-  ipFamilyPolicy?: 'PreferDualStack' | 'RequireDualStack' | 'SingleStack'
+  ipFamilyPolicy?: 'PreferDualStack' | 'RequireDualStack' | 'SingleStack' | undefined
   /**
    * loadBalancerClass is the class of the load balancer implementation this Service belongs to. If specified, the value of this field must be a label-style identifier, with an optional prefix, e.g. "internal-vip" or "example.com/internal-vip". Unprefixed names are reserved for end-users. This field can only be set when the Service type is 'LoadBalancer'. If not set, the default load balancer implementation is used, today this is typically done through the cloud provider integration, but should apply for any default implementation. If set, it is assumed that a load balancer implementation is watching for Services with a matching class. Any default load balancer implementation (e.g. cloud providers) should ignore Services that set this field. This field can only be set when creating or updating a Service to type 'LoadBalancer'. Once set, it can not be changed. This field will be wiped when a service is updated to a non 'LoadBalancer' type.
    */
-  loadBalancerClass?: string
+  loadBalancerClass?: string | undefined
   /**
    * Only applies to Service Type: LoadBalancer. This feature depends on whether the underlying cloud-provider supports specifying the loadBalancerIP when a load balancer is created. This field will be ignored if the cloud-provider does not support the feature. Deprecated: This field was under-specified and its meaning varies across implementations. Using it is non-portable and it may not support dual-stack. Users are encouraged to use implementation-specific annotations when available.
    *
    * @deprecated This field was under-specified and its meaning varies across implementations. Using it is non-portable and it may not support dual-stack. Users are encouraged to use implementation-specific annotations when available.
    */
-  loadBalancerIP?: string
+  loadBalancerIP?: string | undefined
   /**
    * If specified and supported by the platform, this will restrict traffic through the cloud-provider load-balancer will be restricted to the specified client IPs. This field will be ignored if the cloud-provider does not support the feature." More info: https://kubernetes.io/docs/tasks/access-application-cluster/create-external-load-balancer/
    */
-  loadBalancerSourceRanges?: string[]
+  loadBalancerSourceRanges?: string[] | undefined
   /**
    * The list of ports that are exposed by this service. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
    */
-  ports?: ServicePort[]
+  ports?: ServicePort[] | undefined
   /**
    * publishNotReadyAddresses indicates that any agent which deals with endpoints for this Service should disregard any indications of ready/not-ready. The primary use case for setting this field is for a StatefulSet's Headless Service to propagate SRV DNS records for its Pods for the purpose of peer discovery. The Kubernetes controllers that generate Endpoints and EndpointSlice resources for Services interpret this to mean that all endpoints are considered "ready" even if the Pods themselves are not. Agents which consume only Kubernetes generated endpoints through the Endpoints or EndpointSlice resources can safely assume this behavior.
    */
-  publishNotReadyAddresses?: boolean
+  publishNotReadyAddresses?: boolean | undefined
   /**
    * Route service traffic to pods with label keys and values matching this selector. If empty or not present, the service is assumed to have an external process managing its endpoints, which Kubernetes will not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/
    */
-  selector?: Record<string, string>
+  selector?: Record<string, string> | undefined
   /**
    * Supports "ClientIP" and "None". Used to maintain session affinity. Enable client IP based session affinity. Must be ClientIP or None. Defaults to None. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
    *
@@ -7650,15 +7759,15 @@ export interface ServiceSpec {
    *  - `"ClientIP"` is the Client IP based.
    *  - `"None"` - no session affinity.
    */
-  sessionAffinity?: 'ClientIP' | 'None'
+  sessionAffinity?: 'ClientIP' | 'None' | undefined
   /**
    * sessionAffinityConfig contains the configurations of session affinity.
    */
-  sessionAffinityConfig?: SessionAffinityConfig
+  sessionAffinityConfig?: SessionAffinityConfig | undefined
   /**
    * TrafficDistribution offers a way to express preferences for how traffic is distributed to Service endpoints. Implementations can use this field as a hint, but are not required to guarantee strict adherence. If the field is not set, the implementation will apply its default routing strategy. If set to "PreferClose", implementations should prioritize endpoints that are in the same zone.
    */
-  trafficDistribution?: string
+  trafficDistribution?: string | undefined
   /**
    * type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer. "ClusterIP" allocates a cluster-internal IP address for load-balancing to endpoints. Endpoints are determined by the selector or if that is not specified, by manual construction of an Endpoints object or EndpointSlice objects. If clusterIP is "None", no virtual IP is allocated and the endpoints are published as a set of endpoints rather than a virtual IP. "NodePort" builds on ClusterIP and allocates a port on every node which routes to the same endpoints as the clusterIP. "LoadBalancer" builds on NodePort and creates an external load-balancer (if supported in the current cloud) which routes to the same endpoints as the clusterIP. "ExternalName" aliases this service to the specified externalName. Several other fields do not apply to ExternalName services. More info: https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types
    *
@@ -7668,7 +7777,7 @@ export interface ServiceSpec {
    *  - `"LoadBalancer"` means a service will be exposed via an external load balancer (if the cloud provider supports it), in addition to 'NodePort' type.
    *  - `"NodePort"` means a service will be exposed on one port of every node, in addition to 'ClusterIP' type.
    */
-  type?: 'ClusterIP' | 'ExternalName' | 'LoadBalancer' | 'NodePort'
+  type?: 'ClusterIP' | 'ExternalName' | 'LoadBalancer' | 'NodePort' | undefined
 }
 
 /**
@@ -7680,11 +7789,11 @@ export interface ServiceStatus {
   /**
    * Current service state
    */
-  conditions?: Condition[]
+  conditions?: Condition[] | undefined
   /**
    * LoadBalancer contains the current status of the load-balancer, if one is present.
    */
-  loadBalancer?: LoadBalancerStatus
+  loadBalancer?: LoadBalancerStatus | undefined
 }
 
 /**
@@ -7696,7 +7805,7 @@ export interface SessionAffinityConfig {
   /**
    * clientIP contains the configurations of Client IP based session affinity.
    */
-  clientIP?: ClientIPConfig
+  clientIP?: ClientIPConfig | undefined
 }
 
 /**
@@ -7723,12 +7832,16 @@ export interface SleepAction {
 export interface StatefulSet extends KubeObject {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   *
+   * Always `apps/v1` for this kind.
    */
-  apiVersion?: 'apps/v1'
+  apiVersion?: string | undefined
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * Always `StatefulSet` for this kind.
    */
-  kind?: 'StatefulSet'
+  kind?: string | undefined
   /**
    * Spec defines the desired identities of pods in this set.
    */
@@ -7736,7 +7849,7 @@ export interface StatefulSet extends KubeObject {
   /**
    * Status is the current status of Pods in this StatefulSet. This data may be out of date by some window of time.
    */
-  status?: StatefulSetStatus
+  status?: StatefulSetStatus | undefined
 }
 
 /**
@@ -7748,23 +7861,23 @@ export interface StatefulSetCondition {
   /**
    * Last time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string
+  lastTransitionTime?: string | undefined
   /**
    * A human readable message indicating details about the transition.
    */
-  message?: string
+  message?: string | undefined
   /**
    * The reason for the condition's last transition.
    */
-  reason?: string
+  reason?: string | undefined
   /**
    * Status of the condition, one of True, False, Unknown.
    */
-  status?: string
+  status?: string | undefined
   /**
    * Type of statefulset condition.
    */
-  type?: string
+  type?: string | undefined
 }
 
 /**
@@ -7779,7 +7892,7 @@ export interface StatefulSetOrdinals {
    * If unset, defaults to 0. Replica indices will be in the range:
    *   [0, .spec.replicas).
    */
-  start?: number
+  start?: number | undefined
 }
 
 /**
@@ -7791,11 +7904,11 @@ export interface StatefulSetPersistentVolumeClaimRetentionPolicy {
   /**
    * WhenDeleted specifies what happens to PVCs created from StatefulSet VolumeClaimTemplates when the StatefulSet is deleted. The default policy of `Retain` causes PVCs to not be affected by StatefulSet deletion. The `Delete` policy causes those PVCs to be deleted.
    */
-  whenDeleted?: string
+  whenDeleted?: string | undefined
   /**
    * WhenScaled specifies what happens to PVCs created from StatefulSet VolumeClaimTemplates when the StatefulSet is scaled down. The default policy of `Retain` causes PVCs to not be affected by a scaledown. The `Delete` policy causes the associated PVCs for any excess pods above the replica count to be deleted.
    */
-  whenScaled?: string
+  whenScaled?: string | undefined
 }
 
 /**
@@ -7807,15 +7920,15 @@ export interface StatefulSetSpec {
   /**
    * Minimum number of seconds for which a newly created pod should be ready without any of its container crashing for it to be considered available. Defaults to 0 (pod will be considered available as soon as it is ready)
    */
-  minReadySeconds?: number
+  minReadySeconds?: number | undefined
   /**
    * ordinals controls the numbering of replica indices in a StatefulSet. The default ordinals behavior assigns a "0" index to the first replica and increments the index by one for each additional replica requested.
    */
-  ordinals?: StatefulSetOrdinals
+  ordinals?: StatefulSetOrdinals | undefined
   /**
    * persistentVolumeClaimRetentionPolicy describes the lifecycle of persistent volume claims created from volumeClaimTemplates. By default, all persistent volume claims are created as needed and retained until manually deleted. This policy allows the lifecycle to be altered, for example by deleting persistent volume claims when their stateful set is deleted, or when their pod is scaled down.
    */
-  persistentVolumeClaimRetentionPolicy?: StatefulSetPersistentVolumeClaimRetentionPolicy
+  persistentVolumeClaimRetentionPolicy?: StatefulSetPersistentVolumeClaimRetentionPolicy | undefined
   /**
    * podManagementPolicy controls how pods are created during initial scale up, when replacing pods on nodes, or when scaling down. The default policy is `OrderedReady`, where pods are created in increasing order (pod-0, then pod-1, etc) and the controller will wait until each pod is ready before continuing. When scaling down, the pods are removed in the opposite order. The alternative policy is `Parallel` which will create pods in parallel to match the desired scale without waiting, and on scale down will delete all pods at once.
    *
@@ -7823,15 +7936,15 @@ export interface StatefulSetSpec {
    *  - `"OrderedReady"` will create pods in strictly increasing order on scale up and strictly decreasing order on scale down, progressing only when the previous pod is ready or terminated. At most one pod will be changed at any time.
    *  - `"Parallel"` will create and delete pods as soon as the stateful set replica count is changed, and will not wait for pods to be ready or complete termination.
    */
-  podManagementPolicy?: 'OrderedReady' | 'Parallel'
+  podManagementPolicy?: 'OrderedReady' | 'Parallel' | undefined
   /**
    * replicas is the desired number of replicas of the given Template. These are replicas in the sense that they are instantiations of the same Template, but individual replicas also have a consistent identity. If unspecified, defaults to 1.
    */
-  replicas?: number
+  replicas?: number | undefined
   /**
    * revisionHistoryLimit is the maximum number of revisions that will be maintained in the StatefulSet's revision history. The revision history consists of all revisions not represented by a currently applied StatefulSetSpec version. The default value is 10.
    */
-  revisionHistoryLimit?: number
+  revisionHistoryLimit?: number | undefined
   /**
    * selector is a label query over pods that should match the replica count. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors
    */
@@ -7839,7 +7952,7 @@ export interface StatefulSetSpec {
   /**
    * serviceName is the name of the service that governs this StatefulSet. This service must exist before the StatefulSet, and is responsible for the network identity of the set. Pods get DNS/hostnames that follow the pattern: pod-specific-string.serviceName.default.svc.cluster.local where "pod-specific-string" is managed by the StatefulSet controller.
    */
-  serviceName?: string
+  serviceName?: string | undefined
   /**
    * template is the object that describes the pod that will be created if insufficient replicas are detected. Each pod stamped out by the StatefulSet will fulfill this Template, but have a unique identity from the rest of the StatefulSet. Each pod will be named with the format <statefulsetname>-<podindex>. For example, a pod in a StatefulSet named "web" with index number "3" would be named "web-3". The only allowed template.spec.restartPolicy value is "Always".
    */
@@ -7847,11 +7960,11 @@ export interface StatefulSetSpec {
   /**
    * updateStrategy indicates the StatefulSetUpdateStrategy that will be employed to update Pods in the StatefulSet when a revision is made to Template.
    */
-  updateStrategy?: StatefulSetUpdateStrategy
+  updateStrategy?: StatefulSetUpdateStrategy | undefined
   /**
    * volumeClaimTemplates is a list of claims that pods are allowed to reference. The StatefulSet controller is responsible for mapping network identities to claims in a way that maintains the identity of a pod. Every claim in this list must have at least one matching (by name) volumeMount in one container in the template. A claim in this list takes precedence over any volumes in the template, with the same name.
    */
-  volumeClaimTemplates?: PersistentVolumeClaim[]
+  volumeClaimTemplates?: PersistentVolumeClaim[] | undefined
 }
 
 /**
@@ -7863,31 +7976,31 @@ export interface StatefulSetStatus {
   /**
    * Total number of available pods (ready for at least minReadySeconds) targeted by this statefulset.
    */
-  availableReplicas?: number
+  availableReplicas?: number | undefined
   /**
    * collisionCount is the count of hash collisions for the StatefulSet. The StatefulSet controller uses this field as a collision avoidance mechanism when it needs to create the name for the newest ControllerRevision.
    */
-  collisionCount?: number
+  collisionCount?: number | undefined
   /**
    * Represents the latest available observations of a statefulset's current state.
    */
-  conditions?: StatefulSetCondition[]
+  conditions?: StatefulSetCondition[] | undefined
   /**
    * currentReplicas is the number of Pods created by the StatefulSet controller from the StatefulSet version indicated by currentRevision.
    */
-  currentReplicas?: number
+  currentReplicas?: number | undefined
   /**
    * currentRevision, if not empty, indicates the version of the StatefulSet used to generate Pods in the sequence [0,currentReplicas).
    */
-  currentRevision?: string
+  currentRevision?: string | undefined
   /**
    * observedGeneration is the most recent generation observed for this StatefulSet. It corresponds to the StatefulSet's generation, which is updated on mutation by the API Server.
    */
-  observedGeneration?: number
+  observedGeneration?: number | undefined
   /**
    * readyReplicas is the number of pods created for this StatefulSet with a Ready Condition.
    */
-  readyReplicas?: number
+  readyReplicas?: number | undefined
   /**
    * replicas is the number of Pods created by the StatefulSet controller.
    */
@@ -7895,11 +8008,11 @@ export interface StatefulSetStatus {
   /**
    * updateRevision, if not empty, indicates the version of the StatefulSet used to generate Pods in the sequence [replicas-updatedReplicas,replicas)
    */
-  updateRevision?: string
+  updateRevision?: string | undefined
   /**
    * updatedReplicas is the number of Pods created by the StatefulSet controller from the StatefulSet version indicated by updateRevision.
    */
-  updatedReplicas?: number
+  updatedReplicas?: number | undefined
 }
 
 /**
@@ -7911,7 +8024,7 @@ export interface StatefulSetUpdateStrategy {
   /**
    * RollingUpdate is used to communicate parameters when Type is RollingUpdateStatefulSetStrategyType.
    */
-  rollingUpdate?: RollingUpdateStatefulSetStrategy
+  rollingUpdate?: RollingUpdateStatefulSetStrategy | undefined
   /**
    * Type indicates the type of the StatefulSetUpdateStrategy. Default is RollingUpdate.
    *
@@ -7920,7 +8033,7 @@ export interface StatefulSetUpdateStrategy {
    *  - `"Recreate"` indicates that all existing pods will be deleted and fully terminated before any new-revision pods are created. This ensures that old and new revision Pods never run at the same time. This is an alpha type and requires enabling StatefulSetRecreateStrategy feature gate. Switching to the Recreate strategy is allowed when the feature gate is enabled, and switching away from it to a different update strategy is also allowed. +featureGate=StatefulSetRecreateStrategy
    *  - `"RollingUpdate"` indicates that update will be applied to all Pods in the StatefulSet with respect to the StatefulSet ordering constraints. When a scale operation is performed with this strategy, new Pods will be created from the specification version indicated by the StatefulSet's updateRevision.
    */
-  type?: 'OnDelete' | 'Recreate' | 'RollingUpdate'
+  type?: 'OnDelete' | 'Recreate' | 'RollingUpdate' | undefined
 }
 
 /**
@@ -7932,23 +8045,23 @@ export interface StorageOSVolumeSource {
   /**
    * fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
    */
-  fsType?: string
+  fsType?: string | undefined
   /**
    * readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
    */
-  readOnly?: boolean
+  readOnly?: boolean | undefined
   /**
    * secretRef specifies the secret to use for obtaining the StorageOS API credentials.  If not specified, default values will be attempted.
    */
-  secretRef?: LocalObjectReference
+  secretRef?: LocalObjectReference | undefined
   /**
    * volumeName is the human-readable name of the StorageOS volume.  Volume names are only unique within a namespace.
    */
-  volumeName?: string
+  volumeName?: string | undefined
   /**
    * volumeNamespace specifies the scope of the volume within StorageOS.  If no namespace is specified then the Pod's namespace will be used.  This allows the Kubernetes name scoping to be mirrored within StorageOS for tighter integration. Set VolumeName to any name to override the default behaviour. Set to "default" if you are not using namespaces within StorageOS. Namespaces that do not pre-exist within StorageOS will be created.
    */
-  volumeNamespace?: string
+  volumeNamespace?: string | undefined
 }
 
 /**
@@ -7960,7 +8073,7 @@ export interface Subject {
   /**
    * apiGroup holds the API group of the referenced subject. Defaults to "" for ServiceAccount subjects. Defaults to "rbac.authorization.k8s.io" for User and Group subjects.
    */
-  apiGroup?: string
+  apiGroup?: string | undefined
   /**
    * kind of object being referenced. Values defined by this API group are "User", "Group", and "ServiceAccount". If the Authorizer does not recognized the kind value, the Authorizer should report an error.
    */
@@ -7972,7 +8085,7 @@ export interface Subject {
   /**
    * namespace of the referenced object.  If the object kind is non-namespace, such as "User" or "Group", and this value is not empty the Authorizer should report an error.
    */
-  namespace?: string
+  namespace?: string | undefined
 }
 
 /**
@@ -7996,11 +8109,11 @@ export interface SuccessPolicyRule {
   /**
    * succeededCount specifies the minimal required size of the actual set of the succeeded indexes for the Job. When succeededCount is used along with succeededIndexes, the check is constrained only to the set of indexes specified by succeededIndexes. For example, given that succeededIndexes is "1-4", succeededCount is "3", and completed indexes are "1", "3", and "5", the Job isn't declared as succeeded because only "1" and "3" indexes are considered in that rules. When this field is null, this doesn't default to any value and is never evaluated at any time. When specified it needs to be a positive integer.
    */
-  succeededCount?: number
+  succeededCount?: number | undefined
   /**
    * succeededIndexes specifies the set of indexes which need to be contained in the actual set of the succeeded indexes for the Job. The list of indexes must be within 0 to ".spec.completions-1" and must not contain duplicates. At least one element is required. The indexes are represented as intervals separated by commas. The intervals can be a decimal integer or a pair of decimal integers separated by a hyphen. The number are listed in represented by the first and last element of the series, separated by a hyphen. For example, if the completed indexes are 1, 3, 4, 5 and 7, they are represented as "1,3-5,7". When this field is null, this field doesn't default to any value and is never evaluated at any time.
    */
-  succeededIndexes?: string
+  succeededIndexes?: string | undefined
 }
 
 /**
@@ -8041,11 +8154,11 @@ export interface Taint {
   /**
    * TimeAdded represents the time at which the taint was added.
    */
-  timeAdded?: string
+  timeAdded?: string | undefined
   /**
    * The taint value corresponding to the taint key.
    */
-  value?: string
+  value?: string | undefined
 }
 
 /**
@@ -8057,7 +8170,7 @@ export interface TCPSocketAction {
   /**
    * Optional: Host name to connect to, defaults to the pod IP.
    */
-  host?: string
+  host?: string | undefined
   /**
    * Number or name of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME.
    */
@@ -8078,11 +8191,11 @@ export interface Toleration {
    *  - `"NoSchedule"` Do not allow new pods to schedule onto the node unless they tolerate the taint, but allow all pods submitted to Kubelet without going through the scheduler to start, and allow all already-running pods to continue running. Enforced by the scheduler.
    *  - `"PreferNoSchedule"` Like TaintEffectNoSchedule, but the scheduler tries not to schedule new pods onto the node, rather than prohibiting new pods from scheduling onto the node entirely. Enforced by the scheduler.
    */
-  effect?: 'NoExecute' | 'NoSchedule' | 'PreferNoSchedule'
+  effect?: 'NoExecute' | 'NoSchedule' | 'PreferNoSchedule' | undefined
   /**
    * Key is the taint key that the toleration applies to. Empty means match all taint keys. If the key is empty, operator must be Exists; this combination means to match all values and all keys.
    */
-  key?: string
+  key?: string | undefined
   /**
    * Operator represents a key's relationship to the value. Valid operators are Exists, Equal, Lt, and Gt. Defaults to Equal. Exists is equivalent to wildcard for value, so that a pod can tolerate all taints of a particular category. Lt and Gt perform numeric comparisons (requires feature gate TaintTolerationComparisonOperators).
    *
@@ -8092,15 +8205,15 @@ export interface Toleration {
    *  - `"Gt"`
    *  - `"Lt"`
    */
-  operator?: 'Equal' | 'Exists' | 'Gt' | 'Lt'
+  operator?: 'Equal' | 'Exists' | 'Gt' | 'Lt' | undefined
   /**
    * TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute, otherwise this field is ignored) tolerates the taint. By default, it is not set, which means tolerate the taint forever (do not evict). Zero and negative values will be treated as 0 (evict immediately) by the system.
    */
-  tolerationSeconds?: number
+  tolerationSeconds?: number | undefined
   /**
    * Value is the taint value the toleration matches to. If the operator is Exists, the value should be empty, otherwise just a regular string.
    */
-  value?: string
+  value?: string | undefined
 }
 
 /**
@@ -8124,13 +8237,13 @@ export interface TopologySpreadConstraint {
   /**
    * LabelSelector is used to find matching pods. Pods that match this label selector are counted to determine the number of pods in their corresponding topology domain.
    */
-  labelSelector?: LabelSelector
+  labelSelector?: LabelSelector | undefined
   /**
    * MatchLabelKeys is a set of pod label keys to select the pods over which spreading will be calculated. The keys are used to lookup values from the incoming pod labels, those key-value labels are ANDed with labelSelector to select the group of existing pods over which spreading will be calculated for the incoming pod. The same key is forbidden to exist in both MatchLabelKeys and LabelSelector. MatchLabelKeys cannot be set when LabelSelector isn't set. Keys that don't exist in the incoming pod labels will be ignored. A null or empty list means only match against labelSelector.
    *
    * This is a beta field and requires the MatchLabelKeysInPodTopologySpread feature gate to be enabled (enabled by default).
    */
-  matchLabelKeys?: string[]
+  matchLabelKeys?: string[] | undefined
   /**
    * MaxSkew describes the degree to which pods may be unevenly distributed. When `whenUnsatisfiable=DoNotSchedule`, it is the maximum permitted difference between the number of matching pods in the target topology and the global minimum. The global minimum is the minimum number of matching pods in an eligible domain or zero if the number of eligible domains is less than MinDomains. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods with the same labelSelector spread as 2/2/1: In this case, the global minimum is 1. | zone1 | zone2 | zone3 | |  P P  |  P P  |   P   | - if MaxSkew is 1, incoming pod can only be scheduled to zone3 to become 2/2/2; scheduling it onto zone1(zone2) would make the ActualSkew(3-1) on zone1(zone2) violate MaxSkew(1). - if MaxSkew is 2, incoming pod can be scheduled onto any zone. When `whenUnsatisfiable=ScheduleAnyway`, it is used to give higher precedence to topologies that satisfy it. It's a required field. Default value is 1 and 0 is not allowed.
    */
@@ -8140,7 +8253,7 @@ export interface TopologySpreadConstraint {
    *
    * For example, in a 3-zone cluster, MaxSkew is set to 2, MinDomains is set to 5 and pods with the same labelSelector spread as 2/2/2: | zone1 | zone2 | zone3 | |  P P  |  P P  |  P P  | The number of domains is less than 5(MinDomains), so "global minimum" is treated as 0. In this situation, new pod with the same labelSelector cannot be scheduled, because computed skew will be 3(3 - 0) if new Pod is scheduled to any of the three zones, it will violate MaxSkew.
    */
-  minDomains?: number
+  minDomains?: number | undefined
   /**
    * NodeAffinityPolicy indicates how we will treat Pod's nodeAffinity/nodeSelector when calculating pod topology spread skew. Options are: - Honor: only nodes matching nodeAffinity/nodeSelector are included in the calculations. - Ignore: nodeAffinity/nodeSelector are ignored. All nodes are included in the calculations.
    *
@@ -8150,7 +8263,7 @@ export interface TopologySpreadConstraint {
    *  - `"Honor"` means use this scheduling directive when calculating pod topology spread skew.
    *  - `"Ignore"` means ignore this scheduling directive when calculating pod topology spread skew.
    */
-  nodeAffinityPolicy?: 'Honor' | 'Ignore'
+  nodeAffinityPolicy?: 'Honor' | 'Ignore' | undefined
   /**
    * NodeTaintsPolicy indicates how we will treat node taints when calculating pod topology spread skew. Options are: - Honor: nodes without taints, along with tainted nodes for which the incoming pod has a toleration, are included. - Ignore: node taints are ignored. All nodes are included.
    *
@@ -8160,7 +8273,7 @@ export interface TopologySpreadConstraint {
    *  - `"Honor"` means use this scheduling directive when calculating pod topology spread skew.
    *  - `"Ignore"` means ignore this scheduling directive when calculating pod topology spread skew.
    */
-  nodeTaintsPolicy?: 'Honor' | 'Ignore'
+  nodeTaintsPolicy?: 'Honor' | 'Ignore' | undefined
   /**
    * TopologyKey is the key of node labels. Nodes that have a label with this key and identical values are considered to be in the same topology. We consider each <key, value> as a "bucket", and try to put balanced number of pods into each bucket. We define a domain as a particular instance of a topology. Also, we define an eligible domain as a domain whose nodes meet the requirements of nodeAffinityPolicy and nodeTaintsPolicy. e.g. If TopologyKey is "kubernetes.io/hostname", each Node is a domain of that topology. And, if TopologyKey is "topology.kubernetes.io/zone", each zone is a domain of that topology. It's a required field.
    */
@@ -8187,7 +8300,7 @@ export interface TypedLocalObjectReference {
   /**
    * APIGroup is the group for the resource being referenced. If APIGroup is not specified, the specified Kind must be in the core API group. For any other third-party types, APIGroup is required.
    */
-  apiGroup?: string
+  apiGroup?: string | undefined
   /**
    * Kind is the type of resource being referenced
    */
@@ -8207,7 +8320,7 @@ export interface TypedObjectReference {
   /**
    * APIGroup is the group for the resource being referenced. If APIGroup is not specified, the specified Kind must be in the core API group. For any other third-party types, APIGroup is required.
    */
-  apiGroup?: string
+  apiGroup?: string | undefined
   /**
    * Kind is the type of resource being referenced
    */
@@ -8219,7 +8332,7 @@ export interface TypedObjectReference {
   /**
    * Namespace is the namespace of resource being referenced Note that when a namespace is specified, a gateway.networking.k8s.io/ReferenceGrant object is required in the referent namespace to allow that namespace's owner to accept the reference. See the ReferenceGrant documentation for details. (Alpha) This field requires the CrossNamespaceVolumeDataSource feature gate to be enabled.
    */
-  namespace?: string
+  namespace?: string | undefined
 }
 
 /**
@@ -8231,11 +8344,11 @@ export interface UncountedTerminatedPods {
   /**
    * failed holds UIDs of failed Pods.
    */
-  failed?: string[]
+  failed?: string[] | undefined
   /**
    * succeeded holds UIDs of succeeded Pods.
    */
-  succeeded?: string[]
+  succeeded?: string[] | undefined
 }
 
 /**
@@ -8247,15 +8360,15 @@ export interface ValidationRule {
   /**
    * fieldPath represents the field path returned when the validation fails. It must be a relative JSON path (i.e. with array notation) scoped to the location of this x-kubernetes-validations extension in the schema and refer to an existing field. e.g. when validation checks if a specific attribute `foo` under a map `testMap`, the fieldPath could be set to `.testMap.foo` If the validation checks two lists must have unique attributes, the fieldPath could be set to either of the list: e.g. `.testList` It does not support list numeric index. It supports child operation to refer to an existing field currently. Refer to [JSONPath support in Kubernetes](https://kubernetes.io/docs/reference/kubectl/jsonpath/) for more info. Numeric index of array is not supported. For field name which contains special characters, use `['specialName']` to refer the field name. e.g. for attribute `foo.34$` appears in a list `testList`, the fieldPath could be set to `.testList['foo.34$']`
    */
-  fieldPath?: string
+  fieldPath?: string | undefined
   /**
    * Message represents the message displayed when validation fails. The message is required if the Rule contains line breaks. The message must not contain line breaks. If unset, the message is "failed rule: {Rule}". e.g. "must be a URL with the host matching spec.host"
    */
-  message?: string
+  message?: string | undefined
   /**
    * MessageExpression declares a CEL expression that evaluates to the validation failure message that is returned when this rule fails. Since messageExpression is used as a failure message, it must evaluate to a string. If both message and messageExpression are present on a rule, then messageExpression will be used if validation fails. If messageExpression results in a runtime error, the runtime error is logged, and the validation failure message is produced as if the messageExpression field were unset. If messageExpression evaluates to an empty string, a string with only spaces, or a string that contains line breaks, then the validation failure message will also be produced as if the messageExpression field were unset, and the fact that messageExpression produced an empty string/string with only spaces/string with line breaks will be logged. messageExpression has access to all the same variables as the rule; the only difference is the return type. Example: "x must be less than max ("+string(self.max)+")"
    */
-  messageExpression?: string
+  messageExpression?: string | undefined
   /**
    * optionalOldSelf is used to opt a transition rule into evaluation even when the object is first created, or if the old object is missing the value.
    *
@@ -8265,7 +8378,7 @@ export interface ValidationRule {
    *
    * May not be set unless `oldSelf` is used in `rule`.
    */
-  optionalOldSelf?: boolean
+  optionalOldSelf?: boolean | undefined
   /**
    * reason provides a machine-readable validation failure reason that is returned to the caller when a request fails this validation rule. The HTTP status code returned to the caller will match the reason of the reason of the first failed validation rule. The currently supported reasons are: "FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate". If not set, default to use "FieldValueInvalid". All future added reasons must be accepted by clients when reading this value and unknown reasons should be treated as FieldValueInvalid.
    *
@@ -8275,7 +8388,12 @@ export interface ValidationRule {
    *  - `"FieldValueInvalid"` is used to report malformed values (e.g. failed regex match, too long, out of bounds).
    *  - `"FieldValueRequired"` is used to report required values that are not provided (e.g. empty strings, null values, or empty arrays).
    */
-  reason?: 'FieldValueDuplicate' | 'FieldValueForbidden' | 'FieldValueInvalid' | 'FieldValueRequired'
+  reason?:
+    | 'FieldValueDuplicate'
+    | 'FieldValueForbidden'
+    | 'FieldValueInvalid'
+    | 'FieldValueRequired'
+    | undefined
   /**
    * Rule represents the expression which will be evaluated by CEL. ref: https://github.com/google/cel-spec The Rule is scoped to the location of the x-kubernetes-validations extension in the schema. The `self` variable in the CEL expression is bound to the scoped value. Example: - Rule scoped to the root of a resource with a status subresource: {"rule": "self.status.actual <= self.spec.maxDesired"}
    *
@@ -8325,47 +8443,47 @@ export interface Volume {
    *
    * @deprecated AWSElasticBlockStore is deprecated. All operations for the in-tree awsElasticBlockStore type are redirected to the ebs.csi.aws.com CSI driver. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
    */
-  awsElasticBlockStore?: AWSElasticBlockStoreVolumeSource
+  awsElasticBlockStore?: AWSElasticBlockStoreVolumeSource | undefined
   /**
    * azureDisk represents an Azure Data Disk mount on the host and bind mount to the pod. Deprecated: AzureDisk is deprecated. All operations for the in-tree azureDisk type are redirected to the disk.csi.azure.com CSI driver.
    *
    * @deprecated AzureDisk is deprecated. All operations for the in-tree azureDisk type are redirected to the disk.csi.azure.com CSI driver.
    */
-  azureDisk?: AzureDiskVolumeSource
+  azureDisk?: AzureDiskVolumeSource | undefined
   /**
    * azureFile represents an Azure File Service mount on the host and bind mount to the pod. Deprecated: AzureFile is deprecated. All operations for the in-tree azureFile type are redirected to the file.csi.azure.com CSI driver.
    *
    * @deprecated AzureFile is deprecated. All operations for the in-tree azureFile type are redirected to the file.csi.azure.com CSI driver.
    */
-  azureFile?: AzureFileVolumeSource
+  azureFile?: AzureFileVolumeSource | undefined
   /**
    * cephFS represents a Ceph FS mount on the host that shares a pod's lifetime. Deprecated: CephFS is deprecated and the in-tree cephfs type is no longer supported.
    *
    * @deprecated CephFS is deprecated and the in-tree cephfs type is no longer supported.
    */
-  cephfs?: CephFSVolumeSource
+  cephfs?: CephFSVolumeSource | undefined
   /**
    * cinder represents a cinder volume attached and mounted on kubelets host machine. Deprecated: Cinder is deprecated. All operations for the in-tree cinder type are redirected to the cinder.csi.openstack.org CSI driver. More info: https://examples.k8s.io/mysql-cinder-pd/README.md
    *
    * @deprecated Cinder is deprecated. All operations for the in-tree cinder type are redirected to the cinder.csi.openstack.org CSI driver. More info: https://examples.k8s.io/mysql-cinder-pd/README.md
    */
-  cinder?: CinderVolumeSource
+  cinder?: CinderVolumeSource | undefined
   /**
    * configMap represents a configMap that should populate this volume
    */
-  configMap?: ConfigMapVolumeSource
+  configMap?: ConfigMapVolumeSource | undefined
   /**
    * csi (Container Storage Interface) represents ephemeral storage that is handled by certain external CSI drivers.
    */
-  csi?: CSIVolumeSource
+  csi?: CSIVolumeSource | undefined
   /**
    * downwardAPI represents downward API about the pod that should populate this volume
    */
-  downwardAPI?: DownwardAPIVolumeSource
+  downwardAPI?: DownwardAPIVolumeSource | undefined
   /**
    * emptyDir represents a temporary directory that shares a pod's lifetime. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir
    */
-  emptyDir?: EmptyDirVolumeSource
+  emptyDir?: EmptyDirVolumeSource | undefined
   /**
    * ephemeral represents a volume that is handled by a cluster storage driver. The volume's lifecycle is tied to the pod that defines it - it will be created before the pod starts, and deleted when the pod is removed.
    *
@@ -8382,45 +8500,45 @@ export interface Volume {
    *
    * A pod can use both types of ephemeral volumes and persistent volumes at the same time.
    */
-  ephemeral?: EphemeralVolumeSource
+  ephemeral?: EphemeralVolumeSource | undefined
   /**
    * fc represents a Fibre Channel resource that is attached to a kubelet's host machine and then exposed to the pod.
    */
-  fc?: FCVolumeSource
+  fc?: FCVolumeSource | undefined
   /**
    * flexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin. Deprecated: FlexVolume is deprecated. Consider using a CSIDriver instead.
    *
    * @deprecated FlexVolume is deprecated. Consider using a CSIDriver instead.
    */
-  flexVolume?: FlexVolumeSource
+  flexVolume?: FlexVolumeSource | undefined
   /**
    * flocker represents a Flocker volume attached to a kubelet's host machine. This depends on the Flocker control service being running. Deprecated: Flocker is deprecated and the in-tree flocker type is no longer supported.
    *
    * @deprecated Flocker is deprecated and the in-tree flocker type is no longer supported.
    */
-  flocker?: FlockerVolumeSource
+  flocker?: FlockerVolumeSource | undefined
   /**
    * gcePersistentDisk represents a GCE Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Deprecated: GCEPersistentDisk is deprecated. All operations for the in-tree gcePersistentDisk type are redirected to the pd.csi.storage.gke.io CSI driver. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
    *
    * @deprecated GCEPersistentDisk is deprecated. All operations for the in-tree gcePersistentDisk type are redirected to the pd.csi.storage.gke.io CSI driver. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
    */
-  gcePersistentDisk?: GCEPersistentDiskVolumeSource
+  gcePersistentDisk?: GCEPersistentDiskVolumeSource | undefined
   /**
    * gitRepo represents a git repository at a particular revision. Deprecated: GitRepo is deprecated. To provision a container with a git repo, mount an EmptyDir into an InitContainer that clones the repo using git, then mount the EmptyDir into the Pod's container.
    *
    * @deprecated GitRepo is deprecated. To provision a container with a git repo, mount an EmptyDir into an InitContainer that clones the repo using git, then mount the EmptyDir into the Pod's container.
    */
-  gitRepo?: GitRepoVolumeSource
+  gitRepo?: GitRepoVolumeSource | undefined
   /**
    * glusterfs represents a Glusterfs mount on the host that shares a pod's lifetime. Deprecated: Glusterfs is deprecated and the in-tree glusterfs type is no longer supported.
    *
    * @deprecated Glusterfs is deprecated and the in-tree glusterfs type is no longer supported.
    */
-  glusterfs?: GlusterfsVolumeSource
+  glusterfs?: GlusterfsVolumeSource | undefined
   /**
    * hostPath represents a pre-existing file or directory on the host machine that is directly exposed to the container. This is generally used for system agents or other privileged things that are allowed to see the host machine. Most containers will NOT need this. More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath
    */
-  hostPath?: HostPathVolumeSource
+  hostPath?: HostPathVolumeSource | undefined
   /**
    * image represents an OCI object (a container image or artifact) pulled and mounted on the kubelet's host machine. The volume is resolved at pod startup depending on which PullPolicy value is provided:
    *
@@ -8428,11 +8546,11 @@ export interface Volume {
    *
    * The volume gets re-resolved if the pod gets deleted and recreated, which means that new remote content will become available on pod recreation. A failure to resolve or pull the image during pod startup will block containers from starting and may add significant latency. Failures will be retried using normal volume backoff and will be reported on the pod reason and message. The types of objects that may be mounted by this volume are defined by the container runtime implementation on a host machine and at minimum must include all valid types supported by the container image field. The OCI object gets mounted in a single directory (spec.containers[*].volumeMounts.mountPath) by merging the manifest layers in the same way as for container images. The volume will be mounted read-only (ro). Sub path mounts for containers are not supported (spec.containers[*].volumeMounts.subpath) before 1.33. The field spec.securityContext.fsGroupChangePolicy has no effect on this volume type.
    */
-  image?: ImageVolumeSource
+  image?: ImageVolumeSource | undefined
   /**
    * iscsi represents an ISCSI Disk resource that is attached to a kubelet's host machine and then exposed to the pod. More info: https://kubernetes.io/docs/concepts/storage/volumes/#iscsi
    */
-  iscsi?: ISCSIVolumeSource
+  iscsi?: ISCSIVolumeSource | undefined
   /**
    * name of the volume. Must be a DNS_LABEL and unique within the pod. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
    */
@@ -8440,61 +8558,61 @@ export interface Volume {
   /**
    * nfs represents an NFS mount on the host that shares a pod's lifetime More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
    */
-  nfs?: NFSVolumeSource
+  nfs?: NFSVolumeSource | undefined
   /**
    * persistentVolumeClaimVolumeSource represents a reference to a PersistentVolumeClaim in the same namespace. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
    */
-  persistentVolumeClaim?: PersistentVolumeClaimVolumeSource
+  persistentVolumeClaim?: PersistentVolumeClaimVolumeSource | undefined
   /**
    * photonPersistentDisk represents a PhotonController persistent disk attached and mounted on kubelets host machine. Deprecated: PhotonPersistentDisk is deprecated and the in-tree photonPersistentDisk type is no longer supported.
    *
    * @deprecated PhotonPersistentDisk is deprecated and the in-tree photonPersistentDisk type is no longer supported.
    */
-  photonPersistentDisk?: PhotonPersistentDiskVolumeSource
+  photonPersistentDisk?: PhotonPersistentDiskVolumeSource | undefined
   /**
    * portworxVolume represents a portworx volume attached and mounted on kubelets host machine. Deprecated: PortworxVolume is deprecated. All operations for the in-tree portworxVolume type are redirected to the pxd.portworx.com CSI driver.
    *
    * @deprecated PortworxVolume is deprecated. All operations for the in-tree portworxVolume type are redirected to the pxd.portworx.com CSI driver.
    */
-  portworxVolume?: PortworxVolumeSource
+  portworxVolume?: PortworxVolumeSource | undefined
   /**
    * projected items for all in one resources secrets, configmaps, and downward API
    */
-  projected?: ProjectedVolumeSource
+  projected?: ProjectedVolumeSource | undefined
   /**
    * quobyte represents a Quobyte mount on the host that shares a pod's lifetime. Deprecated: Quobyte is deprecated and the in-tree quobyte type is no longer supported.
    *
    * @deprecated Quobyte is deprecated and the in-tree quobyte type is no longer supported.
    */
-  quobyte?: QuobyteVolumeSource
+  quobyte?: QuobyteVolumeSource | undefined
   /**
    * rbd represents a Rados Block Device mount on the host that shares a pod's lifetime. Deprecated: RBD is deprecated and the in-tree rbd type is no longer supported.
    *
    * @deprecated RBD is deprecated and the in-tree rbd type is no longer supported.
    */
-  rbd?: RBDVolumeSource
+  rbd?: RBDVolumeSource | undefined
   /**
    * scaleIO represents a ScaleIO persistent volume attached and mounted on Kubernetes nodes. Deprecated: ScaleIO is deprecated and the in-tree scaleIO type is no longer supported.
    *
    * @deprecated ScaleIO is deprecated and the in-tree scaleIO type is no longer supported.
    */
-  scaleIO?: ScaleIOVolumeSource
+  scaleIO?: ScaleIOVolumeSource | undefined
   /**
    * secret represents a secret that should populate this volume. More info: https://kubernetes.io/docs/concepts/storage/volumes#secret
    */
-  secret?: SecretVolumeSource
+  secret?: SecretVolumeSource | undefined
   /**
    * storageOS represents a StorageOS volume attached and mounted on Kubernetes nodes. Deprecated: StorageOS is deprecated and the in-tree storageos type is no longer supported.
    *
    * @deprecated StorageOS is deprecated and the in-tree storageos type is no longer supported.
    */
-  storageos?: StorageOSVolumeSource
+  storageos?: StorageOSVolumeSource | undefined
   /**
    * vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine. Deprecated: VsphereVolume is deprecated. All operations for the in-tree vsphereVolume type are redirected to the csi.vsphere.vmware.com CSI driver.
    *
    * @deprecated VsphereVolume is deprecated. All operations for the in-tree vsphereVolume type are redirected to the csi.vsphere.vmware.com CSI driver.
    */
-  vsphereVolume?: VsphereVirtualDiskVolumeSource
+  vsphereVolume?: VsphereVirtualDiskVolumeSource | undefined
 }
 
 /**
@@ -8522,7 +8640,7 @@ export interface VolumeHealthCondition {
   /**
    * message is a human-readable description. Maximum permitted length of a message is 1024 bytes.
    */
-  message?: string
+  message?: string | undefined
   /**
    * reason is a brief CamelCase machine-parseable reason. Together with status it forms the unique identity of a condition entry. Maximum permitted length of a reason is 256 bytes.
    */
@@ -8547,11 +8665,11 @@ export interface VolumeHealthStatus {
   /**
    * conditions is the set of adverse conditions reported by the CSI controller plugin. An empty list means no adverse condition. At most 16 conditions may be reported.
    */
-  healthConditions?: VolumeHealthCondition[]
+  healthConditions?: VolumeHealthCondition[] | undefined
   /**
    * lastTransitionTime is when the current set of conditions first appeared.
    */
-  lastTransitionTime?: string
+  lastTransitionTime?: string | undefined
 }
 
 /**
@@ -8563,7 +8681,7 @@ export interface VolumeMount {
   /**
    * bindMountOptions is the list of additional bind mount options to apply when mounting this volume into the container. Allowed values are noexec, nodev, and nosuid. These are Linux mount options and have no effect on Windows nodes. This field is not supported with image volumes. This is an alpha field and requires enabling the VolumeBindMountOptions feature gate.
    */
-  bindMountOptions?: string[]
+  bindMountOptions?: string[] | undefined
   /**
    * Path within the container at which the volume should be mounted.
    */
@@ -8576,7 +8694,7 @@ export interface VolumeMount {
    *  - `"HostToContainer"` means that the volume in a container will receive new mounts from the host or other containers, but filesystems mounted inside the container won't be propagated to the host or other containers. Note that this mode is recursively applied to all mounts in the volume ("rslave" in Linux terminology).
    *  - `"None"` means that the volume in a container will not receive new mounts from the host or other containers, and filesystems mounted inside the container won't be propagated to the host or other containers. Note that this mode corresponds to "private" in Linux terminology.
    */
-  mountPropagation?: 'Bidirectional' | 'HostToContainer' | 'None'
+  mountPropagation?: 'Bidirectional' | 'HostToContainer' | 'None' | undefined
   /**
    * This must match the Name of a Volume.
    */
@@ -8584,7 +8702,7 @@ export interface VolumeMount {
   /**
    * Mounted read-only if true, read-write otherwise (false or unspecified). Defaults to false.
    */
-  readOnly?: boolean
+  readOnly?: boolean | undefined
   /**
    * RecursiveReadOnly specifies whether read-only mounts should be handled recursively.
    *
@@ -8596,15 +8714,15 @@ export interface VolumeMount {
    *
    * If this field is not specified, it is treated as an equivalent of Disabled.
    */
-  recursiveReadOnly?: string
+  recursiveReadOnly?: string | undefined
   /**
    * Path within the volume from which the container's volume should be mounted. Defaults to "" (volume's root).
    */
-  subPath?: string
+  subPath?: string | undefined
   /**
    * Expanded path within the volume from which the container's volume should be mounted. Behaves similarly to SubPath but environment variable references $(VAR_NAME) are expanded using the container's environment. Defaults to "" (volume's root). SubPathExpr and SubPath are mutually exclusive.
    */
-  subPathExpr?: string
+  subPathExpr?: string | undefined
 }
 
 /**
@@ -8624,15 +8742,15 @@ export interface VolumeMountStatus {
   /**
    * ReadOnly corresponds to the original VolumeMount.
    */
-  readOnly?: boolean
+  readOnly?: boolean | undefined
   /**
    * RecursiveReadOnly must be set to Disabled, Enabled, or unspecified (for non-readonly mounts). An IfPossible value in the original VolumeMount must be translated to Disabled or Enabled, depending on the mount result.
    */
-  recursiveReadOnly?: string
+  recursiveReadOnly?: string | undefined
   /**
    * volumeStatus represents volume-type-specific status about the mounted volume.
    */
-  volumeStatus?: VolumeStatus
+  volumeStatus?: VolumeStatus | undefined
 }
 
 /**
@@ -8650,15 +8768,15 @@ export interface VolumeProjection {
    *
    * Kubelet performs aggressive normalization of the PEM contents written into the pod filesystem.  Esoteric PEM features such as inter-block comments and block headers are stripped.  Certificates are deduplicated. The ordering of certificates within the file is arbitrary, and Kubelet may change the order over time.
    */
-  clusterTrustBundle?: ClusterTrustBundleProjection
+  clusterTrustBundle?: ClusterTrustBundleProjection | undefined
   /**
    * configMap information about the configMap data to project
    */
-  configMap?: ConfigMapProjection
+  configMap?: ConfigMapProjection | undefined
   /**
    * downwardAPI information about the downwardAPI data to project
    */
-  downwardAPI?: DownwardAPIProjection
+  downwardAPI?: DownwardAPIProjection | undefined
   /**
    * Projects an auto-rotating credential bundle (private key and certificate chain) that the pod can use either as a TLS client or server.
    *
@@ -8674,15 +8792,15 @@ export interface VolumeProjection {
    *
    * The named signer controls chooses the format of the certificate it issues; consult the signer implementation's documentation to learn how to use the certificates it issues.
    */
-  podCertificate?: PodCertificateProjection
+  podCertificate?: PodCertificateProjection | undefined
   /**
    * secret information about the secret data to project
    */
-  secret?: SecretProjection
+  secret?: SecretProjection | undefined
   /**
    * serviceAccountToken is information about the serviceAccountToken data to project
    */
-  serviceAccountToken?: ServiceAccountTokenProjection
+  serviceAccountToken?: ServiceAccountTokenProjection | undefined
 }
 
 /**
@@ -8694,11 +8812,11 @@ export interface VolumeResourceRequirements {
   /**
    * Limits describes the maximum amount of compute resources allowed. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
    */
-  limits?: Record<string, string>
+  limits?: Record<string, string> | undefined
   /**
    * Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified, otherwise to an implementation-defined value. Requests cannot exceed Limits. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
    */
-  requests?: Record<string, string>
+  requests?: Record<string, string> | undefined
 }
 
 /**
@@ -8710,7 +8828,7 @@ export interface VolumeStatus {
   /**
    * image represents an OCI object (a container image or artifact) pulled and mounted on the kubelet's host machine.
    */
-  image?: ImageVolumeStatus
+  image?: ImageVolumeStatus | undefined
 }
 
 /**
@@ -8722,15 +8840,15 @@ export interface VsphereVirtualDiskVolumeSource {
   /**
    * fsType is filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
    */
-  fsType?: string
+  fsType?: string | undefined
   /**
    * storagePolicyID is the storage Policy Based Management (SPBM) profile ID associated with the StoragePolicyName.
    */
-  storagePolicyID?: string
+  storagePolicyID?: string | undefined
   /**
    * storagePolicyName is the storage Policy Based Management (SPBM) profile name.
    */
-  storagePolicyName?: string
+  storagePolicyName?: string | undefined
   /**
    * volumePath is the path that identifies vSphere volume vmdk
    */
@@ -8746,13 +8864,13 @@ export interface WebhookClientConfig {
   /**
    * caBundle is a PEM encoded CA bundle which will be used to validate the webhook's server certificate. If unspecified, system trust roots on the apiserver are used.
    */
-  caBundle?: string
+  caBundle?: string | undefined
   /**
    * service is a reference to the service for this webhook. Either service or url must be specified.
    *
    * If the webhook is running within the cluster, then you should use `service`.
    */
-  service?: ServiceReference
+  service?: ServiceReference | undefined
   /**
    * url gives the location of the webhook, in standard URL form (`scheme://host:port/path`). Exactly one of `url` or `service` must be specified.
    *
@@ -8766,7 +8884,7 @@ export interface WebhookClientConfig {
    *
    * Attempting to use a user or basic auth e.g. "user:password@" is not allowed. Fragments ("#...") and query parameters ("?...") are not allowed, either.
    */
-  url?: string
+  url?: string | undefined
 }
 
 /**
@@ -8778,7 +8896,7 @@ export interface WebhookConversion {
   /**
    * clientConfig is the instructions for how to call the webhook if strategy is `Webhook`.
    */
-  clientConfig?: WebhookClientConfig
+  clientConfig?: WebhookClientConfig | undefined
   /**
    * conversionReviewVersions is an ordered list of preferred `ConversionReview` versions the Webhook expects. The API server will use the first version in the list which it supports. If none of the versions specified in this list are supported by API server, conversion will fail for the custom resource. If a persisted Webhook configuration specifies allowed versions and does not include any versions known to the API Server, calls to the webhook will fail.
    */
@@ -8810,19 +8928,19 @@ export interface WindowsSecurityContextOptions {
   /**
    * GMSACredentialSpec is where the GMSA admission webhook (https://github.com/kubernetes-sigs/windows-gmsa) inlines the contents of the GMSA credential spec named by the GMSACredentialSpecName field.
    */
-  gmsaCredentialSpec?: string
+  gmsaCredentialSpec?: string | undefined
   /**
    * GMSACredentialSpecName is the name of the GMSA credential spec to use.
    */
-  gmsaCredentialSpecName?: string
+  gmsaCredentialSpecName?: string | undefined
   /**
    * HostProcess determines if a container should be run as a 'Host Process' container. All of a Pod's containers must have the same effective HostProcess value (it is not allowed to have a mix of HostProcess containers and non-HostProcess containers). In addition, if HostProcess is true then HostNetwork must also be set to true.
    */
-  hostProcess?: boolean
+  hostProcess?: boolean | undefined
   /**
    * The UserName in Windows to run the entrypoint of the container process. Defaults to the user specified in image metadata if unspecified. May also be set in PodSecurityContext. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence.
    */
-  runAsUserName?: string
+  runAsUserName?: string | undefined
 }
 
 /**
@@ -8848,11 +8966,11 @@ export interface WorkloadPodGroupDisruptionMode {
   /**
    * all specifies that all pods in the group must be disrupted together.
    */
-  all?: WorkloadPodGroupAllDisruptionMode
+  all?: WorkloadPodGroupAllDisruptionMode | undefined
   /**
    * single specifies that pods can be disrupted independently from each other.
    */
-  single?: WorkloadPodGroupSingleDisruptionMode
+  single?: WorkloadPodGroupSingleDisruptionMode | undefined
 }
 
 /**
@@ -8864,7 +8982,7 @@ export interface WorkloadPodGroupGangSchedulingPolicy {
   /**
    * minCount is the minimum number of pods that must be scheduled at the same time for the scheduler to admit the entire group. This field is optional. If it is not specified, the controller should inject a context-specific sane default (e.g., parallelism for a Job). If set, it must be a positive integer.
    */
-  minCount?: number
+  minCount?: number | undefined
 }
 
 /**
@@ -8880,11 +8998,11 @@ export interface WorkloadPodGroupResourceClaim {
   /**
    * resourceClaimName is the name of a ResourceClaim object in the same namespace. This field is optional. If it is not specified, no resource claim is used. If set, it must be a DNS subdomain.
    */
-  resourceClaimName?: string
+  resourceClaimName?: string | undefined
   /**
    * resourceClaimTemplateName is the name of a ResourceClaimTemplate object in the same namespace. This field is optional. If it is not specified, no resource claim template is used. If set, it must be a DNS subdomain.
    */
-  resourceClaimTemplateName?: string
+  resourceClaimTemplateName?: string | undefined
 }
 
 /**
@@ -8896,7 +9014,7 @@ export interface WorkloadPodGroupSchedulingConstraints {
   /**
    * topology specifies desired topological placements for all pods within the pod group. If unset, no topology placement is requested.
    */
-  topology?: TopologyConstraint[]
+  topology?: TopologyConstraint[] | undefined
 }
 
 /**
@@ -8908,11 +9026,11 @@ export interface WorkloadPodGroupSchedulingPolicy {
   /**
    * basic specifies that standard, pod-by-pod Kubernetes scheduling behavior should be used.
    */
-  basic?: WorkloadPodGroupBasicSchedulingPolicy
+  basic?: WorkloadPodGroupBasicSchedulingPolicy | undefined
   /**
    * gang specifies all-or-nothing scheduling semantics.
    */
-  gang?: WorkloadPodGroupGangSchedulingPolicy
+  gang?: WorkloadPodGroupGangSchedulingPolicy | undefined
 }
 
 /**

@@ -41,7 +41,7 @@ test('the fixture comes from the Kubernetes version of the test control plane', 
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
 
-test('the mapping: literal apiVersion/kind, required, int-or-string, int64, enums, maps, TSDoc', () => {
+test('the mapping: apiVersion/kind as documented strings, optional members with | undefined, required, int-or-string, int64, enums, maps, TSDoc', () => {
   const schemas = {
     'io.k8s.api.demo.v1.Widget': {
       description: 'Widget is a demo.',
@@ -79,18 +79,20 @@ test('the mapping: literal apiVersion/kind, required, int-or-string, int64, enum
   for (const expected of [
     "import type { KubeObject } from '../core/types.ts'",
     'export interface Widget extends KubeObject {',
-    'apiVersion?: "demo.io/v1"',
-    'kind?: "Widget"',
+    'apiVersion?: string | undefined',
+    'Always `demo.io/v1` for this kind.',
+    'kind?: string | undefined',
+    'Always `Widget` for this kind.',
     'spec: WidgetSpec',
     'size: number',
     '@deprecated use bytes.',
-    'port?: number | string',
-    'surge?: number | string',
-    'limits?: Record<string, string>',
-    'policy?: "Always" | "Never"',
+    'port?: number | string | undefined',
+    'surge?: number | string | undefined',
+    'limits?: Record<string, string> | undefined',
+    'policy?: "Always" | "Never" | undefined',
     'with *\\/ inside.',
-    'at?: string',
-    'tags?: (number | string)[]',
+    'at?: string | undefined',
+    'tags?: (number | string)[] | undefined',
     '* `limits` (undocumented in the OpenAPI document).',
     '`demo.io/v1` Widget, generated from OpenAPI schema `io.k8s.api.demo.v1.Widget`.',
   ])

@@ -86,7 +86,7 @@ test('npm pack of a clean checkout ships the built library, its types, the esbui
   for (const f of ['dist/lib/esbuild.js', 'dist/types/index.d.ts', 'dist/types/esbuild/index.d.ts'])
     assert.ok(files.includes(f), `${f} is packed`)
   // edgeop/testing builds the control-plane binaries with the script and build-only Go modules it ships.
-  const envtestBuild = /^test\/controlplane\/(build-binaries\.sh|versions\.env|go\/[a-z]+\/go\.(mod|sum))$/
+  const envtestBuild = /^test\/controlplane\/(build-binaries\.sh|versions\.env|go\/[a-z0-9]+\/go\.(mod|sum))$/
   for (const f of ['test/controlplane/build-binaries.sh', 'test/controlplane/versions.env'])
     assert.ok(files.includes(f), `${f} is packed (edgeop/testing needs it)`)
   const strays = files.filter(
