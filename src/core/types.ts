@@ -17,27 +17,27 @@ export interface OwnerReference {
   /** UID of the owner: a reference to a deleted and re-created owner of the same name does not match. */
   uid: string
   /** True on at most one reference: the owner that manages this object. */
-  controller?: boolean
+  controller?: boolean | undefined
   /** Foreground deletion of the owner waits for this object. Setting it needs `update` on the owner's `finalizers` subresource where `OwnerReferencesPermissionEnforcement` is enabled. */
-  blockOwnerDeletion?: boolean
+  blockOwnerDeletion?: boolean | undefined
 }
 
 /** `metav1.ManagedFieldsEntry`. */
 export interface ManagedFieldsEntry {
   /** Field manager that owns these fields (server-side apply). */
-  manager?: string
+  manager?: string | undefined
   /** `Apply` for server-side apply, `Update` for every other write. */
-  operation?: 'Apply' | 'Update'
+  operation?: 'Apply' | 'Update' | undefined
   /** API version the field set is expressed in. */
-  apiVersion?: string
+  apiVersion?: string | undefined
   /** When these fields last changed (RFC 3339). */
-  time?: string
+  time?: string | undefined
   /** Format of `fieldsV1`; always `FieldsV1` today. */
-  fieldsType?: string
+  fieldsType?: string | undefined
   /** The owned field set, in the API server's FieldsV1 encoding. */
-  fieldsV1?: unknown
+  fieldsV1?: unknown | undefined
   /** Subresource the write went through, e.g. `status`. */
-  subresource?: string
+  subresource?: string | undefined
 }
 
 /**
@@ -79,19 +79,19 @@ export interface ObjectMeta {
 /** `metav1.ListMeta`. */
 export interface ListMeta {
   /** Version of the collection the list is consistent with; a watch resumes from it. */
-  resourceVersion?: string
+  resourceVersion?: string | undefined
   /** Token for the next page of a paginated list; empty on the last page. */
-  continue?: string
+  continue?: string | undefined
   /** Estimate of the items not yet returned, when the server knows it. */
-  remainingItemCount?: number
+  remainingItemCount?: number | undefined
 }
 
 /** Any Kubernetes object. */
 export interface KubeObject {
   /** `group/version`, or `v1` for the core group. */
-  apiVersion?: string
+  apiVersion?: string | undefined
   /** The object's kind, e.g. `ConfigMap`. */
-  kind?: string
+  kind?: string | undefined
   /** Standard object metadata. */
   metadata: ObjectMeta
   /** Every other field (`spec`, `status`, `data`, …) as it arrived. */
@@ -101,9 +101,9 @@ export interface KubeObject {
 /** A list of objects as the API returns it. */
 export interface KubeList<T extends KubeObject = KubeObject> {
   /** API version of the list. */
-  apiVersion?: string
+  apiVersion?: string | undefined
   /** Kind of the list, e.g. `PodList`. */
-  kind?: string
+  kind?: string | undefined
   /** List metadata: the collection's resourceVersion and the continue token. */
   metadata: ListMeta
   /** The objects of this page. */
@@ -121,47 +121,47 @@ export interface PartialObjectMetadata extends KubeObject {
 /** `metav1.StatusCause`. The cause's type travels as JSON field `reason` (Go field `Type`). */
 export interface StatusCause {
   /** Machine-readable cause, e.g. `FieldValueInvalid`. */
-  reason?: string
+  reason?: string | undefined
   /** Human-readable description of the cause. */
-  message?: string
+  message?: string | undefined
   /** Path of the offending field, e.g. `spec.replicas`. */
-  field?: string
+  field?: string | undefined
 }
 
 /** `metav1.StatusDetails`. */
 export interface StatusDetails {
   /** Name of the object the error is about. */
-  name?: string
+  name?: string | undefined
   /** API group of that object. */
-  group?: string
+  group?: string | undefined
   /** Kind (or resource) of that object. */
-  kind?: string
+  kind?: string | undefined
   /** UID of that object, when known. */
-  uid?: string
+  uid?: string | undefined
   /** Individual causes, e.g. one per invalid field. */
-  causes?: StatusCause[]
+  causes?: StatusCause[] | undefined
   /** Seconds the client should wait before retrying (429, 5xx). */
-  retryAfterSeconds?: number
+  retryAfterSeconds?: number | undefined
 }
 
 /** `metav1.Status`: the body of every API error and of watch ERROR events. */
 export interface Status {
   /** Always `v1`. */
-  apiVersion?: string
+  apiVersion?: string | undefined
   /** Always `Status`. */
-  kind?: 'Status'
+  kind?: 'Status' | undefined
   /** List metadata (rarely set). */
-  metadata?: ListMeta
+  metadata?: ListMeta | undefined
   /** `Failure` for errors. */
-  status?: 'Success' | 'Failure'
+  status?: 'Success' | 'Failure' | undefined
   /** Human-readable description of the error. */
-  message?: string
+  message?: string | undefined
   /** Machine-readable reason, e.g. `NotFound`, `Conflict`, `Expired`. */
-  reason?: string
+  reason?: string | undefined
   /** Extended data about the reason. */
-  details?: StatusDetails
+  details?: StatusDetails | undefined
   /** The HTTP status code. */
-  code?: number
+  code?: number | undefined
 }
 
 /** Watch event types on the wire. */
@@ -182,7 +182,7 @@ export interface Condition {
   /** `True`, `False` or `Unknown`. */
   status: 'True' | 'False' | 'Unknown'
   /** The `metadata.generation` the condition was computed from. */
-  observedGeneration?: number
+  observedGeneration?: number | undefined
   /** When `status` last changed (RFC 3339); unchanged when only reason or message change. */
   lastTransitionTime: string
   /** Machine-readable CamelCase reason for the last transition. */
@@ -194,39 +194,39 @@ export interface Condition {
 /** `coordination.k8s.io/v1` LeaseSpec. Times are RFC 3339 with microseconds (MicroTime). */
 export interface LeaseSpec {
   /** Identity of the current holder; empty when released. */
-  holderIdentity?: string
+  holderIdentity?: string | undefined
   /** How long others wait after the last observed renewal before taking over. */
-  leaseDurationSeconds?: number
+  leaseDurationSeconds?: number | undefined
   /** When the current holder acquired the Lease (MicroTime). */
-  acquireTime?: string
+  acquireTime?: string | undefined
   /** When the holder last renewed (MicroTime). */
-  renewTime?: string
+  renewTime?: string | undefined
   /** How many times the holder changed. */
-  leaseTransitions?: number
+  leaseTransitions?: number | undefined
 }
 
 /** `coordination.k8s.io/v1` Lease. */
 export interface Lease extends KubeObject {
   /** The lease record. */
-  spec?: LeaseSpec
+  spec?: LeaseSpec | undefined
 }
 
 /** `v1.ObjectReference`, as used by events. */
 export interface ObjectReference {
   /** API version of the referent. */
-  apiVersion?: string
+  apiVersion?: string | undefined
   /** Kind of the referent. */
-  kind?: string
+  kind?: string | undefined
   /** Name of the referent. */
-  name?: string
+  name?: string | undefined
   /** Namespace of the referent, when namespaced. */
-  namespace?: string
+  namespace?: string | undefined
   /** UID of the referent. */
-  uid?: string
+  uid?: string | undefined
   /** Version of the referent the reference was made at. */
-  resourceVersion?: string
+  resourceVersion?: string | undefined
   /** A field within the referent, e.g. a container. */
-  fieldPath?: string
+  fieldPath?: string | undefined
 }
 
 /** `events.k8s.io/v1` Event. */
@@ -244,13 +244,13 @@ export interface KubeEvent extends KubeObject {
   /** The object the event is about. */
   regarding: ObjectReference
   /** A second object involved, if any. */
-  related?: ObjectReference
+  related?: ObjectReference | undefined
   /** Human-readable description (at most 1 KB). */
-  note?: string
+  note?: string | undefined
   /** `Normal` or `Warning`. */
   type: 'Normal' | 'Warning'
   /** Set when the same event repeats: how often, and when last. */
-  series?: { count: number; lastObservedTime: string }
+  series?: { count: number; lastObservedTime: string } | undefined
 }
 
 /** Identity of an object in a cache or queue: `namespace/name`, or `name` for cluster-scoped objects. */
