@@ -26,6 +26,7 @@ const SUBPATHS = [
   'observability',
   'controller',
   'manager',
+  'operator',
   'testing',
 ] as const
 

@@ -26,6 +26,8 @@ const ALLOWED: Record<string, string[]> = {
   manager: ['core', 'client', 'watch', 'cache', 'queue', 'leader', 'objects', 'observability', 'controller'],
   // edgeop/testing: a leaf on the public folders; nothing imports it (checked below), so the artifact does not grow.
   testing: ['core', 'config', 'client'],
+  // edgeop/operator: a process around the manager (flags through the CLI); main.ts and the operators use it.
+  operator: ['core', 'config', 'client', 'objects', 'observability', 'controller', 'manager', 'cli'],
   // src/index.ts (the library barrel) and src/version.ts; src/main.ts (the binary) is checked below.
   '.': [
     'core',
