@@ -23,9 +23,12 @@ void runCli({
   description: `edgeop ${VERSION}: the AppService operator on the edgeop runtime`,
   defaultCommand: 'run',
   commands: {
-    run: operatorCommand(run, VERSION),
+    run: operatorCommand(run, { version: VERSION }),
     check: operatorCheckCommand(run),
-    agent: operatorCommand({ ...nodeConfigAgentOperator, installHint: INSTALL_CRDS_HINT }, VERSION),
+    agent: operatorCommand(
+      { ...nodeConfigAgentOperator, installHint: INSTALL_CRDS_HINT },
+      { version: VERSION },
+    ),
     crd: defineCommand({
       description:
         'Print the CustomResourceDefinitions (AppService, NodeConfig), generated from their schemas',

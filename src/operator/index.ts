@@ -3,6 +3,7 @@
 export * from './flags.ts'
 export {
   type OperatorContext,
+  type OperatorRunOptions,
   type OperatorSpec,
   operatorCommand,
   type ProcessFlags,

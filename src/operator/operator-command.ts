@@ -137,6 +137,17 @@ function leaderElection(o: RunValues, config: ClusterConfig): LeaderElectionOpti
   }
 }
 
+/** How {@link runOperatorWith} and {@link operatorCommand} run, besides the spec. */
+export interface OperatorRunOptions {
+  /** Put into the `starting` log line. */
+  version?: string
+  /**
+   * Stops the operator. Default: the first SIGTERM or SIGINT (`onShutdownSignals`; a second one exits
+   * at once). Pass one to embed the operator in a larger program, or in tests.
+   */
+  signal?: AbortSignal
+}
+
 /**
  * Runs `spec` with parsed flag values until a shutdown signal: the body of the `run` command.
  * Resolves with the exit code (0 clean stop, 1 start-up failure or leadership lost); rejects when the
@@ -145,14 +156,15 @@ function leaderElection(o: RunValues, config: ClusterConfig): LeaderElectionOpti
 export async function runOperatorWith<F extends FlagSet & ProcessFlags>(
   spec: OperatorSpec<F>,
   values: FlagValues<F>,
-  version?: string,
+  run: OperatorRunOptions = {},
 ): Promise<number> {
+  const { version } = run
   const o = values as unknown as RunValues
   const log =
     typeof spec.logger === 'function'
       ? spec.logger({ level: o.logLevel, format: o.logFormat })
       : (spec.logger ?? createLogger({ level: o.logLevel, format: o.logFormat }))
-  const shutdown = onShutdownSignals()
+  const shutdown = run.signal ?? onShutdownSignals()
   const registry = new MetricsRegistry()
   const config = await loadClusterConfig({
     ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}),
@@ -208,11 +220,11 @@ export async function runOperatorWith<F extends FlagSet & ProcessFlags>(
 
 /**
  * The `run` command for `spec`, to put into a `runCli` command table beside others (as the edgeop
- * binary does with `run` and `agent`). `version` goes into the `starting` log line.
+ * binary does with `run` and `agent`).
  */
 export function operatorCommand<F extends FlagSet & ProcessFlags>(
   spec: OperatorSpec<F>,
-  version?: string,
+  run: OperatorRunOptions = {},
 ): Command<F> {
   const validate =
     spec.validate ??
@@ -222,6 +234,6 @@ export function operatorCommand<F extends FlagSet & ProcessFlags>(
     flags: (spec.flags ?? OPERATOR_FLAGS) as F,
     ...(validate ? { validate } : {}),
     ...(spec.precheck ? { precheck: (o: FlagValues<F>) => spec.precheck!(o) } : {}),
-    run: (values) => runOperatorWith(spec, values, version),
+    run: (values) => runOperatorWith(spec, values, run),
   })
 }

@@ -7,7 +7,12 @@
  * {@link Manager}: see {@link operatorCommand} for what `run` wires.
  */
 import { type CliIO, type Command, checkCommand, type FlagSet, runCli } from '../cli/index.ts'
-import { type OperatorSpec, operatorCommand, type ProcessFlags } from './operator-command.ts'
+import {
+  type OperatorRunOptions,
+  type OperatorSpec,
+  operatorCommand,
+  type ProcessFlags,
+} from './operator-command.ts'
 import { rulePermissions } from './rule-permissions.ts'
 
 /**
@@ -31,7 +36,8 @@ export function operatorCheckCommand<F extends FlagSet & ProcessFlags>(
  * Runs `spec` as the process's command line: `<name> [run|check] [flags]`. Exits the process (through
  * `io.exit`): 0 after a clean stop on SIGTERM/SIGINT and for `--help`, 2 for a bad command line (one
  * line naming the flag), 1 when start-up fails or leadership is lost; `check` exits 0 or 1. `io`
- * replaces argv, the environment, the output streams and `exit` (tests).
+ * replaces argv, the environment, the output streams and `exit`, and may carry the version for the
+ * `starting` line and a stop signal in place of SIGTERM/SIGINT.
  *
  * @example
  * await runOperator({
@@ -42,11 +48,14 @@ export function operatorCheckCommand<F extends FlagSet & ProcessFlags>(
  */
 export function runOperator<F extends FlagSet & ProcessFlags>(
   spec: OperatorSpec<F>,
-  io: Partial<CliIO> & { version?: string } = {},
+  io: Partial<CliIO> & OperatorRunOptions = {},
 ): Promise<void> {
   // biome-ignore lint/suspicious/noExplicitAny: each command has its own flag set, as in runCli's table.
   const commands: Record<string, Command<any>> = {
-    run: operatorCommand(spec, io.version),
+    run: operatorCommand(spec, {
+      ...(io.version === undefined ? {} : { version: io.version }),
+      ...(io.signal ? { signal: io.signal } : {}),
+    }),
     check: operatorCheckCommand(spec),
   }
   return runCli(
