@@ -127,13 +127,9 @@ function leaderElection(o: RunValues, config: ClusterConfig): LeaderElectionOpti
   return {
     name: o.leaderElectionId,
     namespace: o.leaderElectionNamespace || config.namespace,
-    ...(o.leaderElectionLeaseDuration === undefined
-      ? {}
-      : { leaseDurationMs: o.leaderElectionLeaseDuration }),
-    ...(o.leaderElectionRenewDeadline === undefined
-      ? {}
-      : { renewDeadlineMs: o.leaderElectionRenewDeadline }),
-    ...(o.leaderElectionRetryPeriod === undefined ? {} : { retryPeriodMs: o.leaderElectionRetryPeriod }),
+    leaseDurationMs: o.leaderElectionLeaseDuration,
+    renewDeadlineMs: o.leaderElectionRenewDeadline,
+    retryPeriodMs: o.leaderElectionRetryPeriod,
   }
 }
 
