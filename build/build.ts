@@ -29,6 +29,7 @@ const SUBPATHS = [
   'observability',
   'controller',
   'manager',
+  'operator',
   'testing',
   'resilience',
   'esbuild',

@@ -32,6 +32,8 @@ const ALLOWED: Record<string, string[]> = {
   resilience: ['core', 'observability'],
   // bundle-time only (edgeop/esbuild): node built-ins and esbuild's types, nothing of the runtime.
   esbuild: [],
+  // edgeop/operator: a process around the manager (flags through the CLI); main.ts and the operators use it.
+  operator: ['core', 'config', 'client', 'cache', 'objects', 'observability', 'controller', 'manager', 'cli'],
   // src/index.ts (the library barrel) and src/version.ts; src/main.ts (the binary) is checked below.
   '.': [
     'core',

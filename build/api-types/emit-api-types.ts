@@ -189,14 +189,17 @@ export function emitApiTypes(
       if (gvk && (prop === 'apiVersion' || prop === 'kind')) {
         // A string, not a literal: `{ apiVersion: 'v1', … }` built in a variable widens to string, and
         // a literal type would refuse it (the README's mirror controller does exactly that).
-        const value = prop === 'kind' ? gvk.kind : gvk.group === '' ? gvk.version : `${gvk.group}/${gvk.version}`
+        const value =
+          prop === 'kind' ? gvk.kind : gvk.group === '' ? gvk.version : `${gvk.group}/${gvk.version}`
         type = 'string'
         always = `\n\nAlways \`${value}\` for this kind.`
       }
       // `| undefined` on optional members: consumers with exactOptionalPropertyTypes can copy an optional
       // field from one object to another (`data: original.data`).
       const optional = required.has(prop) ? '' : '?'
-      members.push(`${tsdoc(description + always, '  ')}  ${key}${optional}: ${type}${optional ? ' | undefined' : ''}\n`)
+      members.push(
+        `${tsdoc(description + always, '  ')}  ${key}${optional}: ${type}${optional ? ' | undefined' : ''}\n`,
+      )
     }
     if (gvk) usedCore.add('KubeObject')
     blocks.push(`${doc}export interface ${ts}${gvk ? ' extends KubeObject' : ''} {\n${members.join('')}}\n`)

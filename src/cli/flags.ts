@@ -18,7 +18,9 @@ export interface Flag<T> {
   readonly kind: 'value' | 'boolean' | 'list'
   /** Decodes and validates the text of one occurrence; issue messages say why it is invalid. */
   readonly decode: z.ZodMiniType<unknown, string>
+  /** The value when neither the flag nor its environment variable is given. */
   readonly default: T
+  /** What `--help` says the flag does. */
   readonly description: string
   /** What `--help` shows after the flag name, e.g. `duration`. Empty for booleans. */
   readonly placeholder: string

@@ -119,10 +119,15 @@ function help(spec: CliSpec, named: string | undefined): string {
 
 /** The process as {@link runCli} uses it (a seam for tests). */
 export interface CliIO {
+  /** The arguments after the node binary and script. Default `process.argv.slice(2)`. */
   argv: readonly string[]
+  /** Where flags' environment variables are read. Default `process.env`. */
   env: Readonly<Record<string, string | undefined>>
+  /** Receives `--help` and command output. Default `process.stdout`. */
   stdout: { write(s: string): unknown }
+  /** Receives the one error line of a failure. Default `process.stderr`. */
   stderr: { write(s: string): unknown }
+  /** Ends the process with the exit code. Default `process.exit`. */
   exit(code: number): void
 }
 

@@ -36,6 +36,7 @@ export {
   type LoggerOptions,
   type LogStream,
 } from './logger.ts'
+export { type ConsoleLike, consoleLogger, type PinoLike, pinoLogger } from './logger-adapters.ts'
 export {
   type Collector,
   type Counter,

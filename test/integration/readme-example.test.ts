@@ -1,7 +1,7 @@
 /**
- * The README's "write your own controller" block, run as written (import path and
- * ports substituted) in its own process against the real apiserver, through the
- * fault proxy's dropped connections and 429s.
+ * The README's "write your own controller" block, run as written (import paths substituted, ports
+ * through `EDGEOP_*` variables) in its own process against the real apiserver, through the fault
+ * proxy's dropped connections and 429s; `runOperator` alone gives it rest_client metrics and events.
  */
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
@@ -25,14 +25,11 @@ setup(async () => {
   defer(() => admin.close())
 })
 
-test('the README controller mirrors ConfigMaps through drops and 429s, follows edits, and stops cleanly on SIGTERM', async () => {
+test('the README controller mirrors ConfigMaps through drops and 429s, follows edits, serves rest_client metrics, records events, and stops cleanly on SIGTERM', async () => {
   const code = (await readmeControllerExample(ROOT))
     .replace("from 'edgeop'", `from ${JSON.stringify(join(ROOT, 'src/index.ts'))}`)
-    .replace(
-      'new Manager({ client })',
-      "new Manager({ client, metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '127.0.0.1:0' })",
-    )
-  assert.ok(code.includes('127.0.0.1:0'), 'substitution applied')
+    .replace("from 'edgeop/operator'", `from ${JSON.stringify(join(ROOT, 'src/operator/index.ts'))}`)
+  assert.ok(!code.includes("'edgeop"), 'substitutions applied')
   const dir = await mkdtemp(join(tmpdir(), 'edgeop-readme-'))
   defer(() => rm(dir, { recursive: true, force: true }))
   const file = join(dir, 'mirror.ts')
@@ -40,11 +37,25 @@ test('the README controller mirrors ConfigMaps through drops and 429s, follows e
   const proxy = await env().startFaultProxy()
   defer(() => proxy.close())
   const kubeconfig = await env().writeKubeconfig({ server: proxy.url })
+  const inherited = Object.entries(process.env).filter(([k]) => !k.startsWith('EDGEOP_'))
   const child = spawn(process.execPath, [file], {
-    env: { ...process.env, KUBECONFIG: kubeconfig },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    env: {
+      ...Object.fromEntries(inherited),
+      KUBECONFIG: kubeconfig,
+      EDGEOP_METRICS_BIND_ADDRESS: '127.0.0.1:0',
+      EDGEOP_HEALTH_PROBE_BIND_ADDRESS: '127.0.0.1:0',
+    },
+    stdio: ['ignore', 'inherit', 'pipe'],
   })
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+  let metricsAddress: string | undefined
+  let stderr = ''
+  child.stderr!.on('data', (d: Buffer) => {
+    process.stderr.write(d)
+    stderr += d.toString()
+    const serving = /\{[^\n]*"msg":"serving"[^\n]*\}/.exec(stderr)
+    if (serving) metricsAddress ??= (JSON.parse(serving[0]) as { metrics?: string }).metrics
+  })
   defer(async () => void child.kill('SIGKILL'))
 
   const ns = await env().createNamespace('mirror')
@@ -71,6 +82,25 @@ test('the README controller mirrors ConfigMaps through drops and 429s, follows e
     async () => (await copyOf('m2')) === undefined,
     60_000,
     'copy garbage-collected with its owner',
+  )
+
+  // rest_client metrics: the client runOperator built counts its requests on the manager's /metrics.
+  await eventually(async () => metricsAddress !== undefined, 60_000, 'the "serving" log line')
+  const metrics = await (await fetch(`http://${metricsAddress}/metrics`)).text()
+  assert.match(metrics, /^rest_client_requests_total\{[^}]*code="200"[^}]*\} [1-9]/m)
+  assert.match(metrics, /^controller_runtime_reconcile_total\{controller="mirror",result="success"\} [1-9]/m)
+  // Events: the recorder runOperator handed to the example wrote one per copy, as controller "mirror".
+  const events = admin.resource(CORE_TYPES.events, ns)
+  await eventually(
+    async () =>
+      (await events.list()).items.some(
+        (e) =>
+          (e as { reason?: string }).reason === 'Mirrored' &&
+          (e as { regarding?: { name?: string } }).regarding?.name === 'm3' &&
+          (e as { reportingController?: string }).reportingController === 'mirror',
+      ),
+    60_000,
+    'a Mirrored event about m3',
   )
   child.kill('SIGTERM')
   assert.equal(await exited, 0)

@@ -1,5 +1,6 @@
 /**
- * @module operator — the AppService controller: informers, predicates, reconciler.
+ * @module operator — the AppService controller (informers, predicates, reconciler) and the operator
+ * that runs it: `edgeop run`'s flags, events and `check` requirements.
  */
 import { CONTROLLER_UID_INDEX, controllerUidIndexFunc, type InformerFactory } from '../../cache/index.ts'
 import { CORE_TYPES, type KubeClient, type ResourceType } from '../../client/index.ts'
@@ -12,11 +13,19 @@ import {
 } from '../../controller/index.ts'
 import type { Clock, KubeObject, Logger } from '../../core/index.ts'
 import type { EventRecorder } from '../../objects/index.ts'
+import {
+  httpUrl,
+  OPERATOR_FLAGS,
+  type OperatorSpec,
+  stringFlag,
+  validateOperatorOptions,
+} from '../../operator/index.ts'
 import type { QueueMetrics } from '../../queue/index.ts'
 import { CircuitBreaker } from '../../resilience/index.ts'
 import { APPSERVICES, type AppService, GROUP, KIND } from './api.ts'
-import type { DatabaseApi } from './database-api.ts'
+import { type DatabaseApi, databaseApi } from './database-api.ts'
 import { CHILD_SELECTOR } from './desired.ts'
+import { OPERATOR_NAME, operatorRules } from './manifests.ts'
 import { appServiceFailureReporter, appServiceReconciler } from './reconcile.ts'
 
 /** Options of {@link appServiceController}. */
@@ -100,4 +109,45 @@ export function appServiceController(o: AppServiceOperatorOptions): Controller<A
       ...(o.clock ? { clock: o.clock } : {}),
     }),
   })
+}
+
+/** `edgeop run`'s flags: the operator flags and the database service's URL. */
+export const APPSERVICE_FLAGS = {
+  ...OPERATOR_FLAGS,
+  'database-api': stringFlag(
+    'Base URL (absolute http:// or https://) of the external database service (needed for AppServices with database.enabled).',
+    { schema: httpUrl(), placeholder: 'url' },
+  ),
+}
+
+/**
+ * The AppService operator as `runOperator` / `operatorCommand` run it: leader-elected with
+ * `--leader-elect`, watching `--namespace` (all when absent), events as
+ * `platform.example.com/appservice-operator`; `check` verifies the CRD is served and the ClusterRole's
+ * rules are granted.
+ */
+export const appServiceOperator: OperatorSpec<typeof APPSERVICE_FLAGS> = {
+  name: 'edgeop',
+  description: 'Run the AppService operator (the default command)',
+  flags: APPSERVICE_FLAGS,
+  validate: validateOperatorOptions,
+  reportingController: `${APPSERVICES.group}/${OPERATOR_NAME}`,
+  startFields: (o) => ({ namespaces: o.namespace.length ? o.namespace : 'all' }),
+  check: {
+    resources: [{ group: APPSERVICES.group, resource: APPSERVICES.resource }],
+    rules: operatorRules(),
+  },
+  controllers: ({ options: o, client, manager, recorder, log }) => [
+    appServiceController({
+      client,
+      factory: manager.factory,
+      namespaces: o.namespace,
+      database: o.databaseApi ? databaseApi(o.databaseApi) : undefined,
+      breaker: new CircuitBreaker({ dependency: DATABASE_DEPENDENCY, registry: manager.registry }),
+      ...(manager.elector ? { fencingToken: () => manager.elector?.fencingToken() } : {}),
+      recorder,
+      maxConcurrentReconciles: o.maxConcurrentReconciles,
+      logger: log,
+    }),
+  ],
 }

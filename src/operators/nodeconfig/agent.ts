@@ -22,10 +22,20 @@ import {
   type KubeObject,
   type Logger,
 } from '../../core/index.ts'
+import {
+  booleanFlag,
+  durationFlag,
+  kubeName,
+  nonEmpty,
+  OPERATOR_FLAGS,
+  type OperatorSpec,
+  stringFlag,
+} from '../../operator/index.ts'
 import type { QueueMetrics } from '../../queue/index.ts'
 import { NODECONFIGS, type NodeConfig } from './api.ts'
 import { FileStore } from './file-store.ts'
-import { type EventSink, nodeConfigReconciler } from './reconcile.ts'
+import { DEFAULT_RECHECK_INTERVAL_MS, type EventSink, nodeConfigReconciler } from './reconcile.ts'
+import { checkAgentRoot } from './root-check.ts'
 import { keepOwnEntry } from './status.ts'
 
 /** The root on a node unless `--root` says otherwise (FHS: variable state of a package). */
@@ -130,4 +140,69 @@ export function nodeConfigAgent(o: NodeConfigAgentOptions): Controller<KubeObjec
   })
   controller.enqueue(key)
   return controller
+}
+
+/** The node agent's flags: the operator's, without leader election (each node is its own shard) or `--namespace`. */
+const {
+  'leader-elect': _le,
+  'leader-election-id': _id,
+  'leader-election-namespace': _ns,
+  'leader-election-lease-duration': _ld,
+  'leader-election-renew-deadline': _rd,
+  'leader-election-retry-period': _rp,
+  namespace: _n,
+  ...AGENT_BASE
+} = OPERATOR_FLAGS
+
+/** `edgeop agent`'s flags. */
+export const AGENT_FLAGS = {
+  ...AGENT_BASE,
+  'node-name': stringFlag(
+    'Name of the node this agent runs on (the downward API gives spec.nodeName; a DNS-1123 subdomain). Required.',
+    { schema: kubeName('subdomain', 'a node name'), placeholder: 'name' },
+  ),
+  root: stringFlag(
+    'Directory under which NodeConfig files are written; nothing outside it is touched. Created if missing; must be writable, and neither a system directory (/, /etc, /usr, /var, …) nor inside /bin, /boot, /dev, /etc, /lib*, /proc, /root, /sbin, /sys or /usr.',
+    { default: DEFAULT_AGENT_ROOT, schema: nonEmpty(), placeholder: 'dir' },
+  ),
+  'allow-system-root': booleanFlag(
+    "Accept a system directory as --root: anyone who can create a NodeConfig can then replace the node's own files.",
+  ),
+  'recheck-interval': durationFlag('How often files are re-checked for drift (hand edits, deletions).', {
+    default: DEFAULT_RECHECK_INTERVAL_MS,
+    min: MIN_RECHECK_INTERVAL_MS,
+    max: MAX_RECHECK_INTERVAL_MS,
+  }),
+}
+
+/**
+ * The node agent as `operatorCommand` runs it (`edgeop agent`): no leader election, `--node-name`
+ * required, `--root` checked before anything connects, events as
+ * `platform.example.com/nodeconfig-agent` from the node.
+ */
+export const nodeConfigAgentOperator: OperatorSpec<typeof AGENT_FLAGS> = {
+  name: 'edgeop agent',
+  description: 'Run the NodeConfig node agent for one node (no leader election: each node is its own shard)',
+  flags: AGENT_FLAGS,
+  validate: (o) =>
+    o.nodeName ? undefined : '--node-name: required (set it from spec.nodeName with the downward API)',
+  precheck: async (o) => {
+    const problem = await checkAgentRoot(o.root, { allowSystemRoot: o.allowSystemRoot })
+    if (problem === undefined) return undefined
+    return `--root: ${problem.message}${problem.kind === 'system' ? ' (--allow-system-root accepts it)' : ''}`
+  },
+  reportingController: 'platform.example.com/nodeconfig-agent',
+  instance: (o) => o.nodeName,
+  startFields: (o) => ({ node: o.nodeName, root: o.root }),
+  controllers: ({ options: o, client, manager, recorder, log }) => [
+    nodeConfigAgent({
+      client,
+      factory: manager.factory,
+      nodeName: o.nodeName,
+      root: o.root,
+      recorder,
+      recheckIntervalMs: o.recheckInterval,
+      logger: log.child({ node: o.nodeName }),
+    }),
+  ],
 }

@@ -1,0 +1,13 @@
+/** @module operator — an operator process as a library: controller-runtime's flags, the logger, a client with rest_client metrics, events, the Manager, `check` and exit codes, in one call. */
+// The CLI names an operator needs for flags of its own; flags.ts holds the explicit list.
+export * from './flags.ts'
+export {
+  type OperatorContext,
+  type OperatorRunOptions,
+  type OperatorSpec,
+  operatorCommand,
+  type ProcessFlags,
+  runOperatorWith,
+} from './operator-command.ts'
+export { type RbacRule, rulePermissions } from './rule-permissions.ts'
+export { operatorCheckCommand, runOperator } from './run-operator.ts'

@@ -1,0 +1,255 @@
+/**
+ * @module operator-command — the `run` command of an operator binary: kubebuilder's `main.go` as one
+ * declaration.
+ *
+ * From the parsed flags it builds, in order: the logger (`--log-level`, `--log-format`, or the user's),
+ * the shutdown signal handler (controller-runtime `SetupSignalHandler`), the cluster configuration and a
+ * {@link KubeClient} whose requests feed `rest_client_*` metrics, the {@link Manager} (probes, metrics,
+ * leader election with `--leader-elect`, the grace period), an {@link EventRecorder}; then it adds the
+ * spec's controllers (`manager.add`: their reconcile and workqueue metrics) and runs until a signal.
+ * Exit code: 0 after a clean stop, 1 when start-up failed or leadership was lost.
+ */
+
+import { lockCacheDir } from '../cache/index.ts'
+import {
+  type Command,
+  defineCommand,
+  type FlagSet,
+  type FlagValues,
+  OPERATOR_FLAGS,
+  type OperatorOptions,
+  validateOperatorOptions,
+} from '../cli/index.ts'
+import { KubeClient } from '../client/index.ts'
+import { type ClusterConfig, loadClusterConfig } from '../config/index.ts'
+import type { Controller, ControllerOptions } from '../controller/index.ts'
+import {
+  errorMessage,
+  isEdgeopError,
+  type KubeObject,
+  type LogFields,
+  type Logger,
+  type LogLevel,
+} from '../core/index.ts'
+import {
+  type LeaderElectionOptions,
+  Manager,
+  onShutdownSignals,
+  type ResourceRequirement,
+} from '../manager/index.ts'
+import { EventRecorder } from '../objects/index.ts'
+import { createLogger, type LogFormat, MetricsRegistry, restClientMetrics } from '../observability/index.ts'
+import type { RbacRule } from './rule-permissions.ts'
+
+/** What an operator's `controllers` function receives: everything already wired. */
+export interface OperatorContext<F extends FlagSet = typeof OPERATOR_FLAGS> {
+  /** The parsed flags (and `EDGEOP_*` environment), camelCased: `options.leaderElect`. */
+  options: FlagValues<F>
+  /** The cluster client; its requests count in `rest_client_*` metrics. */
+  client: KubeClient
+  /** The configuration the client was built from (its `namespace`, `source`). */
+  config: ClusterConfig
+  /** The manager the controllers are added to; its `factory` builds their informers. */
+  manager: Manager
+  /** Events through `client`, reported as {@link OperatorSpec.reportingController}; flushed on stop. */
+  recorder: EventRecorder
+  /** The process logger. */
+  log: Logger
+}
+
+/** The flags {@link operatorCommand} reads itself; a spec's flag set must contain them. */
+export type ProcessFlags = Pick<
+  typeof OPERATOR_FLAGS,
+  | 'kubeconfig'
+  | 'context'
+  | 'qps'
+  | 'burst'
+  | 'log-level'
+  | 'log-format'
+  | 'metrics-bind-address'
+  | 'health-probe-bind-address'
+  | 'shutdown-grace-period'
+>
+
+/** An operator: its name, flags, controllers and what `check` verifies. */
+export interface OperatorSpec<F extends FlagSet & ProcessFlags = typeof OPERATOR_FLAGS> {
+  /** Names the process in its logs (`starting <name>`) and, for {@link runOperator}, the binary. */
+  name: string
+  /** One line for `--help`. */
+  description?: string
+  /**
+   * The flag set. Default {@link OPERATOR_FLAGS} (controller-runtime's names); add your own by spreading
+   * it: `{ ...OPERATOR_FLAGS, 'database-api': stringFlag('…') }`. Leader election runs when the values
+   * hold `leaderElect: true` (so a set without the `leader-election-*` flags never elects).
+   */
+  flags?: F
+  /** Checks across flags, after each flag's own: one line naming the flag, or undefined (exit 2). Default: {@link validateOperatorOptions} when `flags` is absent. */
+  validate?(options: FlagValues<F>): string | undefined
+  /** Checks that need the machine (a directory is writable): one line naming the flag, or undefined (exit 2). */
+  precheck?(options: FlagValues<F>): Promise<string | undefined> | string | undefined
+  /** The controllers to run, built on the wired parts; each goes through `manager.add`. */
+  controllers(context: OperatorContext<F>): Iterable<Controller<KubeObject> | ControllerOptions<KubeObject>>
+  /**
+   * The logger. Default: edgeop's, at `--log-level` in `--log-format` on stderr. A function receives
+   * those two flags (e.g. `({ level }) => consoleLogger(console, { level })`).
+   */
+  logger?: Logger | ((flags: { level: LogLevel; format: LogFormat }) => Logger)
+  /** Events' `reportingController`, e.g. `example.com/mirror`. Default {@link name}. */
+  reportingController?: string
+  /** Events' `reportingInstance`. Default `$HOSTNAME` (the pod's name), else {@link name}. */
+  instance?(options: FlagValues<F>): string
+  /** Fields of the `starting` log line. */
+  startFields?(options: FlagValues<F>): LogFields
+  /** Appended to the error line when a watched resource is not served (a CRD missing): how to install it. */
+  installHint?: string
+  /** What `check` verifies: resources that must be served and the RBAC rules the operator needs. */
+  check?: { resources?: readonly ResourceRequirement[]; rules?: readonly RbacRule[] }
+  /** Environment variable prefix of the flags. Default `EDGEOP_`. */
+  envPrefix?: string
+}
+
+/** The options a run reads from its flag set, whatever else the set holds. */
+type RunValues = Pick<
+  OperatorOptions,
+  | 'kubeconfig'
+  | 'context'
+  | 'qps'
+  | 'burst'
+  | 'logLevel'
+  | 'logFormat'
+  | 'metricsBindAddress'
+  | 'healthProbeBindAddress'
+  | 'shutdownGracePeriod'
+> &
+  Partial<OperatorOptions>
+
+/** The Lease settings when `--leader-elect` is set; the Lease's namespace defaults to the config's. */
+function leaderElection(o: RunValues, config: ClusterConfig): LeaderElectionOptions | undefined {
+  if (!o.leaderElect || !o.leaderElectionId) return undefined
+  return {
+    name: o.leaderElectionId,
+    namespace: o.leaderElectionNamespace || config.namespace,
+    leaseDurationMs: o.leaderElectionLeaseDuration,
+    renewDeadlineMs: o.leaderElectionRenewDeadline,
+    retryPeriodMs: o.leaderElectionRetryPeriod,
+  }
+}
+
+/** How {@link runOperatorWith} and {@link operatorCommand} run, besides the spec. */
+export interface OperatorRunOptions {
+  /** Put into the `starting` log line. */
+  version?: string
+  /**
+   * Stops the operator. Default: the first SIGTERM or SIGINT (`onShutdownSignals`; a second one exits
+   * at once). Pass one to embed the operator in a larger program, or in tests.
+   */
+  signal?: AbortSignal
+  /** Releases the `--cache-dir` lock when the manager stops (set by {@link operatorCommand}'s precheck). */
+  releaseCacheDir?: () => Promise<void>
+}
+
+/**
+ * Runs `spec` with parsed flag values until a shutdown signal: the body of the `run` command.
+ * Resolves with the exit code (0 clean stop, 1 start-up failure or leadership lost); rejects when the
+ * cluster configuration cannot be loaded (the CLI prints it and exits 1).
+ */
+export async function runOperatorWith<F extends FlagSet & ProcessFlags>(
+  spec: OperatorSpec<F>,
+  values: FlagValues<F>,
+  run: OperatorRunOptions = {},
+): Promise<number> {
+  const { version } = run
+  const o = values as unknown as RunValues
+  const log =
+    typeof spec.logger === 'function'
+      ? spec.logger({ level: o.logLevel, format: o.logFormat })
+      : (spec.logger ?? createLogger({ level: o.logLevel, format: o.logFormat }))
+  const shutdown = run.signal ?? onShutdownSignals()
+  const registry = new MetricsRegistry()
+  const config = await loadClusterConfig({
+    ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}),
+    ...(o.context ? { context: o.context } : {}),
+  })
+  const client = new KubeClient(config, { qps: o.qps, burst: o.burst, observer: restClientMetrics(registry) })
+  log.info(`starting ${spec.name}`, {
+    ...(version === undefined ? {} : { version }),
+    cluster: config.source,
+    ...spec.startFields?.(values),
+  })
+  const elect = leaderElection(o, config)
+  const manager = new Manager({
+    client,
+    registry,
+    logger: log,
+    metricsBindAddress: o.metricsBindAddress,
+    healthProbeBindAddress: o.healthProbeBindAddress,
+    shutdownGracePeriodMs: o.shutdownGracePeriod,
+    ...(elect ? { leaderElection: elect } : {}),
+  })
+  // --cache-dir: informers keep snapshots there (its lock was taken by the command's precheck).
+  if (o.cacheDir) manager.factory.persistTo(o.cacheDir, { tag: version ?? spec.name })
+  const recorder = new EventRecorder(client, {
+    controller: spec.reportingController ?? spec.name,
+    instance: spec.instance?.(values) ?? (process.env.HOSTNAME || spec.name),
+    logger: log,
+  })
+  for (const c of spec.controllers({ options: values, client, config, manager, recorder, log }))
+    manager.add(c)
+  manager.onStop(() => recorder.flush())
+  if (run.releaseCacheDir) manager.onStop(run.releaseCacheDir)
+  try {
+    await manager.run(shutdown)
+    return 0
+  } catch (err) {
+    if (isEdgeopError(err, 'EDGEOP_ERR_DISCOVERY') && 'crds' in err) {
+      // A CRD is not installed: one line saying which, and how to install it.
+      log.error(
+        `${spec.name} cannot start: ${err.message}${spec.installHint ? `. ${spec.installHint}` : ''}`,
+        {
+          code: err.code,
+        },
+      )
+      return 1
+    }
+    log.error(`${spec.name} stopped with an error`, {
+      error: errorMessage(err),
+      code: (err as { code?: string }).code,
+    })
+    return 1
+  } finally {
+    await client.close()
+  }
+}
+
+/**
+ * The `run` command for `spec`, to put into a `runCli` command table beside others (as the edgeop
+ * binary does with `run` and `agent`).
+ */
+export function operatorCommand<F extends FlagSet & ProcessFlags>(
+  spec: OperatorSpec<F>,
+  run: OperatorRunOptions = {},
+): Command<F> {
+  const validate =
+    spec.validate ??
+    (spec.flags ? undefined : (validateOperatorOptions as (o: FlagValues<F>) => string | undefined))
+  let releaseCacheDir: (() => Promise<void>) | undefined
+  return defineCommand<F>({
+    description: spec.description ?? `Run ${spec.name}`,
+    flags: (spec.flags ?? OPERATOR_FLAGS) as F,
+    ...(validate ? { validate } : {}),
+    // The spec's own precheck, then the --cache-dir lock: a second process on one directory exits 2.
+    precheck: async (o: FlagValues<F>) => {
+      const problem = await spec.precheck?.(o)
+      const dir = (o as { cacheDir?: string }).cacheDir
+      if (problem !== undefined || !dir) return problem
+      try {
+        releaseCacheDir = await lockCacheDir(dir)
+      } catch (err) {
+        return errorMessage(err)
+      }
+      return undefined
+    },
+    run: (values) =>
+      runOperatorWith(spec, values, { ...run, ...(releaseCacheDir ? { releaseCacheDir } : {}) }),
+  })
+}

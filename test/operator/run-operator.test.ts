@@ -1,0 +1,114 @@
+/**
+ * runOperator without a cluster: its command line (controller-runtime's flag names, validation, exit
+ * codes), the logger choice, and the RBAC rules turned into `check`'s permission requests.
+ */
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { type LogLevel, noopLogger } from '../../src/core/log.ts'
+import type { LogFormat } from '../../src/observability/logger.ts'
+import { rulePermissions } from '../../src/operator/rule-permissions.ts'
+import { runOperator } from '../../src/operator/run-operator.ts'
+
+/** Runs `runOperator` with `argv`, capturing output and the exit code; `controllers` must not be reached. */
+async function mirror(argv: string[], logger?: (f: { level: LogLevel; format: LogFormat }) => void) {
+  let stdout = ''
+  let stderr = ''
+  let code: number | undefined
+  let built = 0
+  await runOperator(
+    {
+      name: 'mirror',
+      ...(logger
+        ? {
+            logger: (f) => {
+              logger(f)
+              return noopLogger
+            },
+          }
+        : {}),
+      controllers: () => {
+        built++
+        return []
+      },
+    },
+    {
+      argv,
+      env: {},
+      stdout: { write: (s) => (stdout += s) },
+      stderr: { write: (s) => (stderr += s) },
+      exit: (c) => {
+        code = c
+      },
+      signal: AbortSignal.abort(),
+    },
+  )
+  return { stdout, stderr, code, built }
+}
+
+describe('runOperator: the command line', () => {
+  test('--help lists run and check and controller-runtime’s flag names, exit 0', async () => {
+    const r = await mirror(['--help'])
+    assert.equal(r.code, 0)
+    assert.match(r.stdout, /^Usage: mirror \[command\] \[flags\]/)
+    assert.match(r.stdout, /^ {2}run +Run mirror \(default\)$/m)
+    assert.match(r.stdout, /^ {2}check +Check that the cluster answers/m)
+    for (const flag of [
+      'metrics-bind-address',
+      'health-probe-bind-address',
+      'leader-elect',
+      'leader-election-id',
+      'log-level',
+      'shutdown-grace-period',
+    ])
+      assert.match(r.stdout, new RegExp(`--${flag}\\b`), flag)
+  })
+
+  test('a bad value or combination: one line naming the flag, exit 2, nothing built', async () => {
+    for (const [argv, line] of [
+      [['--leader-elect'], 'mirror: --leader-election-id: required with --leader-elect'],
+      [['--metrics-bind-address=nowhere'], /^mirror: --metrics-bind-address: expected \[host\]:port/],
+      [['check', '--qps=fast'], 'mirror: --qps: expected a number, got "fast"'],
+    ] as const) {
+      const r = await mirror([...argv])
+      assert.equal(r.code, 2, argv.join(' '))
+      assert.equal(r.stderr.split('\n').length, 2, 'one line')
+      if (typeof line === 'string') assert.equal(r.stderr.trim(), line)
+      else assert.match(r.stderr, line)
+      assert.equal(r.built, 0)
+    }
+  })
+
+  test('a configuration that cannot be loaded: one line, exit 1, after the logger got the log flags', async () => {
+    const seen: { level: LogLevel; format: LogFormat }[] = []
+    const r = await mirror(
+      ['--kubeconfig=/nonexistent/kubeconfig', '--log-level=debug', '--log-format=text'],
+      (f) => seen.push(f),
+    )
+    assert.equal(r.code, 1)
+    assert.match(r.stderr, /^mirror: .*\/nonexistent\/kubeconfig.*\n$/)
+    assert.deepEqual(seen, [{ level: 'debug', format: 'text' }])
+    assert.equal(r.built, 0)
+  })
+})
+
+describe('rulePermissions', () => {
+  const rules = [
+    { apiGroups: ['example.com'], resources: ['widgets', 'widgets/status'], verbs: ['get', 'patch'] },
+    { apiGroups: [''], resources: ['configmaps'], verbs: ['list'] },
+  ]
+
+  test('no namespace: one cluster-wide request per resource, subresources split off', () => {
+    assert.deepEqual(rulePermissions(rules, []), [
+      { group: 'example.com', resource: 'widgets', verbs: ['get', 'patch'] },
+      { group: 'example.com', resource: 'widgets', subresource: 'status', verbs: ['get', 'patch'] },
+      { group: '', resource: 'configmaps', verbs: ['list'] },
+    ])
+  })
+
+  test('watched namespaces: one request per resource and namespace', () => {
+    assert.deepEqual(
+      rulePermissions([rules[1]!], ['a', 'b']).map((p) => `${p.resource}@${p.namespace}`),
+      ['configmaps@a', 'configmaps@b'],
+    )
+  })
+})
