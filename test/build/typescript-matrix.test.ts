@@ -27,7 +27,7 @@ import {
 import { availableParallelism, tmpdir } from 'node:os'
 import { dirname, isAbsolute, join, relative } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { readmeControllerExample } from '../support/readme.ts'
+import { README_LIBRARY_HEADING, readmeControllerExample } from '../support/readme.ts'
 
 const ROOT = join(import.meta.dirname, '../..')
 
@@ -123,8 +123,9 @@ async function consumerProject(dir: string, examples: string[]): Promise<string[
   }
   await writeFile(join(dir, 'package.json'), `${JSON.stringify({ private: true, type: 'module' })}\n`)
   await writeFile(join(dir, 'readme-controller.ts'), await readmeControllerExample(ROOT))
+  await writeFile(join(dir, 'readme-library.ts'), await readmeControllerExample(ROOT, README_LIBRARY_HEADING))
   if (examples.length > 0) await cp(join(ROOT, 'examples'), join(dir, 'examples'), { recursive: true })
-  const files = ['readme-controller.ts', ...examples]
+  const files = ['readme-controller.ts', 'readme-library.ts', ...examples]
   for (const resolution of RESOLUTIONS) {
     const compilerOptions = {
       ...CONSUMER_OPTIONS,
@@ -160,6 +161,7 @@ describe('consumer types across TypeScript versions', {
     assert.ok(pkgs.includes('typescript'), 'the project TypeScript')
     assert.ok(pkgs.includes(`typescript-${OLDEST_SUPPORTED}`), `an npm alias typescript-${OLDEST_SUPPORTED}`)
     assert.ok(files.includes('readme-controller.ts'), 'the README example is in the project')
+    assert.ok(files.includes('readme-library.ts'), "the README's first-screen example is in the project")
   })
 
   test("`tsc` on PATH (npm run typecheck) is the project's TypeScript, not an alias's", async () => {
