@@ -13,8 +13,11 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { type Clock, realClock } from '../core/clock.ts'
 import { EdgeopError, errorMessage } from '../core/errors.ts'
 
-/** A check: returns when healthy, throws when not (the message is the reason). Answer from memory, fast. */
-export type HealthCheck = () => void | Promise<void>
+/**
+ * A check: returns when healthy, throws when not (the message is the reason). Answer from memory, fast.
+ * A returned string is a detail of a healthy check, shown with `?verbose` (`[+]name ok: detail`).
+ */
+export type HealthCheck = () => void | string | Promise<void | string>
 
 /** One check's outcome. */
 export interface CheckResult {
@@ -24,6 +27,8 @@ export interface CheckResult {
   ok: boolean
   /** Why it failed, one line. */
   reason?: string
+  /** What a passing check added (its returned string). */
+  detail?: string
 }
 
 /** An HTTP answer (`text/plain`). */
@@ -103,7 +108,9 @@ export class HealthChecks {
     const verbose = query.has('verbose')
     if (!failed && !verbose) return { status: 200, body: 'ok' }
     const lines = results.map((r) =>
-      r.ok ? `[+]${r.name} ok` : `[-]${r.name} failed: ${verbose ? r.reason : 'reason withheld'}`,
+      r.ok
+        ? `[+]${r.name} ok${r.detail ? `: ${r.detail}` : ''}`
+        : `[-]${r.name} failed: ${verbose ? r.reason : 'reason withheld'}`,
     )
     lines.push(`${this.endpoint} check ${failed ? 'failed' : 'passed'}`)
     return { status: failed ? 500 : 200, body: `${lines.join('\n')}\n` }
@@ -112,8 +119,8 @@ export class HealthChecks {
 
 async function runOne(name: string, check: HealthCheck): Promise<CheckResult> {
   try {
-    await check()
-    return { name, ok: true }
+    const detail = await check()
+    return detail ? { name, ok: true, detail } : { name, ok: true }
   } catch (err) {
     return { name, ok: false, reason: errorMessage(err).replace(/\s*\n\s*/g, ' ') }
   }
@@ -214,12 +221,19 @@ export interface InformerReadiness {
   /** What the informer watches, for the failing check's reason. */
   readonly describe: string
   /** Whether it has synced, and its watch's consecutive failures and last error. */
-  health(): { synced: boolean; consecutiveFailures: number; lastError: string | undefined }
+  health(): {
+    synced: boolean
+    consecutiveFailures: number
+    lastError: string | undefined
+    /** Set while the informer serves a restored cache snapshot the server has not confirmed yet (epoch ms). */
+    servingFromSnapshotSince?: number | undefined
+  }
 }
 
 /**
  * Readiness of informers: fails while any has not synced, or its watch has failed
- * `failureThreshold` times in a row; the reason names each such informer (and its last error).
+ * `failureThreshold` times in a row; the reason names each such informer (and its last error). A
+ * passing check names the informers serving a cache snapshot, and since when (shown with `?verbose`).
  */
 export function informersCheck(
   informers: () => Iterable<InformerReadiness>,
@@ -227,14 +241,18 @@ export function informersCheck(
 ): HealthCheck {
   return () => {
     const problems: string[] = []
+    const restored: string[] = []
     for (const i of informers()) {
       const h = i.health()
+      if (h.servingFromSnapshotSince !== undefined)
+        restored.push(`${i.describe} since ${new Date(h.servingFromSnapshotSince).toISOString()}`)
       const failing = h.consecutiveFailures >= failureThreshold
       if (h.synced && !failing) continue
       const why = failing ? `${h.consecutiveFailures} watch failures in a row` : 'not synced'
       problems.push(`${i.describe}: ${why}${h.lastError ? ` (last error: ${h.lastError})` : ''}`)
     }
     if (problems.length > 0) throw new Error(problems.join('; '))
+    if (restored.length > 0) return `serving from cache snapshot: ${restored.join('; ')}`
   }
 }
 

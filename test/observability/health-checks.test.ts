@@ -116,6 +116,34 @@ describe('built-in checks', () => {
     check()
   })
 
+  test('informers serving a cache snapshot pass, and say so (and since when) with ?verbose', async () => {
+    const since = Date.UTC(2026, 11, 1, 12, 0, 0)
+    let restored: number | undefined = since
+    const informers = () => [
+      {
+        describe: 'nodeconfigs',
+        health: () => ({
+          synced: true,
+          consecutiveFailures: 0,
+          lastError: undefined,
+          servingFromSnapshotSince: restored,
+        }),
+      },
+    ]
+    const readyz = new HealthChecks('/readyz')
+    readyz.add('informers', informersCheck(informers))
+    assert.deepEqual(await readyz.respond('', new URLSearchParams()), { status: 200, body: 'ok' })
+    assert.deepEqual(await readyz.respond('', new URLSearchParams('verbose')), {
+      status: 200,
+      body: '[+]informers ok: serving from cache snapshot: nodeconfigs since 2026-12-01T12:00:00.000Z\n/readyz check passed\n',
+    })
+    restored = undefined // the server confirmed the snapshot
+    assert.deepEqual(await readyz.respond('', new URLSearchParams('verbose')), {
+      status: 200,
+      body: '[+]informers ok\n/readyz check passed\n',
+    })
+  })
+
   test('leadership: passes while the elector reports no problem, fails with its error otherwise', () => {
     let problem: Error | undefined
     const check = leaderCheck({ check: () => problem })
