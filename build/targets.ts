@@ -39,6 +39,8 @@ interface TargetFacts {
   qemuCpu: string
   /** ELF `e_machine` (System V ABI: EM_X86_64 = 62, EM_AARCH64 = 183). */
   elfMachine: number
+  /** The dynamic loader's path (glibc's ABI name for the architecture). */
+  loader: string
   platform: Platform
 }
 
@@ -48,6 +50,7 @@ const TARGETS: Record<Arch, TargetFacts> = {
     gnu: 'x86_64-linux-gnu',
     qemuCpu: 'x86_64',
     elfMachine: 62,
+    loader: '/lib64/ld-linux-x86-64.so.2',
     platform: { architecture: 'amd64', os: 'linux' },
   },
   arm64: {
@@ -55,6 +58,7 @@ const TARGETS: Record<Arch, TargetFacts> = {
     gnu: 'aarch64-linux-gnu',
     qemuCpu: 'aarch64',
     elfMachine: 183,
+    loader: '/lib/ld-linux-aarch64.so.1',
     // image-spec image-index.md: arm64 images carry variant v8.
     platform: { architecture: 'arm64', os: 'linux', variant: 'v8' },
   },
@@ -71,6 +75,9 @@ export const platformOf = (arch: Arch): Platform => TARGETS[arch].platform
 
 /** The ELF machine number binaries for `arch` carry. */
 export const elfMachineOf = (arch: Arch): number => TARGETS[arch].elfMachine
+
+/** The dynamic loader path binaries for `arch` name (PT_INTERP). */
+export const loaderOf = (arch: Arch): string => TARGETS[arch].loader
 
 /** The Node binary for `arch`: this process's own on the host, else the npm platform package. */
 export async function nodeBinary(arch: Arch): Promise<string> {

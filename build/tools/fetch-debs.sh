@@ -24,15 +24,15 @@ while [ "${1:-}" = --keep ]; do keep+=("${2:?--keep needs a path}"); shift 2; do
 [ $# -ge 2 ] || { echo "usage: fetch-debs.sh [--keep <path>]... <name> <package:arch>..." >&2; exit 2; }
 name=$1; shift
 case "$name" in *[!a-z0-9-]*) echo "fetch-debs: name '$name' must be [a-z0-9-]" >&2; exit 2 ;; esac
-for tool in apt-get dpkg-deb; do
-  command -v "$tool" >/dev/null 2>&1 || { echo "fetch-debs: $tool not found (Debian or Ubuntu needed)" >&2; exit 1; }
-done
-[ -r "$DEBIAN_KEYRING" ] || { echo "fetch-debs: $DEBIAN_KEYRING missing (the debian-archive-keyring package)" >&2; exit 1; }
 
 cache=${EDGEOP_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/edgeop}/debian-$DEBIAN_SUITE
 out="$cache/$name"
 want="$* ${keep[*]:+keep: ${keep[*]}}"
 if [ -f "$out/.packages" ] && [ "$(cat "$out/.packages")" = "$want" ]; then echo "$out"; exit 0; fi
+for tool in apt-get dpkg-deb; do
+  command -v "$tool" >/dev/null 2>&1 || { echo "fetch-debs: $tool not found (Debian or Ubuntu needed)" >&2; exit 1; }
+done
+[ -r "$DEBIAN_KEYRING" ] || { echo "fetch-debs: $DEBIAN_KEYRING missing (the debian-archive-keyring package)" >&2; exit 1; }
 
 apt_dir="$cache/apt"
 mkdir -p "$apt_dir/state/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/sources.list.d" "$apt_dir/preferences.d"
