@@ -1,22 +1,35 @@
 /**
- * @module build/oci-layout — reading one tagged image out of an OCI image layout.
+ * @module build/oci-layout — reading one tagged image out of an OCI image layout, and tagging a multi-platform index.
  *
  * The layout (OCI image-spec v1.1 `image-layout.md`) is plain files: `index.json` lists
- * manifest descriptors, the tag is the descriptor's `org.opencontainers.image.ref.name`
- * annotation, and every blob lives at `blobs/<algorithm>/<hex>`. Reading an image is
- * index.json → manifest blob → config blob; each blob's size and sha256 are checked against
- * the descriptor that named it. This replaces `skopeo inspect`, so inspecting the images
- * `npm run build:image` writes needs nothing beyond Node.
+ * descriptors, the tag is the descriptor's `org.opencontainers.image.ref.name` annotation,
+ * and every blob lives at `blobs/<algorithm>/<hex>`. A tag names either an image manifest or
+ * an image index (`image-index.md`) whose manifests carry a `platform`; reading an image is
+ * index.json → [index blob → the platform's manifest] → manifest blob → config blob, and each
+ * blob's size and sha256 are checked against the descriptor that named it. This replaces
+ * `skopeo inspect`, so inspecting the images `npm run build:image` writes needs nothing
+ * beyond Node. A tagged index is the shape `skopeo copy --all`, `crane`, `regctl` and
+ * `ctr images import` push or import as one multi-architecture image.
  */
 import { createHash } from 'node:crypto'
-import { readFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 
 /** The annotation that carries a manifest's tag in `index.json` (image-spec annotations.md). */
 export const REF_NAME_ANNOTATION = 'org.opencontainers.image.ref.name'
 
-/** The image manifest media type (image-spec media-types.md); nested indexes are not followed. */
+/** The image manifest media type (image-spec media-types.md). */
 export const MANIFEST_MEDIA_TYPE = 'application/vnd.oci.image.manifest.v1+json'
+
+/** The image index media type (image-spec media-types.md): one manifest per platform. */
+export const INDEX_MEDIA_TYPE = 'application/vnd.oci.image.index.v1+json'
+
+/** The platform a manifest of an index runs on (image-spec image-index.md). */
+export interface DescriptorPlatform {
+  architecture: string
+  os: string
+  variant?: string
+}
 
 /** A content descriptor (image-spec descriptor.md), the fields this reader uses. */
 export interface Descriptor {
@@ -24,6 +37,7 @@ export interface Descriptor {
   digest: string
   size: number
   annotations?: Record<string, string>
+  platform?: DescriptorPlatform
 }
 
 /** The runtime part of an image config (image-spec config.md). */
@@ -41,6 +55,8 @@ export interface LayoutImage {
   manifest: { config: Descriptor; layers: Descriptor[] }
   /** The config blob's `config` object (empty if the image has none). */
   config: ImageRuntimeConfig
+  /** The config blob's `architecture` and `os`. */
+  platform: { architecture?: string; os?: string }
   /** Sum of the layers' descriptor sizes: the compressed bytes a registry would serve. */
   layerBytes: number
 }
@@ -62,23 +78,76 @@ async function readBlob(layout: string, d: Descriptor): Promise<Buffer> {
   return bytes
 }
 
-/**
- * The manifest, runtime config and compressed layer size of the image tagged `tag` in the
- * OCI layout at `layout`. Throws an error naming the layout when the tag is absent or
- * ambiguous, a descriptor is not an image manifest, or a blob is missing or corrupt.
- */
-export async function readLayoutImage(layout: string, tag: string): Promise<LayoutImage> {
-  const index = JSON.parse(await readFile(join(layout, 'index.json'), 'utf8')) as { manifests?: Descriptor[] }
+interface IndexJson {
+  schemaVersion: 2
+  mediaType?: string
+  manifests?: Descriptor[]
+}
+
+const readIndexJson = async (layout: string): Promise<IndexJson> =>
+  JSON.parse(await readFile(join(layout, 'index.json'), 'utf8')) as IndexJson
+
+/** The one descriptor tagged `tag` in index.json. */
+async function taggedDescriptor(layout: string, tag: string): Promise<Descriptor> {
+  const index = await readIndexJson(layout)
   const matches = (index.manifests ?? []).filter((d) => d.annotations?.[REF_NAME_ANNOTATION] === tag)
   if (matches.length !== 1) {
     throw new Error(
       `${layout}: index.json has ${matches.length} manifests tagged ${JSON.stringify(tag)}, expected 1`,
     )
   }
-  const descriptor = matches[0]!
+  return matches[0]!
+}
+
+/** The manifests of the image index tagged `tag`, each with its platform. */
+async function indexManifests(layout: string, tag: string, index: Descriptor): Promise<Descriptor[]> {
+  const body = JSON.parse((await readBlob(layout, index)).toString('utf8')) as IndexJson
+  const manifests = body.manifests ?? []
+  if (manifests.some((m) => m.mediaType !== MANIFEST_MEDIA_TYPE || m.platform === undefined)) {
+    throw new Error(
+      `${layout}: index ${JSON.stringify(tag)} lists an entry that is not a manifest with a platform`,
+    )
+  }
+  return manifests
+}
+
+/**
+ * The platforms of the image index tagged `tag`, in index order; a tag that names a single
+ * image manifest has none. Throws like {@link readLayoutImage}.
+ */
+export async function readLayoutPlatforms(layout: string, tag: string): Promise<DescriptorPlatform[]> {
+  const descriptor = await taggedDescriptor(layout, tag)
+  if (descriptor.mediaType !== INDEX_MEDIA_TYPE) return []
+  return (await indexManifests(layout, tag, descriptor)).map((m) => m.platform!)
+}
+
+/**
+ * The manifest, runtime config and compressed layer size of the image tagged `tag` in the
+ * OCI layout at `layout`; when the tag names an image index, of its manifest for
+ * `architecture` (required then). Throws an error naming the layout when the tag is absent or
+ * ambiguous, the index has no (or several) manifests for the architecture, a descriptor is
+ * neither a manifest nor an index, or a blob is missing or corrupt.
+ */
+export async function readLayoutImage(
+  layout: string,
+  tag: string,
+  architecture?: string,
+): Promise<LayoutImage> {
+  let descriptor = await taggedDescriptor(layout, tag)
+  if (descriptor.mediaType === INDEX_MEDIA_TYPE) {
+    const matches = (await indexManifests(layout, tag, descriptor)).filter(
+      (m) => m.platform?.architecture === architecture,
+    )
+    if (matches.length !== 1) {
+      throw new Error(
+        `${layout}: index ${JSON.stringify(tag)} has ${matches.length} manifests for architecture ${JSON.stringify(architecture ?? null)}, expected 1`,
+      )
+    }
+    descriptor = matches[0]!
+  }
   if (descriptor.mediaType !== MANIFEST_MEDIA_TYPE) {
     throw new Error(
-      `${layout}: tag ${JSON.stringify(tag)} is a ${descriptor.mediaType}, not an image manifest`,
+      `${layout}: tag ${JSON.stringify(tag)} is a ${descriptor.mediaType}, not an image manifest or index`,
     )
   }
   const manifest = JSON.parse(
@@ -86,7 +155,48 @@ export async function readLayoutImage(layout: string, tag: string): Promise<Layo
   ) as LayoutImage['manifest']
   const configBlob = JSON.parse((await readBlob(layout, manifest.config)).toString('utf8')) as {
     config?: ImageRuntimeConfig
+    architecture?: string
+    os?: string
   }
   const layerBytes = manifest.layers.reduce((n, l) => n + l.size, 0)
-  return { manifest, config: configBlob.config ?? {}, layerBytes }
+  return {
+    manifest,
+    config: configBlob.config ?? {},
+    platform: { architecture: configBlob.architecture, os: configBlob.os },
+    layerBytes,
+  }
+}
+
+/**
+ * Tags an image index in the layout: writes an index blob listing the manifests tagged
+ * `sources[i].tag` with `sources[i].platform`, and points `tag` in index.json at it (replacing
+ * an earlier `tag`). The per-platform tags stay, so each architecture can also be used alone.
+ */
+export async function tagImageIndex(
+  layout: string,
+  tag: string,
+  sources: readonly { tag: string; platform: DescriptorPlatform }[],
+): Promise<Descriptor> {
+  const manifests: Descriptor[] = []
+  for (const s of sources) {
+    const d = await taggedDescriptor(layout, s.tag)
+    if (d.mediaType !== MANIFEST_MEDIA_TYPE) throw new Error(`${layout}: ${s.tag} is not an image manifest`)
+    manifests.push({ mediaType: d.mediaType, digest: d.digest, size: d.size, platform: s.platform })
+  }
+  const body = Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: INDEX_MEDIA_TYPE, manifests }))
+  const hex = createHash('sha256').update(body).digest('hex')
+  await writeFile(join(layout, 'blobs/sha256', hex), body)
+  const descriptor: Descriptor = {
+    mediaType: INDEX_MEDIA_TYPE,
+    digest: `sha256:${hex}`,
+    size: body.length,
+    annotations: { [REF_NAME_ANNOTATION]: tag },
+  }
+  const index = await readIndexJson(layout)
+  index.manifests = [
+    ...(index.manifests ?? []).filter((d) => d.annotations?.[REF_NAME_ANNOTATION] !== tag),
+    descriptor,
+  ]
+  await writeFile(join(layout, 'index.json'), JSON.stringify(index))
+  return descriptor
 }

@@ -1,70 +1,98 @@
 /**
- * @module build/sea — `npm run build:sea`: dist/edgeop, a Node single executable application.
+ * @module build/sea — `npm run build:sea`: dist/edgeop, a Node single executable application, per architecture.
  *
  * Node 24 has no `--build-sea`, so this is the blob + postject flow (edge-facts §1.2):
  * 1. build dist/edgeop.cjs (the same artifact `node dist/edgeop.cjs` runs);
  * 2. `node --experimental-sea-config` makes the blob with a V8 code cache (≈10 ms faster start);
- * 3. copy this Node 24 binary and `strip` it **before** injection (−17 MB; stripping after
- *    injection corrupts the ELF and the binary segfaults);
- * 4. postject injects the blob; then `dist/edgeop version` must run.
- * The code cache is platform-specific: build on the target OS/arch.
+ * 3. copy the Node 24 binary and strip it **before** injection (−17 MB host, −19 MB arm64;
+ *    stripping after injection corrupts the ELF and the binary segfaults);
+ * 4. postject injects the blob; then `<executable> version` must run with a silent stderr.
+ * The code cache is platform-specific, so each architecture's blob is made by that
+ * architecture's Node: on the host directly (dist/edgeop), for the other architecture (arm64
+ * on an amd64 host: dist/edgeop-linux-arm64) under qemu with build/targets.ts — the same
+ * blob + postject flow on the npm platform package's binary, so the code cache is kept.
+ *
+ *     node build/sea.ts [--arch=amd64|arm64]…   (default: every architecture)
  */
 import { execFileSync, spawnSync } from 'node:child_process'
 import { chmod, copyFile, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { buildArtifact, ROOT } from './artifact.ts'
 import { NODE_FLAGS } from './node-flags.ts'
+import { ARCHES, type Arch, commandFor, HOST_ARCH, nodeBinary, stripBinary } from './targets.ts'
 
-const OUT = join(ROOT, 'dist/edgeop')
-const BLOB = join(ROOT, 'dist/edgeop.blob')
-const CONFIG = join(ROOT, 'dist/sea-config.json')
 /** postject's sentinel for Node's SEA fuse (documented in Node's single-executable docs). */
 const FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'
 
-const started = performance.now()
-await buildArtifact()
-await writeFile(
-  CONFIG,
-  JSON.stringify({
-    main: join(ROOT, 'dist/edgeop.cjs'),
-    output: BLOB,
-    disableExperimentalSEAWarning: true,
-    useCodeCache: true,
-    execArgv: NODE_FLAGS,
-    // NODE_OPTIONS still applies (operators tune the heap with it in pod specs).
-    execArgvExtension: 'env',
-  }),
-)
-// The code cache is made under the flags the executable runs with, or V8 rejects it at start.
-execFileSync(process.execPath, [...NODE_FLAGS, '--experimental-sea-config', CONFIG], { stdio: 'inherit' })
-await rm(OUT, { force: true })
-await copyFile(process.execPath, OUT)
-await chmod(OUT, 0o755)
-let stripped = true
-try {
-  execFileSync('strip', [OUT])
-} catch {
-  stripped = false
-  process.stderr.write(
-    'build:sea: `strip` (binutils) not found: the binary stays unstripped (about 17 MB larger)\n',
+/** Where the single executable for `arch` is written: dist/edgeop for the host, dist/edgeop-linux-<arch> otherwise. */
+export const seaPath = (arch: Arch): string =>
+  join(ROOT, arch === HOST_ARCH ? 'dist/edgeop' : `dist/edgeop-linux-${arch}`)
+
+/** Runs `argv` (a binary for `arch`) on this machine, capturing its output. */
+function runFor(arch: Arch, argv: string[]) {
+  const [cmd, ...args] = commandFor(arch, argv)
+  return spawnSync(cmd!, args, { encoding: 'utf8' })
+}
+
+/** Builds the single executable for `arch` from dist/edgeop.cjs; returns its path. Exits on failure. */
+export async function buildSea(arch: Arch): Promise<string> {
+  const started = performance.now()
+  const out = seaPath(arch)
+  const blob = `${out}.blob`
+  const config = `${out}.sea-config.json`
+  const node = await nodeBinary(arch)
+  await writeFile(
+    config,
+    JSON.stringify({
+      main: join(ROOT, 'dist/edgeop.cjs'),
+      output: blob,
+      disableExperimentalSEAWarning: true,
+      useCodeCache: true,
+      execArgv: NODE_FLAGS,
+      // NODE_OPTIONS still applies (operators tune the heap with it in pod specs).
+      execArgvExtension: 'env',
+    }),
   )
+  // The code cache is made by the target's own V8, under the flags the executable runs with,
+  // or V8 rejects it at start.
+  const made = runFor(arch, [node, ...NODE_FLAGS, '--experimental-sea-config', config])
+  if (made.status !== 0) {
+    process.stderr.write(`build:sea ${arch}: making the blob exited ${made.status}:\n${made.stderr}`)
+    process.exit(1)
+  }
+  await rm(out, { force: true })
+  await copyFile(node, out)
+  await chmod(out, 0o755)
+  const stripped = stripBinary(arch, out)
+  if (!stripped) {
+    process.stderr.write(`build:sea ${arch}: no working strip for this ELF: the binary stays unstripped\n`)
+  }
+  execFileSync(
+    process.execPath,
+    [join(ROOT, 'node_modules/postject/dist/cli.js'), out, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', FUSE],
+    // postject warns about note sections of stripped binaries on stderr; the run below is the check.
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  )
+  const ran = runFor(arch, [out, 'version'])
+  // Anything on stderr (e.g. "Code cache data rejected" when the blob and the binary disagree on
+  // V8 flags) would greet every start of the operator: refuse to ship it.
+  if (ran.status !== 0 || ran.stderr !== '') {
+    process.stderr.write(`build:sea: ${out} version exited ${ran.status}; stderr:\n${ran.stderr}`)
+    process.exit(1)
+  }
+  const { size } = await stat(out)
+  process.stdout.write(
+    `${out.slice(ROOT.length + 1)} (linux/${arch}): ${size} bytes${stripped ? ' (stripped)' : ''}, runs: ${ran.stdout.trim()} (${((performance.now() - started) / 1000).toFixed(1)} s)\n`,
+  )
+  return out
 }
-execFileSync(
-  process.execPath,
-  [join(ROOT, 'node_modules/postject/dist/cli.js'), OUT, 'NODE_SEA_BLOB', BLOB, '--sentinel-fuse', FUSE],
-  {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  },
-)
-const ran = spawnSync(OUT, ['version'], { encoding: 'utf8' })
-const version = ran.stdout.trim()
-// Anything on stderr (e.g. "Code cache data rejected" when the blob and the binary disagree on
-// V8 flags) would greet every start of the operator: refuse to ship it.
-if (ran.status !== 0 || ran.stderr !== '') {
-  process.stderr.write(`build:sea: ${OUT} version exited ${ran.status}; stderr:\n${ran.stderr}`)
-  process.exit(1)
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const asked = process.argv.slice(2).map((a) => /^--arch=(amd64|arm64)$/.exec(a)?.[1])
+  if (asked.some((a) => a === undefined)) {
+    process.stderr.write('usage: node build/sea.ts [--arch=amd64|arm64]…\n')
+    process.exit(2)
+  }
+  await buildArtifact()
+  for (const arch of asked.length > 0 ? (asked as Arch[]) : ARCHES) await buildSea(arch)
 }
-const { size } = await stat(OUT)
-process.stdout.write(
-  `dist/edgeop: ${size} bytes${stripped ? ' (stripped)' : ''}, runs: ${version} (${((performance.now() - started) / 1000).toFixed(1)} s)\n`,
-)

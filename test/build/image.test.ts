@@ -1,23 +1,27 @@
 /**
  * The container images, built without a Docker engine (build/image.ts with umoci from the
- * Go module proxy, read back by build/oci-layout.ts): config, size, no shell, and the
- * entrypoint really runs in its own rootfs as the nonroot user. Needs dist/edgeop.cjs and
- * dist/edgeop (npm test builds both) and Go for umoci's first build.
+ * Go module proxy, read back by build/oci-layout.ts): one index per variant with a linux/amd64
+ * and a linux/arm64 manifest; config, size, no shell, and every entrypoint really runs in its
+ * own rootfs as the nonroot user — the arm64 ones under Debian's qemu-user-static. Needs
+ * dist/edgeop.cjs and both single executables (`npm run build:sea`; npm test builds them),
+ * Go for umoci's first build, and the network for the first fetch of the arm64 parts.
  */
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { ROOT } from '../../build/artifact.ts'
-import { buildImages, inspectImage, LAYOUT, NONROOT } from '../../build/image.ts'
+import { archTag, buildImages, inspectImage, LAYOUT, NONROOT, type Variant } from '../../build/image.ts'
+import { readLayoutPlatforms } from '../../build/oci-layout.ts'
+import { ARCHES, commandFor, HOST_ARCH, qemuFor } from '../../build/targets.ts'
 import { umociPath } from '../../build/tools/umoci.ts'
 
 /** Compressed image budget: the Node runtime dominates (~45 MB gzip, edge-facts §3.2). */
 const MAX_COMPRESSED_BYTES = 60 * 1024 * 1024
 const scratch: string[] = []
-let tags: string[] = []
+let tags: Variant[] = []
 
 before(async () => {
   tags = await buildImages()
@@ -30,19 +34,30 @@ test('both images are built: the Node runtime + bundle, and the single executabl
   assert.deepEqual(tags, ['node', 'sea'])
 })
 
-test('config: non-root 65532, the edgeop entrypoint, `run` by default, within the size budget', async () => {
+test('each tag is an image index with a linux/amd64 and a linux/arm64 (v8) manifest', async () => {
+  for (const tag of tags) {
+    assert.deepEqual(await readLayoutPlatforms(LAYOUT, tag), [
+      { architecture: 'amd64', os: 'linux' },
+      { architecture: 'arm64', os: 'linux', variant: 'v8' },
+    ])
+  }
+})
+
+test('config per architecture: non-root 65532, the edgeop entrypoint, `run` by default, within the size budget', async () => {
   const expected: Record<string, string[]> = {
     node: ['/nodejs/bin/node', '--optimize-for-size', '/app/edgeop.cjs'],
     sea: ['/app/edgeop'],
   }
-  for (const tag of tags) {
-    const { config, layerBytes } = await inspectImage(tag)
-    assert.equal(config.User, `${NONROOT}:${NONROOT}`, tag)
-    assert.deepEqual(config.Entrypoint, expected[tag], tag)
-    assert.deepEqual(config.Cmd, ['run'], tag)
-    assert.ok(layerBytes < MAX_COMPRESSED_BYTES, `${tag}: ${layerBytes} compressed bytes`)
-    process.stderr.write(`image ${tag}: ${layerBytes} bytes compressed\n`)
-  }
+  for (const tag of tags)
+    for (const arch of ARCHES) {
+      const { config, layerBytes, architecture } = await inspectImage(tag, arch)
+      assert.equal(architecture, arch, `${tag} ${arch}: the config's architecture`)
+      assert.equal(config.User, `${NONROOT}:${NONROOT}`, tag)
+      assert.deepEqual(config.Entrypoint, expected[tag], tag)
+      assert.deepEqual(config.Cmd, ['run'], tag)
+      assert.ok(layerBytes < MAX_COMPRESSED_BYTES, `${tag} ${arch}: ${layerBytes} compressed bytes`)
+      process.stderr.write(`image ${tag} linux/${arch}: ${layerBytes} bytes compressed\n`)
+    }
 })
 
 test('deploy/Dockerfile runs the node image the way build:image does', async () => {
@@ -81,24 +96,56 @@ test('no shell, no package manager: only the runtime, its libraries, passwd/grou
   }
 })
 
-test('each entrypoint runs inside its own root filesystem as uid 65532', {
+/** Unpacks one architecture's image of `tag` (umoci) and returns its root filesystem. */
+async function unpack(tag: string): Promise<string> {
+  const bundle = await mkdtemp(join(tmpdir(), `edgeop-bundle-${tag}-`))
+  scratch.push(bundle)
+  await rm(bundle, { recursive: true })
+  execFileSync(umociPath(), ['unpack', '--image', `${LAYOUT}:${tag}`, bundle])
+  return join(bundle, 'rootfs')
+}
+
+/** Both run with the artifact's V8 flags: on the node command line, or embedded in the executable. */
+const versionLine = (arch: string): RegExp =>
+  new RegExp(
+    `^edgeop \\d+\\.\\d+\\.\\d+ \\(node v24\\.[^,]*, linux/${arch === 'amd64' ? 'x64' : arch}, --optimize-for-size\\)$`,
+    'm',
+  )
+
+test('each entrypoint runs inside its own root filesystem as uid 65532 (arm64 under qemu)', {
   skip: process.getuid?.() !== 0 ? 'needs root for chroot (CI runs as root)' : false,
 }, async () => {
-  for (const tag of tags) {
-    const bundle = await mkdtemp(join(tmpdir(), `edgeop-bundle-${tag}-`))
-    scratch.push(bundle)
-    await rm(bundle, { recursive: true })
-    execFileSync(umociPath(), ['unpack', '--image', `${LAYOUT}:${tag}`, bundle])
-    const { config } = await inspectImage(tag)
-    const out = execFileSync(
-      'chroot',
-      [`--userspec=${NONROOT}:${NONROOT}`, join(bundle, 'rootfs'), ...(config.Entrypoint ?? []), 'version'],
-      {
-        encoding: 'utf8',
-        env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' },
-      },
-    )
-    // Both run with the artifact's V8 flags: on the node command line, or embedded in the executable.
-    assert.match(out, /^edgeop \d+\.\d+\.\d+ \(node v24\.[^)]*, --optimize-for-size\)$/m, tag)
+  for (const tag of tags)
+    for (const arch of ARCHES) {
+      const rootfs = await unpack(archTag(tag, arch))
+      const { config } = await inspectImage(tag, arch)
+      // A foreign image runs under qemu-user copied into its rootfs (static, so it needs
+      // nothing there): every path the entrypoint opens resolves in the image, as in a container.
+      const emulator: string[] = []
+      if (arch !== HOST_ARCH) {
+        await copyFile(qemuFor(arch), join(rootfs, '.qemu'))
+        emulator.push('/.qemu')
+      }
+      const out = execFileSync(
+        'chroot',
+        [`--userspec=${NONROOT}:${NONROOT}`, rootfs, ...emulator, ...(config.Entrypoint ?? []), 'version'],
+        { encoding: 'utf8', env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' } },
+      )
+      assert.match(out, versionLine(arch), `${tag} ${arch}`)
+    }
+})
+
+test('the arm64 single-executable image answers `version` and `crd` under qemu -L <its rootfs>, without root', async () => {
+  const rootfs = await unpack(archTag('sea', 'arm64'))
+  const { config } = await inspectImage('sea', 'arm64')
+  const [entrypoint] = config.Entrypoint ?? []
+  const run = (arg: string): string => {
+    // The executable is named by its host path; its loader and libraries come from the image (-L).
+    const [cmd, ...args] = commandFor('arm64', [join(rootfs, entrypoint!), arg], rootfs)
+    return execFileSync(cmd!, args, { encoding: 'utf8' })
   }
+  assert.match(run('version'), versionLine('arm64'))
+  const crd = run('crd')
+  assert.match(crd, /^kind: CustomResourceDefinition$/m)
+  assert.match(crd, /name: nodeconfigs\.platform\.example\.com/)
 })

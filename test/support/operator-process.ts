@@ -27,17 +27,21 @@ export interface OperatorProcess {
   kill(signal: NodeJS.Signals): void
 }
 
-/** Starts `node <NODE_FLAGS> dist/edgeop.cjs <args>` (as the images do) with JSON logs and ephemeral metrics/probe ports. */
+/**
+ * Starts `node <NODE_FLAGS> dist/edgeop.cjs <args>` (as the images do) with JSON logs and
+ * ephemeral metrics/probe ports; `command` replaces the `node … dist/edgeop.cjs` prefix (e.g.
+ * a single executable under qemu).
+ */
 export async function startOperator(
   name: string,
   args: string[],
   startTimeoutMs = 60_000,
+  command: readonly string[] = [process.execPath, ...NODE_FLAGS, ARTIFACT], // as the images run it
 ): Promise<OperatorProcess> {
   const child = spawn(
-    process.execPath,
+    command[0]!,
     [
-      ...NODE_FLAGS, // as the images run it
-      ARTIFACT,
+      ...command.slice(1),
       ...args,
       '--log-format=json',
       '--metrics-bind-address=127.0.0.1:0',
