@@ -21,7 +21,7 @@ import {
   bundle,
   consumerProject,
   diskBytes,
-  packCleanCheckout,
+  packedConsumer,
   readmeMirrorExample,
 } from './package-consumer.ts'
 
@@ -57,9 +57,7 @@ async function artifactParts(): Promise<Record<string, number>> {
 
 const work = await mkdtemp(join(tmpdir(), 'edgeop-size-'))
 try {
-  const tarball = await packCleanCheckout(work)
-  const project = join(work, 'consumer')
-  await consumerProject(project, tarball)
+  const { tarball, project } = await packedConsumer(work)
   const installed = await diskBytes(join(project, 'node_modules'))
   const per = Object.fromEntries(
     await Promise.all(

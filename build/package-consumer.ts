@@ -2,7 +2,8 @@
  * @module build/package-consumer — edgeop as a user gets it: packed from a clean checkout,
  * installed into a fresh project, and bundled there with esbuild and rolldown.
  *
- * Shared by test/build/package.test.ts (does it work) and build/library-size.ts (what it costs).
+ * Shared by test/build/package.test.ts (does it work), test/integration/bundled-examples.test.ts
+ * (do the bundled examples run against an apiserver) and build/library-size.ts (what it costs).
  * Network: only the npm registry (npm's cache first: `--prefer-offline`).
  */
 import { execFile } from 'node:child_process'
@@ -25,7 +26,7 @@ const GZIP_LEVEL = 9
  * (`node build/build.ts --library`). Resolves with the tarball's path.
  */
 export async function packCleanCheckout(work: string): Promise<string> {
-  const checkout = join(work, 'checkout')
+  const checkout = checkoutOf(work)
   await mkdir(checkout, { recursive: true })
   await run('sh', ['-c', `git -C "${ROOT}" archive --format=tar HEAD | tar -x -C "${checkout}"`])
   await symlink(join(ROOT, 'node_modules'), join(checkout, 'node_modules'), 'dir')
@@ -36,6 +37,30 @@ export async function packCleanCheckout(work: string): Promise<string> {
   const [info] = JSON.parse(stdout) as { filename: string }[]
   if (!info) throw new Error('npm pack printed no tarball')
   return join(work, info.filename)
+}
+
+/** Where {@link packCleanCheckout} extracts the checkout under `work`. */
+const checkoutOf = (work: string): string => join(work, 'checkout')
+
+/** What {@link packedConsumer} made under its work directory. */
+export interface PackedConsumer {
+  /** The clean checkout of HEAD that was packed (committed files only; examples/ included). */
+  checkout: string
+  /** The tarball `npm pack` wrote. */
+  tarball: string
+  /** The consumer project (`<work>/consumer`) with the tarball installed. */
+  project: string
+}
+
+/**
+ * {@link packCleanCheckout} under `work`, then {@link consumerProject} in `<work>/consumer`
+ * (with the `extra` packages linked): edgeop packed and installed once, as a user gets it.
+ */
+export async function packedConsumer(work: string, extra: string[] = []): Promise<PackedConsumer> {
+  const tarball = await packCleanCheckout(work)
+  const project = join(work, 'consumer')
+  await consumerProject(project, tarball, extra)
+  return { checkout: checkoutOf(work), tarball, project }
 }
 
 /** The file list of a packed tarball (paths inside `package/`). */

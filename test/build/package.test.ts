@@ -17,8 +17,7 @@ import { promisify } from 'node:util'
 import {
   type Bundler,
   bundle,
-  consumerProject,
-  packCleanCheckout,
+  packedConsumer,
   readmeMirrorExample,
   tarballFiles,
   typecheckConsumer,
@@ -64,9 +63,7 @@ let tarball: string
 
 before(async () => {
   work = await mkdtemp(join(tmpdir(), 'edgeop-pack-'))
-  tarball = await packCleanCheckout(work)
-  project = join(work, 'consumer')
-  await consumerProject(project, tarball)
+  ;({ tarball, project } = await packedConsumer(work))
   await writeFile(join(project, 'smoke.ts'), SMOKE)
   await writeFile(join(project, 'mirror.ts'), await readmeMirrorExample())
 })
