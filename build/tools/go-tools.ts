@@ -1,0 +1,47 @@
+/**
+ * @module build/tools/go-tools — where the tests get their kustomize and helm binaries.
+ *
+ * build/tools/build-go-tool.sh decides, in this order: `EDGEOP_KUSTOMIZE` / `EDGEOP_HELM` (a
+ * prebuilt binary); else the version-keyed cache (`$EDGEOP_CACHE_DIR/bin/<tool>-<version>/<tool>`,
+ * default ~/.cache/edgeop), which needs no Go; else a CGO_ENABLED=0 build from the Go module
+ * proxy, pinned by build/tools/<tool>/go.mod (versions in build/tools/versions.env). No system
+ * package; `npm run tools` builds both ahead of the tests.
+ */
+import { execFileSync } from 'node:child_process'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+/** The script that finds or builds a tool and prints its path on its last stdout line. */
+export const BUILD_GO_TOOL = join(dirname(fileURLToPath(import.meta.url)), 'build-go-tool.sh')
+
+/** The tools build-go-tool.sh knows. */
+export type GoTool = 'kustomize' | 'helm'
+
+/**
+ * The absolute path of `tool`, building it on first use. The build's progress and any failure
+ * reason (no Go, a bad override variable) go to our stderr; a failure throws an error naming the
+ * script.
+ */
+export function goToolPath(tool: GoTool, env: NodeJS.ProcessEnv = process.env): string {
+  let stdout: string
+  try {
+    stdout = execFileSync('bash', [BUILD_GO_TOOL, tool], {
+      encoding: 'utf8',
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+  } catch (cause) {
+    throw new Error(`${tool} is unavailable: ${BUILD_GO_TOOL} failed (its reason is on stderr above)`, {
+      cause,
+    })
+  }
+  const path = stdout.trim().split('\n').pop()
+  if (path === undefined || !path.startsWith('/')) {
+    throw new Error(`${tool} is unavailable: ${BUILD_GO_TOOL} printed no absolute path`)
+  }
+  return path
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  for (const tool of ['kustomize', 'helm'] as const) process.stdout.write(`${tool}: ${goToolPath(tool)}\n`)
+}
