@@ -1,5 +1,5 @@
 /**
- * @module main — the edgeop binary: `edgeop [run|check|crd|manifests|version] [flags]`.
+ * @module main — the edgeop binary: `edgeop [run|check|install|uninstall|crd|manifests|version] [flags]`.
  *
  * `run` (the default) runs the AppService operator: leader-elected when `--leader-elect`
  * is given, metrics and probes on their bind addresses, graceful shutdown on
@@ -14,6 +14,7 @@ import {
   type FlagValues,
   httpUrl,
   imageReference,
+  installCommands,
   kubeName,
   nonEmpty,
   OPERATOR_FLAGS,
@@ -39,6 +40,7 @@ import {
   appServiceCrd,
   DATABASE_DEPENDENCY,
   databaseApi,
+  FIELD_MANAGER,
   OPERATOR_NAME,
   operatorManifests,
   operatorRules,
@@ -49,6 +51,7 @@ import {
   DEFAULT_RECHECK_INTERVAL_MS,
   MAX_RECHECK_INTERVAL_MS,
   MIN_RECHECK_INTERVAL_MS,
+  NODECONFIGS,
   nodeConfigAgent,
   nodeConfigCrd,
 } from './operators/nodeconfig/index.ts'
@@ -294,6 +297,15 @@ void runCli({
       },
       run: (values) => agent(values),
     }),
+    // CRDs, then the Namespace, then the RBAC in it: what the operator needs besides its pods.
+    ...installCommands({
+      objects: () => {
+        const m = operatorManifests()
+        return [appServiceCrd(), nodeConfigCrd(), ...m['00-namespace.yaml']!, ...m['rbac.yaml']!]
+      },
+      customResources: [APPSERVICES, NODECONFIGS],
+      fieldManager: FIELD_MANAGER,
+    }),
     crd: defineCommand({
       description:
         'Print the CustomResourceDefinitions (AppService, NodeConfig), generated from their schemas',
@@ -303,7 +315,7 @@ void runCli({
     }),
     manifests: defineCommand({
       description:
-        'Print every manifest needed to run the operator (namespace, CRD, RBAC, Deployment, metrics Service, NetworkPolicy)',
+        'Print every manifest needed to run the operator (namespace, CRD, RBAC, Deployment, PodDisruptionBudget, metrics Service, NetworkPolicy)',
       flags: {
         image: stringFlag('Container image for the Deployment.', {
           default: `ghcr.io/example/edgeop:${VERSION}`,
