@@ -4,6 +4,7 @@
  * the operator that must be the same whichever way it is installed.
  */
 import { execFile } from 'node:child_process'
+import { rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join } from 'node:path'
 import { promisify } from 'node:util'
@@ -14,6 +15,7 @@ import type { KubeObject } from '../../src/core/types.ts'
 const run = promisify(execFile)
 const ROOT = join(import.meta.dirname, '../..')
 const HELM_HOME = join(tmpdir(), `edgeop-helm-${process.pid}`)
+process.once('exit', () => rmSync(HELM_HOME, { recursive: true, force: true }))
 /** The chart's directory. */
 export const CHART = join(ROOT, 'charts/edgeop')
 
@@ -41,6 +43,8 @@ export async function helm(args: string[], env: NodeJS.ProcessEnv = {}): Promise
       // Helm's caches and config in a scratch directory: nothing of the user's is read or written.
       env: {
         PATH: process.env.PATH,
+        // client-go's discovery cache goes to $HOME/.kube/cache (the working directory without HOME).
+        HOME: HELM_HOME,
         HELM_CACHE_HOME: join(HELM_HOME, 'cache'),
         HELM_CONFIG_HOME: join(HELM_HOME, 'config'),
         HELM_DATA_HOME: join(HELM_HOME, 'data'),
