@@ -11,7 +11,7 @@
  * plane's warm build cache it took 35 s of CPU, about kustomize's cold cost, and cold it would
  * build most of k8s.io/kubernetes' client side.
  */
-import { execFileSync } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -21,29 +21,55 @@ export const BUILD_GO_TOOL = join(dirname(fileURLToPath(import.meta.url)), 'buil
 /** The tools build-go-tool.sh knows. */
 export type GoTool = 'kustomize' | 'helm'
 
+/** The script's outcome as a path, or the error naming it: `failure` when it exited non-zero. */
+function pathFrom(tool: GoTool, stdout: string, failure: unknown): string {
+  if (failure !== undefined)
+    throw new Error(`${tool} is unavailable: ${BUILD_GO_TOOL} failed (its reason is on stderr above)`, {
+      cause: failure,
+    })
+  const path = stdout.trim().split('\n').pop()
+  if (path === undefined || !path.startsWith('/'))
+    throw new Error(`${tool} is unavailable: ${BUILD_GO_TOOL} printed no absolute path`)
+  return path
+}
+
 /**
  * The absolute path of `tool`, building it on first use. The build's progress and any failure
  * reason (no Go, a bad override variable) go to our stderr; a failure throws an error naming the
  * script.
  */
 export function goToolPath(tool: GoTool, env: NodeJS.ProcessEnv = process.env): string {
-  let stdout: string
   try {
-    stdout = execFileSync('bash', [BUILD_GO_TOOL, tool], {
-      encoding: 'utf8',
-      env,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
-  } catch (cause) {
-    throw new Error(`${tool} is unavailable: ${BUILD_GO_TOOL} failed (its reason is on stderr above)`, {
-      cause,
-    })
+    return pathFrom(
+      tool,
+      execFileSync('bash', [BUILD_GO_TOOL, tool], {
+        encoding: 'utf8',
+        env,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      }),
+      undefined,
+    )
+  } catch (err) {
+    if (err instanceof Error && err.message.startsWith(`${tool} is unavailable`)) throw err
+    return pathFrom(tool, '', err)
   }
-  const path = stdout.trim().split('\n').pop()
-  if (path === undefined || !path.startsWith('/')) {
-    throw new Error(`${tool} is unavailable: ${BUILD_GO_TOOL} printed no absolute path`)
-  }
-  return path
+}
+
+/**
+ * {@link goToolPath} without blocking the event loop (a runner that reads its children's output
+ * while a tool builds). Rejects with the same error.
+ */
+export function goToolPathAsync(tool: GoTool, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile('bash', [BUILD_GO_TOOL, tool], { encoding: 'utf8', env }, (err, stdout) => {
+      try {
+        resolve(pathFrom(tool, stdout, err ?? undefined))
+      } catch (e) {
+        reject(e)
+      }
+    })
+    child.stderr?.pipe(process.stderr)
+  })
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

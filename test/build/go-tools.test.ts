@@ -8,7 +8,7 @@ import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, test } from 'node:test'
-import { BUILD_GO_TOOL, goToolPath } from '../../build/tools/go-tools.ts'
+import { BUILD_GO_TOOL, goToolPath, goToolPathAsync } from '../../build/tools/go-tools.ts'
 
 const TOOLS = dirname(BUILD_GO_TOOL)
 const TOOLS_TABLE = [
@@ -89,4 +89,14 @@ for (const t of TOOLS_TABLE) {
 
 test('an unknown tool is a usage error of the script', () => {
   assert.throws(() => goToolPath('kubectl' as 'helm', noGo({})), /kubectl is unavailable/)
+})
+
+test('the async form (the test runner builds ahead) resolves the same path and rejects the same way', async () => {
+  const cache = await tempDir()
+  await assert.rejects(goToolPathAsync('helm', noGo({ EDGEOP_CACHE_DIR: cache })), /helm is unavailable/)
+  const dir = join(cache, 'bin', `helm-${await versionOf('HELM_VERSION')}`)
+  await mkdir(dir, { recursive: true })
+  await writeFile(join(dir, 'helm'), '#!/bin/sh\n')
+  await chmod(join(dir, 'helm'), 0o755)
+  assert.equal(await goToolPathAsync('helm', noGo({ EDGEOP_CACHE_DIR: cache })), join(dir, 'helm'))
 })
