@@ -1,14 +1,18 @@
 /**
- * @module build/manifests — writes deploy/*.yaml from the operator's manifest generator.
+ * @module build/manifests — writes every generated manifest from the operator's TypeScript
+ * source: deploy/*.yaml (plain YAML for `kubectl apply -f`), the kustomize layout under config/
+ * (build/config-layout.ts) and the Helm chart's generated parts (build/chart-generated.ts).
  *
  *   node build/manifests.ts          write the files
  *   node build/manifests.ts --check  exit 1 if a checked-in file differs (tests do the same)
  */
-import { readFile, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { toYaml } from '../src/config/yaml-emit.ts'
 import { operatorManifests } from '../src/operators/appservice/manifests.ts'
 import { ROOT } from './artifact.ts'
+import { chartGeneratedFiles } from './chart-generated.ts'
+import { configFiles } from './config-layout.ts'
 
 /** The text of each generated file under deploy/. */
 export function manifestFiles(): Record<string, string> {
@@ -20,18 +24,31 @@ export function manifestFiles(): Record<string, string> {
   return out
 }
 
+/** Every generated file, by path relative to the repository root. */
+export function generatedFiles(root = ROOT): Record<string, string> {
+  const deploy = manifestFiles()
+  const out: Record<string, string> = {}
+  for (const [file, text] of Object.entries(deploy)) out[`deploy/${file}`] = text
+  for (const [file, text] of Object.entries(configFiles(deploy, root))) out[`config/${file}`] = text
+  for (const [file, text] of Object.entries(chartGeneratedFiles(root))) out[`charts/edgeop/${file}`] = text
+  return out
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const check = process.argv.includes('--check')
   let stale = 0
-  for (const [file, text] of Object.entries(manifestFiles())) {
-    const path = join(ROOT, 'deploy', file)
+  for (const [file, text] of Object.entries(generatedFiles())) {
+    const path = join(ROOT, file)
     if (check) {
       const current = await readFile(path, 'utf8').catch(() => '')
       if (current !== text) {
-        process.stderr.write(`deploy/${file} is out of date: run npm run build:manifests\n`)
+        process.stderr.write(`${file} is out of date: run npm run build:manifests\n`)
         stale++
       }
-    } else await writeFile(path, text)
+    } else {
+      await mkdir(dirname(path), { recursive: true })
+      await writeFile(path, text)
+    }
   }
   process.exitCode = stale ? 1 : 0
 }

@@ -2,7 +2,8 @@
  * @module build/start — `npm start`: see the operator work with one command.
  *
  * - With a cluster configured (`KUBECONFIG`, `~/.kube/config`, or in-cluster), runs the
- *   operator against it: `node src/main.ts run <extra args>`.
+ *   operator against it: `node src/main.ts run <extra args>`, after `edgeop install` when the
+ *   AppService CRD is missing (build/start-install.ts).
  * - Without one, starts the local control plane of the test environment (etcd,
  *   kube-apiserver, kube-controller-manager, kube-scheduler, KWOK with a fake node),
  *   installs the AppService CRD, starts the database API stand-in, creates a sample
@@ -201,7 +202,9 @@ async function runLocal(): Promise<number> {
 
 if (hasCluster) {
   log('npm start: using the configured cluster (KUBECONFIG, ~/.kube/config or in-cluster)')
-  process.exitCode = await runOperator([])
+  const { installIfCrdMissing } = await import('./start-install.ts')
+  const installed = await installIfCrdMissing(main, log)
+  process.exitCode = installed === 0 ? await runOperator([]) : installed
 } else {
   process.exitCode = await runLocal().catch((err: unknown) => {
     log(`npm start: ${err instanceof Error ? err.message : String(err)}`)

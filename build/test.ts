@@ -26,6 +26,7 @@ import type { ProcessStats, StartTimings } from '../test/controlplane/control-pl
 import { CONTROL_TOKEN_ENV, CONTROL_URL_ENV, KUBECONFIG_ENV } from '../test/controlplane/env.ts'
 import { type LaunchedSupervisor, launchSupervisor } from '../test/controlplane/supervisor-launch.ts'
 import { findTestFiles, type Suite } from './test-files.ts'
+import { goToolPathAsync } from './tools/go-tools.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -123,11 +124,15 @@ async function main(): Promise<number> {
   // Start the control plane first so it comes up while the unit tests run.
   let starting: Promise<LaunchedSupervisor> | undefined
   let assetsError: Error | undefined
+  let tools: Promise<unknown> | undefined
   if (integrationFiles.length > 0) {
     try {
       const binaries = await resolveBinaries({ log })
       starting = launchSupervisor({ binDir: binaries.dir, uncached: 'eager' })
       starting.then((s) => (supervisor = s)).catch(() => {})
+      // kustomize and helm for the manifest tests, built (once per version) while the unit tests run.
+      tools = Promise.all([goToolPathAsync('kustomize'), goToolPathAsync('helm')])
+      tools.catch(() => {})
     } catch (err) {
       if (!(err instanceof AssetsUnavailableError)) throw err
       assetsError = err
@@ -149,6 +154,16 @@ async function main(): Promise<number> {
     if (assetsError !== undefined) {
       log(`\nintegration: CANNOT RUN\n${assetsError.message}`)
       return 1
+    }
+    if (tools !== undefined) {
+      const err = await tools.then(
+        () => undefined,
+        (e: unknown) => e,
+      )
+      if (err !== undefined) {
+        log(`\nintegration: CANNOT RUN\n${err instanceof Error ? err.message : String(err)}`)
+        return 1
+      }
     }
     if (starting !== undefined) {
       let s: LaunchedSupervisor

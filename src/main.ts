@@ -1,16 +1,22 @@
 /**
- * @module main — the edgeop binary: `edgeop [run|check|agent|crd|manifests|version] [flags]`.
+ * @module main — the edgeop binary: `edgeop [run|check|agent|install|uninstall|crd|manifests|version] [flags]`.
  *
  * `run` (the default) runs the AppService operator and `agent` the NodeConfig node agent, both through
  * `edgeop/operator` (flags, logger, metrics, events, probes, leader election with `--leader-elect`,
  * graceful shutdown on SIGTERM/SIGINT, exit 1 when leadership is lost); this file only names them.
  */
 
-import { defineCommand, imageReference, runCli, stringFlag } from './cli/index.ts'
+import { defineCommand, imageReference, installCommands, runCli, stringFlag } from './cli/index.ts'
 import { toYaml } from './config/index.ts'
 import { operatorCheckCommand, operatorCommand } from './operator/index.ts'
-import { appServiceCrd, appServiceOperator, operatorManifests } from './operators/appservice/index.ts'
-import { nodeConfigAgentOperator, nodeConfigCrd } from './operators/nodeconfig/index.ts'
+import {
+  APPSERVICES,
+  appServiceCrd,
+  appServiceOperator,
+  FIELD_MANAGER,
+  operatorManifests,
+} from './operators/appservice/index.ts'
+import { NODECONFIGS, nodeConfigAgentOperator, nodeConfigCrd } from './operators/nodeconfig/index.ts'
 import { VERSION } from './version.ts'
 
 /** How to install what a missing-CRD error names: the CRDs alone, or everything the operator needs. */
@@ -29,6 +35,15 @@ void runCli({
       { ...nodeConfigAgentOperator, installHint: INSTALL_CRDS_HINT },
       { version: VERSION },
     ),
+    // CRDs, then the Namespace, then the RBAC in it: what the operator needs besides its pods.
+    ...installCommands({
+      objects: () => {
+        const m = operatorManifests()
+        return [appServiceCrd(), nodeConfigCrd(), ...m['00-namespace.yaml']!, ...m['rbac.yaml']!]
+      },
+      customResources: [APPSERVICES, NODECONFIGS],
+      fieldManager: FIELD_MANAGER,
+    }),
     crd: defineCommand({
       description:
         'Print the CustomResourceDefinitions (AppService, NodeConfig), generated from their schemas',
@@ -38,7 +53,7 @@ void runCli({
     }),
     manifests: defineCommand({
       description:
-        'Print every manifest needed to run the operator (namespace, CRD, RBAC, Deployment, metrics Service, NetworkPolicy)',
+        'Print every manifest needed to run the operator (namespace, CRD, RBAC, Deployment, PodDisruptionBudget, metrics Service, NetworkPolicy)',
       flags: {
         image: stringFlag('Container image for the Deployment.', {
           default: `ghcr.io/example/edgeop:${VERSION}`,

@@ -11,6 +11,7 @@ import type { KubeObject } from '../../core/index.ts'
 import { DEFAULT_RENEW_DEADLINE_MS } from '../../leader/index.ts'
 import { DEFAULT_SHUTDOWN_GRACE_PERIOD_MS } from '../../manager/index.ts'
 import { appServiceCrd, GROUP } from './api.ts'
+import { disruptionBudget } from './disruption-budget.ts'
 
 /** Namespace the operator runs in. */
 export const OPERATOR_NAMESPACE = 'edgeop-system'
@@ -173,6 +174,7 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
         },
       },
     ],
+    'pdb.yaml': [disruptionBudget(meta(OPERATOR_NAME), { 'app.kubernetes.io/name': OPERATOR_NAME })],
     'metrics-service.yaml': [
       {
         apiVersion: 'v1',

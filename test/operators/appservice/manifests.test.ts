@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { readdir, readFile } from 'node:fs/promises'
+import { join, relative } from 'node:path'
 import { test } from 'node:test'
 import { parse } from 'yaml'
-import { manifestFiles } from '../../../build/manifests.ts'
+import { generatedFiles, manifestFiles } from '../../../build/manifests.ts'
 import { parseDuration } from '../../../src/cli/duration.ts'
 import type { KubeObject } from '../../../src/core/types.ts'
 import { appServiceCrd } from '../../../src/operators/appservice/api.ts'
@@ -25,10 +25,22 @@ type Pod = KubeObject & {
   }
 }
 
-test('deploy/*.yaml equal the generated manifests (run npm run build:manifests after a change)', async () => {
-  for (const [file, text] of Object.entries(manifestFiles())) {
-    assert.equal(await readFile(join(ROOT, 'deploy', file), 'utf8'), text, `deploy/${file}`)
+test("deploy/, config/ and the chart's generated files equal what build/manifests.ts generates (run npm run build:manifests after a change)", async () => {
+  const files = generatedFiles()
+  for (const [file, text] of Object.entries(files)) {
+    assert.equal(await readFile(join(ROOT, file), 'utf8'), text, file)
   }
+  // Every file under config/ is generated: none is stale or hand-written.
+  const onDisk = (await readdir(join(ROOT, 'config'), { recursive: true, withFileTypes: true }))
+    .filter((e) => e.isFile())
+    .map((e) => relative(ROOT, join(e.parentPath, e.name)))
+    .sort()
+  assert.deepEqual(
+    onDisk,
+    Object.keys(files)
+      .filter((f) => f.startsWith('config/'))
+      .sort(),
+  )
 })
 
 test('the checked-in CRD is the one generated from the zod schema', async () => {

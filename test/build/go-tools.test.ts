@@ -1,0 +1,102 @@
+/**
+ * Where kustomize and helm come from (build/tools/go-tools.ts + build-go-tool.sh): each version
+ * in versions.env is the one its go.mod pins, the override variable is used as given or refused,
+ * a cached binary needs no Go, and without Go or a cached binary the failure is loud.
+ */
+import assert from 'node:assert/strict'
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { after, test } from 'node:test'
+import { BUILD_GO_TOOL, goToolPath, goToolPathAsync } from '../../build/tools/go-tools.ts'
+
+const TOOLS = dirname(BUILD_GO_TOOL)
+const TOOLS_TABLE = [
+  {
+    tool: 'kustomize',
+    key: 'KUSTOMIZE_VERSION',
+    override: 'EDGEOP_KUSTOMIZE',
+    module: 'sigs.k8s.io/kustomize/kustomize/v5',
+    pkg: 'sigs.k8s.io/kustomize/kustomize/v5',
+  },
+  {
+    tool: 'helm',
+    key: 'HELM_VERSION',
+    override: 'EDGEOP_HELM',
+    module: 'helm.sh/helm/v4',
+    pkg: 'helm.sh/helm/v4/cmd/helm',
+  },
+] as const
+const scratch: string[] = []
+after(async () => {
+  for (const d of scratch) await rm(d, { recursive: true, force: true })
+})
+const tempDir = async (): Promise<string> => {
+  const d = await mkdtemp(join(tmpdir(), 'edgeop-go-tool-'))
+  scratch.push(d)
+  return d
+}
+/** An environment whose PATH has bash and coreutils but no Go. */
+const noGo = (extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({
+  PATH: '/usr/bin:/bin',
+  HOME: '/nonexistent',
+  ...extra,
+})
+const versionOf = async (key: string) =>
+  new RegExp(`^${key}=(\\S+)$`, 'm').exec(await readFile(join(TOOLS, 'versions.env'), 'utf8'))?.[1]
+
+for (const t of TOOLS_TABLE) {
+  test(`${t.tool}: versions.env names the version its go.mod pins (the cache key matches the build)`, async () => {
+    const version = await versionOf(t.key)
+    assert.ok(version, `versions.env has ${t.key}`)
+    const gomod = await readFile(join(TOOLS, t.tool, 'go.mod'), 'utf8')
+    assert.match(
+      gomod,
+      new RegExp(`^\\s*${t.module.replaceAll('.', '\\.')} v${version.replaceAll('.', '\\.')}\\b`, 'm'),
+    )
+    assert.match(gomod, new RegExp(`^tool ${t.pkg.replaceAll('.', '\\.')}$`, 'm'))
+  })
+
+  test(`${t.tool}: ${t.override} is used as is without Go; a relative path or a non-executable file is refused`, async () => {
+    const dir = await tempDir()
+    const fake = join(dir, t.tool)
+    await writeFile(fake, '#!/bin/sh\n')
+    await chmod(fake, 0o755)
+    assert.equal(goToolPath(t.tool, noGo({ [t.override]: fake })), fake)
+    const plain = join(dir, 'plain')
+    await writeFile(plain, '')
+    for (const bad of [t.tool, plain]) {
+      assert.throws(
+        () => goToolPath(t.tool, noGo({ [t.override]: bad })),
+        new RegExp(`${t.tool} is unavailable`),
+      )
+    }
+  })
+
+  test(`${t.tool}: a cached binary is used without Go; with neither, a loud failure`, async () => {
+    const cache = await tempDir()
+    assert.throws(
+      () => goToolPath(t.tool, noGo({ EDGEOP_CACHE_DIR: cache })),
+      new RegExp(`${t.tool} is unavailable`),
+    )
+    const dir = join(cache, 'bin', `${t.tool}-${await versionOf(t.key)}`)
+    await mkdir(dir, { recursive: true })
+    await writeFile(join(dir, t.tool), '#!/bin/sh\n')
+    await chmod(join(dir, t.tool), 0o755)
+    assert.equal(goToolPath(t.tool, noGo({ EDGEOP_CACHE_DIR: cache })), join(dir, t.tool))
+  })
+}
+
+test('an unknown tool is a usage error of the script', () => {
+  assert.throws(() => goToolPath('kubectl' as 'helm', noGo({})), /kubectl is unavailable/)
+})
+
+test('the async form (the test runner builds ahead) resolves the same path and rejects the same way', async () => {
+  const cache = await tempDir()
+  await assert.rejects(goToolPathAsync('helm', noGo({ EDGEOP_CACHE_DIR: cache })), /helm is unavailable/)
+  const dir = join(cache, 'bin', `helm-${await versionOf('HELM_VERSION')}`)
+  await mkdir(dir, { recursive: true })
+  await writeFile(join(dir, 'helm'), '#!/bin/sh\n')
+  await chmod(join(dir, 'helm'), 0o755)
+  assert.equal(await goToolPathAsync('helm', noGo({ EDGEOP_CACHE_DIR: cache })), join(dir, 'helm'))
+})
