@@ -15,6 +15,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { brotliCompressSync, gzipSync, constants as zlibConstants } from 'node:zlib'
 import * as esbuild from 'esbuild'
+import { REQUEST_BODY_WRITERS, undiciTrims } from './undici-trims.ts'
 
 export const ROOT = join(dirname(new URL(import.meta.url).pathname), '..')
 export const ARTIFACT = join(ROOT, 'dist/edgeop.cjs')
@@ -99,11 +100,18 @@ const LLHTTP_BROTLI: esbuild.Plugin = {
   },
 }
 
-/** Builds dist/edgeop.cjs from src/main.ts; returns the metafile. */
-export async function buildArtifact(): Promise<esbuild.Metafile> {
-  await mkdir(dirname(ARTIFACT), { recursive: true })
-  const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string }
-  const result = await esbuild.build({
+/** The esbuild plugins that trim undici for the artifact (also used by tests that bundle with them). */
+export const ARTIFACT_PLUGINS: readonly esbuild.Plugin[] = [
+  NO_SIMD_FALLBACK,
+  NO_FORMDATA,
+  LLHTTP_CONSTANTS,
+  LLHTTP_BROTLI,
+  undiciTrims('undici-unreachable-declarations', [...REQUEST_BODY_WRITERS]),
+]
+
+/** The esbuild options of the artifact (entry src/main.ts, outfile dist/edgeop.cjs). */
+export function artifactOptions(version: string): esbuild.BuildOptions & { metafile: true } {
+  return {
     entryPoints: [join(ROOT, 'src/main.ts')],
     bundle: true,
     minify: true,
@@ -115,11 +123,18 @@ export async function buildArtifact(): Promise<esbuild.Metafile> {
     legalComments: 'none',
     define: { esbuildDetection: '"edgeop"' },
     banner: {
-      js: `/* edgeop ${pkg.version} — bundles undici and zod (MIT); notices: dist/THIRD-PARTY-NOTICES */`,
+      js: `/* edgeop ${version} — bundles undici and zod (MIT); notices: dist/THIRD-PARTY-NOTICES */`,
     },
-    plugins: [NO_SIMD_FALLBACK, NO_FORMDATA, LLHTTP_CONSTANTS, LLHTTP_BROTLI],
+    plugins: [...ARTIFACT_PLUGINS],
     logLevel: 'warning',
-  })
+  }
+}
+
+/** Builds dist/edgeop.cjs from src/main.ts; returns the metafile. */
+export async function buildArtifact(): Promise<esbuild.Metafile> {
+  await mkdir(dirname(ARTIFACT), { recursive: true })
+  const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+  const result = await esbuild.build(artifactOptions(pkg.version))
   await writeFile(METAFILE, JSON.stringify(result.metafile))
   await writeNotices()
   return result.metafile

@@ -1,0 +1,109 @@
+/**
+ * @module build/undici-trims — undici code the operator artifact can never reach, replaced at bundle time.
+ *
+ * Each trim names the undici file, the top-level declarations it replaces and why edgeop cannot
+ * reach them. A declaration is cut from its first line (`function name (`, `async function name (`
+ * or `class name `) to the next line that is a lone `}` (undici's standard style closes every
+ * top-level declaration so). undici is pinned exactly in package.json; if a declaration is missing
+ * or ambiguous after an upgrade, the build fails instead of bundling something else.
+ */
+import { readFile } from 'node:fs/promises'
+import type * as esbuild from 'esbuild'
+
+/** One top-level declaration of an undici file and what replaces it. */
+export interface DeclarationStub {
+  /**
+   * `function`, `async function` or `class` (top level, closed by a lone `}` line), or `method`
+   * (a class member indented two spaces, closed by `  }`).
+   */
+  readonly kind: 'function' | 'async function' | 'class' | 'method'
+  readonly name: string
+  /** The replacement source (same name, so every caller still resolves). */
+  readonly stub: string
+}
+
+/** The trims of one undici file. */
+export interface FileTrim {
+  /** Path below `undici/lib/`, with `/` separators. */
+  readonly file: string
+  /** Why nothing edgeop does reaches the replaced declarations. */
+  readonly reason: string
+  readonly stubs: readonly DeclarationStub[]
+}
+
+/**
+ * The message of every request a trimmed body writer receives (none can: see
+ * {@link REQUEST_BODY_WRITERS}); it fails that request through undici's own `abort` callback.
+ */
+export const UNBUNDLED_BODY = 'edgeop: only string and Buffer request bodies are bundled'
+
+const abortWith = (kind: 'function' | 'async function', name: string): DeclarationStub => ({
+  kind,
+  name,
+  stub: `function ${name} (abort) { queueMicrotask(() => abort(new Error('${UNBUNDLED_BODY}'))) }`,
+})
+
+/**
+ * undici's request-body writers for streams, Blobs and (async) iterables, on both protocols. The
+ * client encodes every body as a string (`encodeBody` in src/client/body-codec.ts) and undici's
+ * Request turns a string into a Buffer, which goes through `writeBuffer` (kept); the other writers
+ * and the HTTP/1.1 `AsyncWriter` only they use are dead code in the artifact.
+ */
+export const REQUEST_BODY_WRITERS: readonly FileTrim[] = [
+  {
+    file: 'dispatcher/client-h1.js',
+    reason: 'request bodies are strings (Buffers inside undici): only writeBuffer runs',
+    stubs: [
+      abortWith('function', 'writeStream'),
+      abortWith('async function', 'writeBlob'),
+      abortWith('async function', 'writeIterable'),
+      { kind: 'class', name: 'AsyncWriter', stub: 'class AsyncWriter {}' },
+    ],
+  },
+  {
+    file: 'dispatcher/client-h2.js',
+    reason: 'request bodies are strings (Buffers inside undici): only writeBuffer runs',
+    stubs: [
+      abortWith('function', 'writeStream'),
+      abortWith('async function', 'writeBlob'),
+      abortWith('async function', 'writeIterable'),
+    ],
+  },
+]
+
+/** `source` with each stubbed declaration replaced; throws when one is not found exactly once. */
+export function applyStubs(source: string, trim: FileTrim): string {
+  let out = source
+  for (const { kind, name, stub } of trim.stubs) {
+    const head =
+      kind === 'class' ? `\nclass ${name} ` : kind === 'method' ? `\n  ${name} (` : `\n${kind} ${name} (`
+    const close = kind === 'method' ? '\n  }\n' : '\n}\n'
+    const start = out.indexOf(head)
+    if (start < 0 || out.indexOf(head, start + 1) >= 0)
+      throw new Error(`undici trim: ${trim.file} has no single \`${head.trim()}\` (undici layout changed?)`)
+    const end = out.indexOf(close, start)
+    if (end < 0) throw new Error(`undici trim: ${trim.file}: \`${name}\` has no closing line`)
+    out = `${out.slice(0, start + 1)}${stub}${out.slice(end + close.length - 1)}`
+  }
+  return out
+}
+
+/** An esbuild plugin applying `trims` to the undici files they name (several trims may name one file). */
+export function undiciTrims(name: string, trims: readonly FileTrim[]): esbuild.Plugin {
+  return {
+    name,
+    setup(b) {
+      for (const file of new Set(trims.map((t) => t.file))) {
+        const filter = new RegExp(
+          `undici[\\\\/]lib[\\\\/]${file.replaceAll('.', '\\.').replaceAll('/', '[\\\\/]')}$`,
+        )
+        b.onLoad({ filter }, async (args) => ({
+          contents: trims
+            .filter((t) => t.file === file)
+            .reduce((source, trim) => applyStubs(source, trim), await readFile(args.path, 'utf8')),
+          loader: 'js',
+        }))
+      }
+    },
+  }
+}
