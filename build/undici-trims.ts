@@ -71,6 +71,66 @@ export const REQUEST_BODY_WRITERS: readonly FileTrim[] = [
   },
 ]
 
+/** A declaration nothing in the artifact calls, replaced by one that says so if it ever is. */
+const unreachable = (kind: 'function' | 'async function', name: string): DeclarationStub => ({
+  kind,
+  name,
+  stub: `function ${name} () { throw new Error('edgeop: undici ${name} is not bundled') }`,
+})
+
+/** An error class nothing in the artifact constructs, reduced to its name (its `instanceof` check is inherited). */
+const unusedError = (name: string): DeclarationStub => ({
+  kind: 'class',
+  name,
+  stub: `class ${name} extends UndiciError {}`,
+})
+
+/**
+ * Exports of undici's shared modules that no undici file in the artifact reads (the artifact test
+ * checks that against the metafile: {@link UNREFERENCED_EXPORTS} lists them by file). They serve
+ * the retry, redirect, proxy, balanced-pool, WebSocket and fetch parts of undici, none of which is bundled.
+ */
+export const UNREFERENCED_EXPORTS: readonly FileTrim[] = [
+  {
+    file: 'core/errors.js',
+    reason: 'thrown only by undici features the artifact does not bundle',
+    stubs: [
+      'InvalidReturnValueError',
+      'BalancedPoolMissingUpstreamError',
+      'RequestRetryError',
+      'ResponseError',
+      'SecureProxyConnectionError',
+      'ProxyConnectionError',
+      'MaxRedirectsError',
+      'MaxOriginsReachedError',
+      'Socks5ProxyError',
+      'MessageSizeExceededError',
+    ].map(unusedError),
+  },
+  {
+    file: 'core/util.js',
+    reason: 'helpers of the retry handler, the mock agent and fetch',
+    stubs: [
+      unreachable('function', 'wrapRequestBody'),
+      { kind: 'class', name: 'BodyAsyncIterable', stub: 'class BodyAsyncIterable {}' },
+      unreachable('function', 'toRawHeaders'),
+      unreachable('function', 'encodeRawHeaders'),
+      unreachable('function', 'parseRangeHeader'),
+    ],
+  },
+  {
+    file: 'dispatcher/dispatcher.js',
+    reason: 'interceptors: edgeop composes none (its retries and timeouts are its own)',
+    stubs: [
+      {
+        kind: 'method',
+        name: 'compose',
+        stub: "compose () { throw new Error('edgeop: undici interceptors (Dispatcher.compose) are not bundled') }",
+      },
+    ],
+  },
+]
+
 /** `source` with each stubbed declaration replaced; throws when one is not found exactly once. */
 export function applyStubs(source: string, trim: FileTrim): string {
   let out = source

@@ -14,7 +14,7 @@ import { Readable } from 'node:stream'
 import { after, before, test } from 'node:test'
 import * as esbuild from 'esbuild'
 import { ARTIFACT_PLUGINS, ROOT } from '../../build/artifact.ts'
-import { applyStubs, UNBUNDLED_BODY } from '../../build/undici-trims.ts'
+import { applyStubs, UNBUNDLED_BODY, UNREFERENCED_EXPORTS } from '../../build/undici-trims.ts'
 import { encodeBody } from '../../src/client/body-codec.ts'
 import type * as UndiciModule from '../../src/client/undici.ts'
 import { startStub } from '../support/http-stub.ts'
@@ -129,6 +129,36 @@ test('HTTP/2 over TLS: a string body arrives whole, response headers read, a str
     server.close()
   }
 })
+
+/** The bundled files (undici, zod and edgeop's own), as paths below ROOT. */
+function bundledSources(): { file: string; source: string }[] {
+  return inputs
+    .filter((f) => !f.startsWith('<'))
+    .map((f) => {
+      const path = f.includes('node_modules/') ? f.replace(/^.*?node_modules\//, 'node_modules/') : f
+      return { file: path, source: readFileSync(join(ROOT, path), 'utf8') }
+    })
+}
+
+test('every export reduced to a stub is read by no other file in the bundle', () => {
+  const sources = bundledSources()
+  assert.ok(sources.filter((s) => s.file.includes('undici/lib/')).length > 10, 'sanity: undici is bundled')
+  assert.ok(
+    sources.some((s) => s.file.startsWith('src/')),
+    'sanity: edgeop is bundled',
+  )
+  const readers: string[] = []
+  for (const trim of UNREFERENCED_EXPORTS) {
+    for (const { name } of trim.stubs) {
+      for (const { file, source } of sources) {
+        if (!file.endsWith(`undici/lib/${trim.file}`) && new RegExp(`\\b${name}\\b`).test(source))
+          readers.push(`${name} in ${file}`)
+      }
+    }
+  }
+  assert.deepEqual(readers, [])
+})
+
 test('a declaration missing from the undici source fails the build instead of being skipped', () => {
   const trim = {
     file: 'x.js',
