@@ -15,7 +15,12 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { brotliCompressSync, gzipSync, constants as zlibConstants } from 'node:zlib'
 import * as esbuild from 'esbuild'
-import { REQUEST_BODY_WRITERS, UNREFERENCED_EXPORTS, undiciTrims } from './undici-trims.ts'
+import {
+  HEADER_NAME_TABLES,
+  REQUEST_BODY_WRITERS,
+  UNREFERENCED_EXPORTS,
+  undiciTrims,
+} from './undici-trims.ts'
 
 export const ROOT = join(dirname(new URL(import.meta.url).pathname), '..')
 export const ARTIFACT = join(ROOT, 'dist/edgeop.cjs')
@@ -107,6 +112,7 @@ export const ARTIFACT_PLUGINS: readonly esbuild.Plugin[] = [
   LLHTTP_CONSTANTS,
   LLHTTP_BROTLI,
   undiciTrims('undici-unreachable-declarations', [...REQUEST_BODY_WRITERS, ...UNREFERENCED_EXPORTS]),
+  HEADER_NAME_TABLES,
 ]
 
 /** The esbuild options of the artifact (entry src/main.ts, outfile dist/edgeop.cjs). */

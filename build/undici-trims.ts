@@ -8,6 +8,7 @@
  * or ambiguous after an upgrade, the build fails instead of bundling something else.
  */
 import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import type * as esbuild from 'esbuild'
 
 /** One top-level declaration of an undici file and what replaces it. */
@@ -166,4 +167,31 @@ export function undiciTrims(name: string, trims: readonly FileTrim[]): esbuild.P
       }
     },
   }
+}
+
+/**
+ * undici's well-known header-name tables (`core/constants.js`: ~100 names with their lowercase forms;
+ * `core/tree.js`: a search tree over them) only save a `toLowerCase()` per header: every lookup
+ * falls back to exactly that when a name is not in the table (`util.headerNameToString`,
+ * `util.bufferToLowerCasedHeaderName`, `Request`'s `processHeader`, which then checks the name is an
+ * HTTP token: the well-known names all are). Replaced by empty tables, every header name takes the
+ * fallback, with the same result. The WebSocket defaults the module also exports are copied from the
+ * real module at build time.
+ */
+export const HEADER_NAME_TABLES: esbuild.Plugin = {
+  name: 'undici-header-name-tables',
+  setup(b) {
+    b.onLoad({ filter: /undici[\\/]lib[\\/]core[\\/]constants\.js$/ }, (args) => {
+      const real = createRequire(import.meta.url)(args.path) as Record<string, unknown>
+      const { defaultWebSocketMaxFragments, defaultWebSocketMaxPayloadSize } = real
+      return {
+        contents: `module.exports = { wellknownHeaderNames: [], headerNameLowerCasedRecord: Object.create(null), defaultWebSocketMaxFragments: ${JSON.stringify(defaultWebSocketMaxFragments)}, defaultWebSocketMaxPayloadSize: ${JSON.stringify(defaultWebSocketMaxPayloadSize)} }`,
+        loader: 'js',
+      }
+    })
+    b.onLoad({ filter: /undici[\\/]lib[\\/]core[\\/]tree\.js$/ }, () => ({
+      contents: 'module.exports = { tree: { lookup: () => undefined } }',
+      loader: 'js',
+    }))
+  },
 }
