@@ -19,6 +19,7 @@ import {
   HEADER_NAME_TABLES,
   REQUEST_BODY_WRITERS,
   UNREFERENCED_EXPORTS,
+  UPGRADE_AND_CONNECT,
   undiciTrims,
 } from './undici-trims.ts'
 
@@ -111,7 +112,11 @@ export const ARTIFACT_PLUGINS: readonly esbuild.Plugin[] = [
   NO_FORMDATA,
   LLHTTP_CONSTANTS,
   LLHTTP_BROTLI,
-  undiciTrims('undici-unreachable-declarations', [...REQUEST_BODY_WRITERS, ...UNREFERENCED_EXPORTS]),
+  undiciTrims('undici-unreachable-declarations', [
+    ...REQUEST_BODY_WRITERS,
+    ...UPGRADE_AND_CONNECT,
+    ...UNREFERENCED_EXPORTS,
+  ]),
   HEADER_NAME_TABLES,
 ]
 

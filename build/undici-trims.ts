@@ -72,6 +72,65 @@ export const REQUEST_BODY_WRITERS: readonly FileTrim[] = [
   },
 ]
 
+/** The message of an upgrade or CONNECT request, which the artifact never sends (see {@link UPGRADE_AND_CONNECT}). */
+export const UNBUNDLED_UPGRADE = 'edgeop: HTTP upgrade and CONNECT requests are not bundled'
+
+const noop = (name: string): DeclarationStub => ({ kind: 'function', name, stub: `function ${name} () {}` })
+
+/**
+ * undici's protocol-upgrade and CONNECT handling (WebSocket, proxies' tunnels). The client's methods
+ * are GET, POST, PUT, PATCH and DELETE (`Method` in src/client/request-spec.ts) and it never sets
+ * undici's `upgrade` option; on HTTP/1.1 the parser reaches `onUpgrade` only for a request that
+ * asked for one (any other upgrade response is rejected as a bad upgrade before it), on HTTP/2
+ * `setupUpgradeStream` runs only for CONNECT or `upgrade`. The stream listeners only it installs are
+ * stubbed with it; `onUpgradeStreamClose` stays a function because a GOAWAY removes it as a listener.
+ */
+export const UPGRADE_AND_CONNECT: readonly FileTrim[] = [
+  {
+    file: 'dispatcher/client-h1.js',
+    reason: 'no request asks for an upgrade or uses CONNECT',
+    stubs: [
+      { kind: 'method', name: 'onUpgrade', stub: `onUpgrade () { throw new Error('${UNBUNDLED_UPGRADE}') }` },
+    ],
+  },
+  {
+    file: 'dispatcher/client-h2.js',
+    reason: 'no request asks for an upgrade or uses CONNECT',
+    stubs: [
+      noop('onUpgradeStreamClose'),
+      noop('removeUpgradeStreamListeners'),
+      noop('releaseUpgradeStream'),
+      noop('failUpgradeStream'),
+      noop('onUpgradeStreamError'),
+      noop('onUpgradeStreamEnd'),
+      noop('onUpgradeStreamTimeout'),
+      noop('onUpgradeResponse'),
+      {
+        kind: 'function',
+        name: 'setupUpgradeStream',
+        stub: `function setupUpgradeStream (stream, state) { stream.destroy(); state.abort(new Error('${UNBUNDLED_UPGRADE}')) }`,
+      },
+    ],
+  },
+  {
+    file: 'core/request.js',
+    reason: 'called only by the two upgrade paths above',
+    stubs: [
+      {
+        kind: 'method',
+        name: 'onRequestUpgrade',
+        stub: `onRequestUpgrade () { throw new Error('${UNBUNDLED_UPGRADE}') }`,
+      },
+    ],
+  },
+  {
+    file: 'core/diagnostics.js',
+    reason:
+      'NODE_DEBUG=websocket logs WebSocket events, which only the (unbundled) WebSocket client publishes',
+    stubs: [noop('trackWebSocketEvents')],
+  },
+]
+
 /** A declaration nothing in the artifact calls, replaced by one that says so if it ever is. */
 const unreachable = (kind: 'function' | 'async function', name: string): DeclarationStub => ({
   kind,

@@ -14,7 +14,12 @@ import { Readable } from 'node:stream'
 import { after, before, test } from 'node:test'
 import * as esbuild from 'esbuild'
 import { ARTIFACT_PLUGINS, ROOT } from '../../build/artifact.ts'
-import { applyStubs, UNBUNDLED_BODY, UNREFERENCED_EXPORTS } from '../../build/undici-trims.ts'
+import {
+  applyStubs,
+  UNBUNDLED_BODY,
+  UNREFERENCED_EXPORTS,
+  UPGRADE_AND_CONNECT,
+} from '../../build/undici-trims.ts'
 import { encodeBody } from '../../src/client/body-codec.ts'
 import type * as UndiciModule from '../../src/client/undici.ts'
 import { startStub } from '../support/http-stub.ts'
@@ -140,6 +145,19 @@ function bundledSources(): { file: string; source: string }[] {
     })
 }
 
+/** The declaration (top-level function or class member) around `index` of `source`. */
+function enclosing(source: string, index: number): string {
+  const heads = [
+    ...source
+      .slice(0, index)
+      .matchAll(
+        /\n(?:(?:async )?function (\w+) \(| {2}(?:async )?(?!(?:if|for|while|switch|catch)\b)(\w+) \()/g,
+      ),
+  ]
+  const last = heads.at(-1)
+  return last ? (last[1] ?? last[2] ?? '') : '(top level)'
+}
+
 test('every export reduced to a stub is read by no other file in the bundle', () => {
   const sources = bundledSources()
   assert.ok(sources.filter((s) => s.file.includes('undici/lib/')).length > 10, 'sanity: undici is bundled')
@@ -157,6 +175,37 @@ test('every export reduced to a stub is read by no other file in the bundle', ()
     }
   }
   assert.deepEqual(readers, [])
+})
+
+test('the upgrade stubs are reached only from the upgrade and CONNECT paths', () => {
+  // Every place outside the stubs that names a stubbed declaration (by the nearest declaration head
+  // above it; diagnostics.js's load-time `trackWebSocketEvents` call counts as inside the stub), pinned: a new caller after an
+  // undici upgrade fails here and needs a look. Why each is unreachable in the artifact:
+  const expected = [
+    // the parser pauses with PAUSED_UPGRADE only after onHeadersComplete accepted an upgrade, which
+    // it does only for a request that asked for one (or CONNECT)
+    'onUpgrade from execute in node_modules/undici/lib/dispatcher/client-h1.js',
+    // a handler's own `onRequestUpgrade` is checked (and named in the error) for upgrade requests
+    'onRequestUpgrade from assertRequestHandler in node_modules/undici/lib/core/util.js',
+    'onRequestUpgrade from assertRequestHandler in node_modules/undici/lib/core/util.js',
+    // the GOAWAY cleanup removes the upgrade close listener (a no-op stub still removes nothing)
+    'onUpgradeStreamClose from severRequestStream in node_modules/undici/lib/dispatcher/client-h2.js',
+    // writeH2's `if (upgrade || method === 'CONNECT')` branch (twice)
+    'setupUpgradeStream from writeH2 in node_modules/undici/lib/dispatcher/client-h2.js',
+    'setupUpgradeStream from writeH2 in node_modules/undici/lib/dispatcher/client-h2.js',
+  ]
+  const stubbed = new Set(UPGRADE_AND_CONNECT.flatMap((t) => t.stubs.map((s) => s.name)))
+  const callers: string[] = []
+  for (const { file, source } of bundledSources()) {
+    for (const name of stubbed) {
+      for (const m of source.matchAll(new RegExp(`\\b${name}\\b`, 'g'))) {
+        if (/(?:function |\n {2})$/.test(source.slice(0, m.index))) continue // its own declaration
+        const caller = enclosing(source, m.index)
+        if (!stubbed.has(caller)) callers.push(`${name} from ${caller} in ${file}`)
+      }
+    }
+  }
+  assert.deepEqual(callers.sort(), expected.sort())
 })
 
 test('a declaration missing from the undici source fails the build instead of being skipped', () => {
