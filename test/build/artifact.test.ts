@@ -43,6 +43,13 @@ test('the artifact fits its size budget', async () => {
   assert.ok(gz <= MAX_GZIP_BYTES, `${gz} gzip bytes > ${MAX_GZIP_BYTES}`)
 })
 
+test('the artifact is strict-mode code: its first statement, after the banner comment, is the directive', async () => {
+  // The banner also carries the llhttp module (build/artifact.ts); a statement before the
+  // directive would silently turn the whole bundle into sloppy-mode code.
+  const head = (await artifact()).subarray(0, 400).toString('utf8')
+  assert.match(head, /^\/\*[^]*?\*\/\n"use strict";var __edgeop_llhttp_simd="/)
+})
+
 test('no @kubernetes/client-node module and no unused undici feature is in the artifact', async () => {
   const meta = JSON.parse(await readFile(join(ROOT, 'dist/edgeop.meta.json'), 'utf8')) as {
     inputs: Record<string, unknown>

@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { after, before, test } from 'node:test'
 import * as esbuild from 'esbuild'
-import { ARTIFACT_PLUGINS, ROOT } from '../../build/artifact.ts'
+import { artifactOptions, ROOT } from '../../build/artifact.ts'
 import {
   applyStubs,
   UNBUNDLED_BODY,
@@ -30,18 +30,13 @@ let undici: typeof UndiciModule
 let inputs: string[] = []
 
 before(async () => {
-  // src/client/undici.ts bundled exactly as the artifact bundles it.
+  // src/client/undici.ts bundled exactly as the artifact bundles it (readable: not minified).
   const outfile = join(dir, 'undici.cjs')
   const result = await esbuild.build({
+    ...artifactOptions('test'),
     entryPoints: [join(ROOT, 'src/client/undici.ts')],
-    bundle: true,
-    format: 'cjs',
-    platform: 'node',
-    target: 'node22',
     outfile,
-    metafile: true,
-    define: { esbuildDetection: '"edgeop"' },
-    plugins: [...ARTIFACT_PLUGINS],
+    minify: false,
     logLevel: 'error',
   })
   inputs = Object.keys(result.metafile.inputs)
