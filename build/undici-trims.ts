@@ -146,9 +146,10 @@ const unusedError = (name: string): DeclarationStub => ({
 })
 
 /**
- * Exports of undici's shared modules that no undici file in the artifact reads (the artifact test
- * checks that against the metafile: {@link UNREFERENCED_EXPORTS} lists them by file). They serve
- * the retry, redirect, proxy, balanced-pool, WebSocket and fetch parts of undici, none of which is bundled.
+ * Exports and methods of undici's shared modules that no other file in the artifact (undici's,
+ * zod's or edgeop's) names; test/build/undici-trims.test.ts checks that against the bundle. They
+ * serve undici's retry, redirect, proxy, balanced-pool, WebSocket, interceptor and fetch parts,
+ * none of which is bundled.
  */
 export const UNREFERENCED_EXPORTS: readonly FileTrim[] = [
   {
@@ -176,6 +177,18 @@ export const UNREFERENCED_EXPORTS: readonly FileTrim[] = [
       unreachable('function', 'toRawHeaders'),
       unreachable('function', 'encodeRawHeaders'),
       unreachable('function', 'parseRangeHeader'),
+    ],
+  },
+  {
+    file: 'api/readable.js',
+    reason:
+      "a response body's dump() serves undici's dump interceptor and fetch; edgeop reads bodies with text() or iterates them",
+    stubs: [
+      {
+        kind: 'method',
+        name: 'dump',
+        stub: "dump () { throw new Error('edgeop: undici body.dump() is not bundled') }",
+      },
     ],
   },
   {
