@@ -19,6 +19,7 @@ import {
   HEADER_NAME_TABLES,
   REQUEST_BODY_WRITERS,
   UNREFERENCED_EXPORTS,
+  UNSET_OPTIONS,
   UPGRADE_AND_CONNECT,
   undiciTrims,
 } from './undici-trims.ts'
@@ -125,6 +126,7 @@ export const ARTIFACT_PLUGINS: readonly esbuild.Plugin[] = [
     ...REQUEST_BODY_WRITERS,
     ...UPGRADE_AND_CONNECT,
     ...UNREFERENCED_EXPORTS,
+    ...UNSET_OPTIONS,
   ]),
   HEADER_NAME_TABLES,
 ]

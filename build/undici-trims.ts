@@ -131,6 +131,24 @@ export const UPGRADE_AND_CONNECT: readonly FileTrim[] = [
   },
 ]
 
+/**
+ * Code reached only through a request option edgeop never sets: `responseHeaders: 'raw'`
+ * (src/client/transport.ts passes path, method, headers, body, signal and the two timeouts).
+ */
+export const UNSET_OPTIONS: readonly FileTrim[] = [
+  {
+    file: 'core/util.js',
+    reason: "parseRawHeaders serves only `responseHeaders: 'raw'`",
+    stubs: [
+      {
+        kind: 'function',
+        name: 'parseRawHeaders',
+        stub: "function parseRawHeaders () { throw new Error('edgeop: undici responseHeaders: raw is not bundled') }",
+      },
+    ],
+  },
+]
+
 /** A declaration nothing in the artifact calls, replaced by one that says so if it ever is. */
 const unreachable = (kind: 'function' | 'async function', name: string): DeclarationStub => ({
   kind,

@@ -18,6 +18,7 @@ import {
   applyStubs,
   UNBUNDLED_BODY,
   UNREFERENCED_EXPORTS,
+  UNSET_OPTIONS,
   UPGRADE_AND_CONNECT,
 } from '../../build/undici-trims.ts'
 import { encodeBody } from '../../src/client/body-codec.ts'
@@ -172,7 +173,7 @@ test('every export reduced to a stub is read by no other file in the bundle', ()
   assert.deepEqual(readers, [])
 })
 
-test('the upgrade stubs are reached only from the upgrade and CONNECT paths', () => {
+test('the upgrade and unset-option stubs are reached only from those paths', () => {
   // Every place outside the stubs that names a stubbed declaration (by the nearest declaration head
   // above it; diagnostics.js's load-time `trackWebSocketEvents` call counts as inside the stub), pinned: a new caller after an
   // undici upgrade fails here and needs a look. Why each is unreachable in the artifact:
@@ -185,11 +186,15 @@ test('the upgrade stubs are reached only from the upgrade and CONNECT paths', ()
     'onRequestUpgrade from assertRequestHandler in node_modules/undici/lib/core/util.js',
     // the GOAWAY cleanup removes the upgrade close listener (a no-op stub still removes nothing)
     'onUpgradeStreamClose from severRequestStream in node_modules/undici/lib/dispatcher/client-h2.js',
+    // `responseHeaders === 'raw' ? util.parseRawHeaders(rawHeaders) : headers`
+    'parseRawHeaders from onResponseStart in node_modules/undici/lib/api/api-request.js',
     // writeH2's `if (upgrade || method === 'CONNECT')` branch (twice)
     'setupUpgradeStream from writeH2 in node_modules/undici/lib/dispatcher/client-h2.js',
     'setupUpgradeStream from writeH2 in node_modules/undici/lib/dispatcher/client-h2.js',
   ]
-  const stubbed = new Set(UPGRADE_AND_CONNECT.flatMap((t) => t.stubs.map((s) => s.name)))
+  const stubbed = new Set(
+    [...UPGRADE_AND_CONNECT, ...UNSET_OPTIONS].flatMap((t) => t.stubs.map((s) => s.name)),
+  )
   const callers: string[] = []
   for (const { file, source } of bundledSources()) {
     for (const name of stubbed) {
@@ -201,6 +206,14 @@ test('the upgrade stubs are reached only from the upgrade and CONNECT paths', ()
     }
   }
   assert.deepEqual(callers.sort(), expected.sort())
+  // ...and the option that reaches parseRawHeaders is set nowhere in edgeop.
+  const setters = bundledSources().filter(
+    (s) => s.file.startsWith('src/') && /\bresponseHeaders\b/.test(s.source),
+  )
+  assert.deepEqual(
+    setters.map((s) => s.file),
+    [],
+  )
 })
 
 test('a declaration missing from the undici source fails the build instead of being skipped', () => {
