@@ -23,6 +23,7 @@ import {
   UPGRADE_AND_CONNECT,
   undiciTrims,
 } from './undici-trims.ts'
+import { keepExports } from './wasm-exports.ts'
 
 export const ROOT = join(dirname(new URL(import.meta.url).pathname), '..')
 export const ARTIFACT = join(ROOT, 'dist/edgeop.cjs')
@@ -95,9 +96,28 @@ const LLHTTP_CONSTANTS: esbuild.Plugin = {
  */
 export const LLHTTP_SIMD_VAR = '__edgeop_llhttp_simd'
 
-/** The brotli-compressed, base64-encoded llhttp SIMD WebAssembly module. */
-function packedLlhttpSimd(): string {
-  const wasm = createRequire(import.meta.url)('undici/lib/llhttp/llhttp_simd-wasm.js') as Buffer
+/**
+ * The llhttp exports undici's HTTP/1.1 client calls (`llhttp.<name>` in dispatcher/client-h1.js;
+ * test/build/undici-trims.test.ts compares this list with that file). The other 30 (getters,
+ * lenient-mode setters, name tables) are dropped from the module's export section.
+ */
+export const LLHTTP_EXPORTS_USED: ReadonlySet<string> = new Set([
+  'memory',
+  'malloc',
+  'free',
+  'llhttp_alloc',
+  'llhttp_free',
+  'llhttp_execute',
+  'llhttp_finish',
+  'llhttp_resume',
+  'llhttp_get_error_reason',
+  'llhttp_get_error_pos',
+])
+
+/** The brotli-compressed, base64-encoded llhttp SIMD WebAssembly module (only the exports used). */
+export function packedLlhttpSimd(): string {
+  const full = createRequire(import.meta.url)('undici/lib/llhttp/llhttp_simd-wasm.js') as Buffer
+  const wasm = keepExports(full, LLHTTP_EXPORTS_USED)
   return brotliCompressSync(wasm, {
     params: {
       [zlibConstants.BROTLI_PARAM_QUALITY]: 11,
