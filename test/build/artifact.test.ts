@@ -50,7 +50,7 @@ test('the artifact is strict-mode code: its first statement, after the banner co
   // The banner also carries the llhttp module (build/artifact.ts); a statement before the
   // directive would silently turn the whole bundle into sloppy-mode code.
   const head = (await artifact()).subarray(0, 400).toString('utf8')
-  assert.match(head, /^\/\*[^]*?\*\/\n"use strict";var __edgeop_llhttp_simd="/)
+  assert.match(head, /^\/\*[\s\S]*?\*\/\n"use strict";var __edgeop_llhttp_simd="/)
 })
 
 test('no @kubernetes/client-node module and no unused undici feature is in the artifact', async () => {
