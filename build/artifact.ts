@@ -2,26 +2,113 @@
  * @module build/artifact — esbuild settings for the single-file operator artifact.
  *
  * One CommonJS file (a single executable needs CJS on Node 22/24), minified, with every
- * dependency inlined. The undici trims (Milo left out, the non-SIMD llhttp fallback, the
- * FormData layer and llhttp's tables dropped, the SIMD wasm brotli-packed) live in
- * src/esbuild/, shipped as `edgeop/esbuild` so that users' bundles get them too.
+ * dependency inlined. Two undici trims, both measured (edge-facts §4/§5):
+ * - `esbuildDetection` defined: undici then leaves out its experimental Milo HTTP/1.1
+ *   parser (its own switch, the one Node core uses when it bundles undici);
+ * - the non-SIMD llhttp WebAssembly fallback (72 KB) is replaced by a module that throws
+ *   a clear error: it is only used where WebAssembly SIMD is missing (riscv64, old
+ *   ppc64), and HTTP/2 connections never load llhttp at all.
  */
 import { createHash } from 'node:crypto'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { gzipSync } from 'node:zlib'
+import { brotliCompressSync, gzipSync, constants as zlibConstants } from 'node:zlib'
 import * as esbuild from 'esbuild'
-import { UNDICI_DEFINE, UNDICI_TRIMS } from '../src/esbuild/undici-trims.ts'
+import {
+  llhttpConstantsUsedOnly,
+  noFormData,
+  noSimdFallback,
+  UNDICI_DEFINE,
+} from '../src/esbuild/undici-trims.ts'
+import {
+  HEADER_NAME_TABLES,
+  REQUEST_BODY_WRITERS,
+  UNREFERENCED_EXPORTS,
+  UNSET_OPTIONS,
+  UPGRADE_AND_CONNECT,
+  undiciTrims,
+} from './undici-trims.ts'
+import { keepExports } from './wasm-exports.ts'
 
 export const ROOT = join(dirname(new URL(import.meta.url).pathname), '..')
 export const ARTIFACT = join(ROOT, 'dist/edgeop.cjs')
 export const METAFILE = join(ROOT, 'dist/edgeop.meta.json')
 
-/** Builds dist/edgeop.cjs from src/main.ts; returns the metafile. */
-export async function buildArtifact(): Promise<esbuild.Metafile> {
-  await mkdir(dirname(ARTIFACT), { recursive: true })
-  const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string }
-  const result = await esbuild.build({
+/**
+ * The llhttp SIMD WebAssembly module ships as base64, which gzip shrinks poorly (54 KB of
+ * wasm → 72 KB of base64 → 24 KB gzip). Stored brotli-compressed instead (quality 11,
+ * then base64: 15 KB in the gzipped artifact) and decompressed with Node's own zlib the
+ * first time an HTTP/1.1 connection needs the parser, exactly as lazily as before.
+ *
+ * The base64 text sits in the artifact's first line ({@link artifactOptions}' banner), not
+ * where undici's module is: 20 KB of incompressible text in the middle of the code would push
+ * the code before it out of gzip's 32 KB window for the code after it (measured: 870 bytes of
+ * gzip). The module reads it from that top-level variable.
+ */
+export const LLHTTP_SIMD_VAR = '__edgeop_llhttp_simd'
+
+/**
+ * The llhttp exports undici's HTTP/1.1 client calls (`llhttp.<name>` in dispatcher/client-h1.js;
+ * test/build/undici-trims.test.ts compares this list with that file). The other 30 (getters,
+ * lenient-mode setters, name tables) are dropped from the module's export section.
+ */
+export const LLHTTP_EXPORTS_USED: ReadonlySet<string> = new Set([
+  'memory',
+  'malloc',
+  'free',
+  'llhttp_alloc',
+  'llhttp_free',
+  'llhttp_execute',
+  'llhttp_finish',
+  'llhttp_resume',
+  'llhttp_get_error_reason',
+  'llhttp_get_error_pos',
+])
+
+/** The brotli-compressed, base64-encoded llhttp SIMD WebAssembly module (only the exports used). */
+export function packedLlhttpSimd(): string {
+  const full = createRequire(import.meta.url)('undici/lib/llhttp/llhttp_simd-wasm.js') as Buffer
+  const wasm = keepExports(full, LLHTTP_EXPORTS_USED)
+  return brotliCompressSync(wasm, {
+    params: {
+      [zlibConstants.BROTLI_PARAM_QUALITY]: 11,
+      [zlibConstants.BROTLI_PARAM_SIZE_HINT]: wasm.length,
+    },
+  }).toString('base64')
+}
+
+const LLHTTP_BROTLI: esbuild.Plugin = {
+  name: 'llhttp-simd-brotli',
+  setup(b) {
+    b.onLoad({ filter: /llhttp[\\/]llhttp_simd-wasm\.js$/ }, () => ({
+      contents: `let w; Object.defineProperty(module, 'exports', { get: () => w ??= require('node:zlib').brotliDecompressSync(Buffer.from(${LLHTTP_SIMD_VAR}, 'base64')) })`,
+      loader: 'js',
+    }))
+  },
+}
+
+/** The esbuild plugins that trim undici for the artifact (also used by tests that bundle with them). */
+export const ARTIFACT_PLUGINS: readonly esbuild.Plugin[] = [
+  noSimdFallback,
+  noFormData,
+  llhttpConstantsUsedOnly,
+  LLHTTP_BROTLI,
+  undiciTrims('undici-unreachable-declarations', [
+    ...REQUEST_BODY_WRITERS,
+    ...UPGRADE_AND_CONNECT,
+    ...UNREFERENCED_EXPORTS,
+    ...UNSET_OPTIONS,
+  ]),
+  HEADER_NAME_TABLES,
+]
+
+/**
+ * The esbuild options of the artifact (entry src/main.ts, outfile dist/edgeop.cjs). A bundle built
+ * with {@link ARTIFACT_PLUGINS} needs this banner too (it holds the llhttp module).
+ */
+export function artifactOptions(version: string): esbuild.BuildOptions & { metafile: true } {
+  return {
     entryPoints: [join(ROOT, 'src/main.ts')],
     bundle: true,
     minify: true,
@@ -33,11 +120,19 @@ export async function buildArtifact(): Promise<esbuild.Metafile> {
     legalComments: 'none',
     define: { ...UNDICI_DEFINE },
     banner: {
-      js: `/* edgeop ${pkg.version} — bundles undici and zod (MIT); notices: dist/THIRD-PARTY-NOTICES */`,
+      // The strict-mode directive must stay the first statement (esbuild repeats it after the banner).
+      js: `/* edgeop ${version} — bundles undici and zod (MIT); notices: dist/THIRD-PARTY-NOTICES */\n"use strict";var ${LLHTTP_SIMD_VAR}="${packedLlhttpSimd()}";`,
     },
-    plugins: [...UNDICI_TRIMS],
+    plugins: [...ARTIFACT_PLUGINS],
     logLevel: 'warning',
-  })
+  }
+}
+
+/** Builds dist/edgeop.cjs from src/main.ts; returns the metafile. */
+export async function buildArtifact(): Promise<esbuild.Metafile> {
+  await mkdir(dirname(ARTIFACT), { recursive: true })
+  const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+  const result = await esbuild.build(artifactOptions(pkg.version))
   await writeFile(METAFILE, JSON.stringify(result.metafile))
   await writeNotices()
   return result.metafile

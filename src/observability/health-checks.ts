@@ -17,6 +17,7 @@ import { EdgeopError, errorMessage } from '../core/errors.ts'
  * A check: returns when healthy, throws when not (the message is the reason). Answer from memory, fast.
  * A returned string is a detail of a healthy check, shown with `?verbose` (`[+]name ok: detail`).
  */
+// biome-ignore lint/suspicious/noConfusingVoidType: checks that return nothing must stay assignable.
 export type HealthCheck = () => void | string | Promise<void | string>
 
 /** One check's outcome. */

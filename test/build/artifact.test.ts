@@ -23,10 +23,13 @@ const run = promisify(execFile)
  * 2026-11-29 with both operators: 323,635 bytes, 114,438 gzip -9. Raised 2026-12-01 to the
  * budget itself for gzip (341,168 bytes, 120,897 gzip measured): the first-contact checks
  * (bounded flags, DNS-1123 names, the agent root, kubeconfig size and UTF-8, timeouts that name
- * their step, the missing-CRD check, reconcile stacks) cost 5.3 KB gzip.
+ * their step, the missing-CRD check, reconcile stacks) cost 5.3 KB gzip. Lowered 2026-12-01 to
+ * just above 336,705 bytes, 118,730 gzip -9 (from 351,418 / 123,984): undici code the artifact
+ * cannot reach replaced at bundle time (build/undici-trims.ts), the compressed llhttp module
+ * moved to the first line and stripped of unused exports.
  */
-const MAX_BYTES = 352 * 1024
-const MAX_GZIP_BYTES = 120 * 1024
+const MAX_BYTES = 337_000
+const MAX_GZIP_BYTES = 119_000
 
 async function artifact(): Promise<Buffer> {
   try {
@@ -41,6 +44,13 @@ test('the artifact fits its size budget', async () => {
   const gz = gzipSync(buf, { level: 9 }).length
   assert.ok(buf.length <= MAX_BYTES, `${buf.length} bytes > ${MAX_BYTES}`)
   assert.ok(gz <= MAX_GZIP_BYTES, `${gz} gzip bytes > ${MAX_GZIP_BYTES}`)
+})
+
+test('the artifact is strict-mode code: its first statement, after the banner comment, is the directive', async () => {
+  // The banner also carries the llhttp module (build/artifact.ts); a statement before the
+  // directive would silently turn the whole bundle into sloppy-mode code.
+  const head = (await artifact()).subarray(0, 400).toString('utf8')
+  assert.match(head, /^\/\*[\s\S]*?\*\/\n"use strict";var __edgeop_llhttp_simd="/)
 })
 
 test('no @kubernetes/client-node module and no unused undici feature is in the artifact', async () => {

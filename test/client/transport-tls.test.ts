@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -9,17 +8,12 @@ import { after, before, test } from 'node:test'
 import tls from 'node:tls'
 import { Transport } from '../../src/client/transport.ts'
 import { isEdgeopError } from '../../src/core/errors.ts'
+import { selfSignedCert } from '../support/self-signed.ts'
 
 // A self-signed serving certificate, which the client also presents as its own (any
 // cert+key pair will do for what is tested here: how the TLS material reaches OpenSSL).
 const dir = mkdtempSync(join(tmpdir(), 'edgeop-tls-'))
-execFileSync('openssl', [
-  'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-  '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1',
-  '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1',
-], { stdio: 'ignore' }) // biome-ignore format: one argument list
-const cert = readFileSync(join(dir, 'cert.pem'), 'utf8')
-const key = readFileSync(join(dir, 'key.pem'), 'utf8')
+const { cert, key } = selfSignedCert(dir)
 
 let url = ''
 let connections = 0

@@ -28,14 +28,7 @@ import {
   type Reconciler,
   TerminalError,
 } from '../../controller/index.ts'
-import {
-  type Clock,
-  EdgeopError,
-  errorMessage,
-  isEdgeopError,
-  type KubeObject,
-  realClock,
-} from '../../core/index.ts'
+import { type Clock, EdgeopError, errorMessage, isEdgeopError, realClock } from '../../core/index.ts'
 import {
   applyIfDrifted,
   type ConditionInput,

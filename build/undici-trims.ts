@@ -1,0 +1,287 @@
+/**
+ * @module build/undici-trims — undici code the operator artifact can never reach, replaced at bundle time.
+ *
+ * Each trim names the undici file, the top-level declarations it replaces and why edgeop cannot
+ * reach them. A declaration is cut from its first line (`function name (`, `async function name (`
+ * or `class name `) to the next line that is a lone `}` (undici's standard style closes every
+ * top-level declaration so). undici is pinned exactly in package.json; if a declaration is missing
+ * or ambiguous after an upgrade, the build fails instead of bundling something else.
+ */
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import type * as esbuild from 'esbuild'
+
+/** One top-level declaration of an undici file and what replaces it. */
+export interface DeclarationStub {
+  /**
+   * `function`, `async function` or `class` (top level, closed by a lone `}` line), or `method`
+   * (a class member indented two spaces, closed by `  }`).
+   */
+  readonly kind: 'function' | 'async function' | 'class' | 'method'
+  readonly name: string
+  /** The replacement source (same name, so every caller still resolves). */
+  readonly stub: string
+}
+
+/** The trims of one undici file. */
+export interface FileTrim {
+  /** Path below `undici/lib/`, with `/` separators. */
+  readonly file: string
+  /** Why nothing edgeop does reaches the replaced declarations. */
+  readonly reason: string
+  readonly stubs: readonly DeclarationStub[]
+}
+
+/**
+ * The message of every request a trimmed body writer receives (none can: see
+ * {@link REQUEST_BODY_WRITERS}); it fails that request through undici's own `abort` callback.
+ */
+export const UNBUNDLED_BODY = 'edgeop: only string and Buffer request bodies are bundled'
+
+const abortWith = (kind: 'function' | 'async function', name: string): DeclarationStub => ({
+  kind,
+  name,
+  stub: `function ${name} (abort) { queueMicrotask(() => abort(new Error('${UNBUNDLED_BODY}'))) }`,
+})
+
+/**
+ * undici's request-body writers for streams, Blobs and (async) iterables, on both protocols. The
+ * client encodes every body as a string (`encodeBody` in src/client/body-codec.ts) and undici's
+ * Request turns a string into a Buffer, which goes through `writeBuffer` (kept); the other writers
+ * and the HTTP/1.1 `AsyncWriter` only they use are dead code in the artifact.
+ */
+export const REQUEST_BODY_WRITERS: readonly FileTrim[] = [
+  {
+    file: 'dispatcher/client-h1.js',
+    reason: 'request bodies are strings (Buffers inside undici): only writeBuffer runs',
+    stubs: [
+      abortWith('function', 'writeStream'),
+      abortWith('async function', 'writeBlob'),
+      abortWith('async function', 'writeIterable'),
+      { kind: 'class', name: 'AsyncWriter', stub: 'class AsyncWriter {}' },
+    ],
+  },
+  {
+    file: 'dispatcher/client-h2.js',
+    reason: 'request bodies are strings (Buffers inside undici): only writeBuffer runs',
+    stubs: [
+      abortWith('function', 'writeStream'),
+      abortWith('async function', 'writeBlob'),
+      abortWith('async function', 'writeIterable'),
+    ],
+  },
+]
+
+/** The message of an upgrade or CONNECT request, which the artifact never sends (see {@link UPGRADE_AND_CONNECT}). */
+export const UNBUNDLED_UPGRADE = 'edgeop: HTTP upgrade and CONNECT requests are not bundled'
+
+const noop = (name: string): DeclarationStub => ({ kind: 'function', name, stub: `function ${name} () {}` })
+
+/**
+ * undici's protocol-upgrade and CONNECT handling (WebSocket, proxies' tunnels). The client's methods
+ * are GET, POST, PUT, PATCH and DELETE (`Method` in src/client/request-spec.ts) and it never sets
+ * undici's `upgrade` option; on HTTP/1.1 the parser reaches `onUpgrade` only for a request that
+ * asked for one (any other upgrade response is rejected as a bad upgrade before it), on HTTP/2
+ * `setupUpgradeStream` runs only for CONNECT or `upgrade`. The stream listeners only it installs are
+ * stubbed with it; `onUpgradeStreamClose` stays a function because a GOAWAY removes it as a listener.
+ */
+export const UPGRADE_AND_CONNECT: readonly FileTrim[] = [
+  {
+    file: 'dispatcher/client-h1.js',
+    reason: 'no request asks for an upgrade or uses CONNECT',
+    stubs: [
+      { kind: 'method', name: 'onUpgrade', stub: `onUpgrade () { throw new Error('${UNBUNDLED_UPGRADE}') }` },
+    ],
+  },
+  {
+    file: 'dispatcher/client-h2.js',
+    reason: 'no request asks for an upgrade or uses CONNECT',
+    stubs: [
+      noop('onUpgradeStreamClose'),
+      noop('removeUpgradeStreamListeners'),
+      noop('releaseUpgradeStream'),
+      noop('failUpgradeStream'),
+      noop('onUpgradeStreamError'),
+      noop('onUpgradeStreamEnd'),
+      noop('onUpgradeStreamTimeout'),
+      noop('onUpgradeResponse'),
+      {
+        kind: 'function',
+        name: 'setupUpgradeStream',
+        stub: `function setupUpgradeStream (stream, state) { stream.destroy(); state.abort(new Error('${UNBUNDLED_UPGRADE}')) }`,
+      },
+    ],
+  },
+  {
+    file: 'core/request.js',
+    reason: 'called only by the two upgrade paths above',
+    stubs: [
+      {
+        kind: 'method',
+        name: 'onRequestUpgrade',
+        stub: `onRequestUpgrade () { throw new Error('${UNBUNDLED_UPGRADE}') }`,
+      },
+    ],
+  },
+  {
+    file: 'core/diagnostics.js',
+    reason:
+      'NODE_DEBUG=websocket logs WebSocket events, which only the (unbundled) WebSocket client publishes',
+    stubs: [noop('trackWebSocketEvents')],
+  },
+]
+
+/**
+ * Code reached only through a request option edgeop never sets: `responseHeaders: 'raw'`
+ * (src/client/transport.ts passes path, method, headers, body, signal and the two timeouts).
+ */
+export const UNSET_OPTIONS: readonly FileTrim[] = [
+  {
+    file: 'core/util.js',
+    reason: "parseRawHeaders serves only `responseHeaders: 'raw'`",
+    stubs: [
+      {
+        kind: 'function',
+        name: 'parseRawHeaders',
+        stub: "function parseRawHeaders () { throw new Error('edgeop: undici responseHeaders: raw is not bundled') }",
+      },
+    ],
+  },
+]
+
+/** A declaration nothing in the artifact calls, replaced by one that says so if it ever is. */
+const unreachable = (kind: 'function' | 'async function', name: string): DeclarationStub => ({
+  kind,
+  name,
+  stub: `function ${name} () { throw new Error('edgeop: undici ${name} is not bundled') }`,
+})
+
+/** An error class nothing in the artifact constructs, reduced to its name (its `instanceof` check is inherited). */
+const unusedError = (name: string): DeclarationStub => ({
+  kind: 'class',
+  name,
+  stub: `class ${name} extends UndiciError {}`,
+})
+
+/**
+ * Exports and methods of undici's shared modules that no other file in the artifact (undici's,
+ * zod's or edgeop's) names; test/build/undici-trims.test.ts checks that against the bundle. They
+ * serve undici's retry, redirect, proxy, balanced-pool, WebSocket, interceptor and fetch parts,
+ * none of which is bundled.
+ */
+export const UNREFERENCED_EXPORTS: readonly FileTrim[] = [
+  {
+    file: 'core/errors.js',
+    reason: 'thrown only by undici features the artifact does not bundle',
+    stubs: [
+      'InvalidReturnValueError',
+      'BalancedPoolMissingUpstreamError',
+      'RequestRetryError',
+      'ResponseError',
+      'SecureProxyConnectionError',
+      'ProxyConnectionError',
+      'MaxRedirectsError',
+      'MaxOriginsReachedError',
+      'Socks5ProxyError',
+      'MessageSizeExceededError',
+    ].map(unusedError),
+  },
+  {
+    file: 'core/util.js',
+    reason: 'helpers of the retry handler, the mock agent and fetch',
+    stubs: [
+      unreachable('function', 'wrapRequestBody'),
+      { kind: 'class', name: 'BodyAsyncIterable', stub: 'class BodyAsyncIterable {}' },
+      unreachable('function', 'toRawHeaders'),
+      unreachable('function', 'encodeRawHeaders'),
+      unreachable('function', 'parseRangeHeader'),
+    ],
+  },
+  {
+    file: 'api/readable.js',
+    reason:
+      "a response body's dump() serves undici's dump interceptor and fetch; edgeop reads bodies with text() or iterates them",
+    stubs: [
+      {
+        kind: 'method',
+        name: 'dump',
+        stub: "dump () { throw new Error('edgeop: undici body.dump() is not bundled') }",
+      },
+    ],
+  },
+  {
+    file: 'dispatcher/dispatcher.js',
+    reason: 'interceptors: edgeop composes none (its retries and timeouts are its own)',
+    stubs: [
+      {
+        kind: 'method',
+        name: 'compose',
+        stub: "compose () { throw new Error('edgeop: undici interceptors (Dispatcher.compose) are not bundled') }",
+      },
+    ],
+  },
+]
+
+/** `source` with each stubbed declaration replaced; throws when one is not found exactly once. */
+export function applyStubs(source: string, trim: FileTrim): string {
+  let out = source
+  for (const { kind, name, stub } of trim.stubs) {
+    const head =
+      kind === 'class' ? `\nclass ${name} ` : kind === 'method' ? `\n  ${name} (` : `\n${kind} ${name} (`
+    const close = kind === 'method' ? '\n  }\n' : '\n}\n'
+    const start = out.indexOf(head)
+    if (start < 0 || out.indexOf(head, start + 1) >= 0)
+      throw new Error(`undici trim: ${trim.file} has no single \`${head.trim()}\` (undici layout changed?)`)
+    const end = out.indexOf(close, start)
+    if (end < 0) throw new Error(`undici trim: ${trim.file}: \`${name}\` has no closing line`)
+    out = `${out.slice(0, start + 1)}${stub}${out.slice(end + close.length - 1)}`
+  }
+  return out
+}
+
+/** An esbuild plugin applying `trims` to the undici files they name (several trims may name one file). */
+export function undiciTrims(name: string, trims: readonly FileTrim[]): esbuild.Plugin {
+  return {
+    name,
+    setup(b) {
+      for (const file of new Set(trims.map((t) => t.file))) {
+        const filter = new RegExp(
+          `undici[\\\\/]lib[\\\\/]${file.replaceAll('.', '\\.').replaceAll('/', '[\\\\/]')}$`,
+        )
+        b.onLoad({ filter }, async (args) => ({
+          contents: trims
+            .filter((t) => t.file === file)
+            .reduce((source, trim) => applyStubs(source, trim), await readFile(args.path, 'utf8')),
+          loader: 'js',
+        }))
+      }
+    },
+  }
+}
+
+/**
+ * undici's well-known header-name tables (`core/constants.js`: ~100 names with their lowercase forms;
+ * `core/tree.js`: a search tree over them) only save a `toLowerCase()` per header: every lookup
+ * falls back to exactly that when a name is not in the table (`util.headerNameToString`,
+ * `util.bufferToLowerCasedHeaderName`, `Request`'s `processHeader`, which then checks the name is an
+ * HTTP token: the well-known names all are). Replaced by empty tables, every header name takes the
+ * fallback, with the same result. The WebSocket defaults the module also exports are copied from the
+ * real module at build time.
+ */
+export const HEADER_NAME_TABLES: esbuild.Plugin = {
+  name: 'undici-header-name-tables',
+  setup(b) {
+    b.onLoad({ filter: /undici[\\/]lib[\\/]core[\\/]constants\.js$/ }, (args) => {
+      const real = createRequire(import.meta.url)(args.path) as Record<string, unknown>
+      const { defaultWebSocketMaxFragments, defaultWebSocketMaxPayloadSize } = real
+      return {
+        contents: `module.exports = { wellknownHeaderNames: [], headerNameLowerCasedRecord: Object.create(null), defaultWebSocketMaxFragments: ${JSON.stringify(defaultWebSocketMaxFragments)}, defaultWebSocketMaxPayloadSize: ${JSON.stringify(defaultWebSocketMaxPayloadSize)} }`,
+        loader: 'js',
+      }
+    })
+    b.onLoad({ filter: /undici[\\/]lib[\\/]core[\\/]tree\.js$/ }, () => ({
+      contents: 'module.exports = { tree: { lookup: () => undefined } }',
+      loader: 'js',
+    }))
+  },
+}
