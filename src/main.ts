@@ -20,6 +20,7 @@ import {
   type OperatorOptions,
   runCli,
   stringFlag,
+  validateMetricsOptions,
   validateOperatorOptions,
 } from './cli/index.ts'
 import { KubeClient } from './client/index.ts'
@@ -139,6 +140,10 @@ type ProcessOptions = Pick<
   | 'logFormat'
   | 'metricsBindAddress'
   | 'healthProbeBindAddress'
+  | 'metricsSecure'
+  | 'metricsCertPath'
+  | 'metricsCertName'
+  | 'metricsCertKey'
   | 'shutdownGracePeriod'
 >
 
@@ -175,6 +180,15 @@ async function serve(
     logger: log,
     metricsBindAddress: o.metricsBindAddress,
     healthProbeBindAddress: o.healthProbeBindAddress,
+    ...(o.metricsSecure
+      ? {
+          secureMetrics: {
+            certName: o.metricsCertName,
+            keyName: o.metricsCertKey,
+            ...(o.metricsCertPath ? { certDir: o.metricsCertPath } : {}),
+          },
+        }
+      : {}),
     shutdownGracePeriodMs: o.shutdownGracePeriod,
     ...(elect ? { leaderElection: elect } : {}),
   })
@@ -286,7 +300,8 @@ void runCli({
         'Run the NodeConfig node agent for one node (no leader election: each node is its own shard)',
       flags: AGENT_FLAGS,
       validate: (o) =>
-        o.nodeName ? undefined : '--node-name: required (set it from spec.nodeName with the downward API)',
+        validateMetricsOptions(o) ??
+        (o.nodeName ? undefined : '--node-name: required (set it from spec.nodeName with the downward API)'),
       precheck: async (o) => {
         const problem = await checkAgentRoot(o.root, { allowSystemRoot: o.allowSystemRoot })
         if (problem === undefined) return undefined

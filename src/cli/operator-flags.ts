@@ -14,7 +14,9 @@ import {
 } from '../leader/index.ts'
 import { DEFAULT_SHUTDOWN_GRACE_PERIOD_MS } from '../manager/index.ts'
 import {
+  DEFAULT_CERT_NAME,
   DEFAULT_HEALTH_PROBE_BIND_ADDRESS,
+  DEFAULT_KEY_NAME,
   DEFAULT_LOG_FORMAT,
   DEFAULT_LOG_LEVEL,
   DEFAULT_METRICS_BIND_ADDRESS,
@@ -30,7 +32,7 @@ import {
   numberFlag,
   stringFlag,
 } from './flags.ts'
-import { kubeName } from './value-schemas.ts'
+import { kubeName, nonEmpty } from './value-schemas.ts'
 
 /**
  * client-go's `rest.DefaultQPS` / `DefaultBurst` (5 / 10). An edge cluster runs one agent per node, so
@@ -86,6 +88,13 @@ const BIND_ADDRESS = z.string().check(
   }, 'expected [host]:port, or "0" to disable'),
 )
 
+/** A file name inside a directory: no `/`, not `.` or `..`, at most 255 bytes (the usual NAME_MAX). */
+const FILE_NAME = z
+  .string()
+  .check(
+    z.refine((s) => /^[^/\0]{1,255}$/.test(s) && s !== '.' && s !== '..', 'expected a file name (no "/")'),
+  )
+
 /** The flags of an operator binary. */
 export const OPERATOR_FLAGS = {
   kubeconfig: stringFlag(
@@ -135,6 +144,24 @@ export const OPERATOR_FLAGS = {
     schema: BIND_ADDRESS,
     placeholder: 'address',
   }),
+  'metrics-secure': booleanFlag(
+    'Serve /metrics over HTTPS, only to callers whose bearer token the apiserver authenticates and authorizes for GET /metrics (TokenReview, SubjectAccessReview). false: plain HTTP to anyone.',
+    { default: true },
+  ),
+  'metrics-cert-path': stringFlag(
+    'Directory with the /metrics serving certificate and key, re-read when they change. Unset: a self-signed certificate made at start.',
+    { schema: nonEmpty(), placeholder: 'dir' },
+  ),
+  'metrics-cert-name': stringFlag('Certificate file name in --metrics-cert-path.', {
+    default: DEFAULT_CERT_NAME,
+    schema: FILE_NAME,
+    placeholder: 'name',
+  }),
+  'metrics-cert-key': stringFlag('Private key file name in --metrics-cert-path.', {
+    default: DEFAULT_KEY_NAME,
+    schema: FILE_NAME,
+    placeholder: 'name',
+  }),
   'health-probe-bind-address': stringFlag(
     'Address of the /healthz and /readyz endpoints; "0" disables them.',
     {
@@ -183,12 +210,32 @@ export const OPERATOR_FLAGS = {
 export type OperatorOptions = FlagValues<typeof OPERATOR_FLAGS>
 
 /**
- * Checks that span several flags (client-go `NewLeaderElector`'s rules): with `--leader-elect`, an
- * election ID is required and lease duration > renew deadline > retry period × 1.2. Returns one line
+ * Checks of the metrics flags together: a certificate directory needs `--metrics-secure`, and secure
+ * metrics need an address of their own (the probes stay plain HTTP for the kubelet). Returns one line
  * naming the flag, or undefined when valid.
  */
+export function validateMetricsOptions(
+  o: Pick<
+    OperatorOptions,
+    'metricsSecure' | 'metricsCertPath' | 'metricsBindAddress' | 'healthProbeBindAddress'
+  >,
+): string | undefined {
+  if (!o.metricsSecure && o.metricsCertPath) return '--metrics-cert-path: needs --metrics-secure'
+  const at = parseBindAddress(o.metricsBindAddress)
+  if (o.metricsSecure && at && at.port !== 0 && o.metricsBindAddress === o.healthProbeBindAddress) {
+    return `--metrics-bind-address: with --metrics-secure, must differ from --health-probe-bind-address (the probes stay plain HTTP), got ${JSON.stringify(o.metricsBindAddress)} for both`
+  }
+  return undefined
+}
+
+/**
+ * Checks that span several flags: {@link validateMetricsOptions}, then client-go `NewLeaderElector`'s
+ * rules: with `--leader-elect`, an election ID is required and lease duration > renew deadline > retry
+ * period × 1.2. Returns one line naming the flag, or undefined when valid.
+ */
 export function validateOperatorOptions(o: OperatorOptions): string | undefined {
-  if (!o.leaderElect) return undefined
+  const metrics = validateMetricsOptions(o)
+  if (metrics !== undefined || !o.leaderElect) return metrics
   if (o.leaderElectionId === '') return '--leader-election-id: required with --leader-elect'
   const lease = o.leaderElectionLeaseDuration
   const renew = o.leaderElectionRenewDeadline
