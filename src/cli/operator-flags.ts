@@ -145,11 +145,11 @@ export const OPERATOR_FLAGS = {
     placeholder: 'address',
   }),
   'metrics-secure': booleanFlag(
-    'Serve /metrics over HTTPS, only to callers whose bearer token the apiserver authenticates and authorizes for GET /metrics (TokenReview, SubjectAccessReview). false: plain HTTP to anyone.',
+    'Serve /metrics over HTTPS to callers whose token the apiserver allows GET /metrics; false: plain HTTP to anyone.',
     { default: true },
   ),
   'metrics-cert-path': stringFlag(
-    'Directory with the /metrics serving certificate and key, re-read when they change. Unset: a self-signed certificate made at start.',
+    'Directory with the /metrics certificate and key, reloaded on change. Unset: self-signed.',
     { schema: nonEmpty(), placeholder: 'dir' },
   ),
   'metrics-cert-name': stringFlag('Certificate file name in --metrics-cert-path.', {
@@ -157,7 +157,7 @@ export const OPERATOR_FLAGS = {
     schema: FILE_NAME,
     placeholder: 'name',
   }),
-  'metrics-cert-key': stringFlag('Private key file name in --metrics-cert-path.', {
+  'metrics-cert-key': stringFlag('Key file name in --metrics-cert-path.', {
     default: DEFAULT_KEY_NAME,
     schema: FILE_NAME,
     placeholder: 'name',
@@ -223,7 +223,7 @@ export function validateMetricsOptions(
   if (!o.metricsSecure && o.metricsCertPath) return '--metrics-cert-path: needs --metrics-secure'
   const at = parseBindAddress(o.metricsBindAddress)
   if (o.metricsSecure && at && at.port !== 0 && o.metricsBindAddress === o.healthProbeBindAddress) {
-    return `--metrics-bind-address: with --metrics-secure, must differ from --health-probe-bind-address (the probes stay plain HTTP), got ${JSON.stringify(o.metricsBindAddress)} for both`
+    return '--metrics-bind-address: with --metrics-secure, must differ from --health-probe-bind-address (probes stay plain HTTP)'
   }
   return undefined
 }

@@ -80,7 +80,7 @@ export async function watchCertificate(
     throw new EdgeopError(
       'EDGEOP_ERR_CONFIG',
       `serving certificate ${certPath} with key ${keyPath}: ${errorMessage(cause).slice(0, 200)}`,
-      { step: 'load serving certificate', cause },
+      { step: 'load certificate', cause },
     )
   }
   let cancel: (() => void) | undefined
@@ -90,7 +90,7 @@ export async function watchCertificate(
     try {
       next = await read()
     } catch (err) {
-      log.warn('serving certificate not reloaded; keeping the previous one', {
+      log.warn('serving certificate not reloaded', {
         cert: certPath,
         error: errorMessage(err).slice(0, 200),
       })

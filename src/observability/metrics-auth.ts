@@ -85,7 +85,7 @@ export function bearerToken(header: string | undefined): string | undefined {
 
 const ALLOWED: MetricsAuthDecision = { status: 200, reason: 'allowed' }
 const UNAUTHORIZED: MetricsAuthDecision = { status: 401, reason: 'Unauthorized' }
-const BUSY: MetricsAuthDecision = { status: 429, reason: 'too many authentication requests in flight' }
+const BUSY: MetricsAuthDecision = { status: 429, reason: 'too many scrapes under review' }
 
 interface TokenReviewResponse {
   status?: {
@@ -148,11 +148,11 @@ export class MetricsAuthFilter {
     } catch (err) {
       // A failed request's message could quote what it sent: the token is cut out, the rest bounded.
       const error = errorMessage(err).split(token).join('[token]').slice(0, 512)
-      this.#log.warn('metrics authentication or authorization failed', {
+      this.#log.warn('metrics scrape review failed', {
         error,
         code: (err as { code?: unknown } | undefined)?.code,
       })
-      return { status: 500, reason: 'authentication or authorization failed; see the operator log' }
+      return { status: 500, reason: 'review failed; see the operator log' }
     } finally {
       this.#inFlight--
     }
