@@ -14,7 +14,9 @@ import {
 } from '../leader/index.ts'
 import { DEFAULT_SHUTDOWN_GRACE_PERIOD_MS } from '../manager/index.ts'
 import {
+  DEFAULT_CERT_NAME,
   DEFAULT_HEALTH_PROBE_BIND_ADDRESS,
+  DEFAULT_KEY_NAME,
   DEFAULT_LOG_FORMAT,
   DEFAULT_LOG_LEVEL,
   DEFAULT_METRICS_BIND_ADDRESS,
@@ -86,6 +88,13 @@ const BIND_ADDRESS = z.string().check(
   }, 'expected [host]:port, or "0" to disable'),
 )
 
+/** A file name inside a directory: no `/`, not `.` or `..`, at most 255 bytes (the usual NAME_MAX). */
+const FILE_NAME = z
+  .string()
+  .check(
+    z.refine((s) => /^[^/\0]{1,255}$/.test(s) && s !== '.' && s !== '..', 'expected a file name (no "/")'),
+  )
+
 /** The flags of an operator binary. */
 export const OPERATOR_FLAGS = {
   kubeconfig: stringFlag(
@@ -134,6 +143,24 @@ export const OPERATOR_FLAGS = {
     default: DEFAULT_METRICS_BIND_ADDRESS,
     schema: BIND_ADDRESS,
     placeholder: 'address',
+  }),
+  'metrics-secure': booleanFlag(
+    'Serve /metrics over HTTPS to callers whose token the apiserver allows GET /metrics; false: plain HTTP to anyone.',
+    { default: true },
+  ),
+  'metrics-cert-path': stringFlag(
+    'Directory with the /metrics certificate and key, reloaded on change. Unset: self-signed.',
+    { schema: nonEmpty(), placeholder: 'dir' },
+  ),
+  'metrics-cert-name': stringFlag('Certificate file name in --metrics-cert-path.', {
+    default: DEFAULT_CERT_NAME,
+    schema: FILE_NAME,
+    placeholder: 'name',
+  }),
+  'metrics-cert-key': stringFlag('Key file name in --metrics-cert-path.', {
+    default: DEFAULT_KEY_NAME,
+    schema: FILE_NAME,
+    placeholder: 'name',
   }),
   'health-probe-bind-address': stringFlag(
     'Address of the /healthz and /readyz endpoints; "0" disables them.',
@@ -187,12 +214,32 @@ export const OPERATOR_FLAGS = {
 export type OperatorOptions = FlagValues<typeof OPERATOR_FLAGS>
 
 /**
- * Checks that span several flags (client-go `NewLeaderElector`'s rules): with `--leader-elect`, an
- * election ID is required and lease duration > renew deadline > retry period × 1.2. Returns one line
+ * Checks of the metrics flags together: a certificate directory needs `--metrics-secure`, and secure
+ * metrics need an address of their own (the probes stay plain HTTP for the kubelet). Returns one line
  * naming the flag, or undefined when valid.
  */
+export function validateMetricsOptions(
+  o: Pick<
+    OperatorOptions,
+    'metricsSecure' | 'metricsCertPath' | 'metricsBindAddress' | 'healthProbeBindAddress'
+  >,
+): string | undefined {
+  if (!o.metricsSecure && o.metricsCertPath) return '--metrics-cert-path: needs --metrics-secure'
+  const at = parseBindAddress(o.metricsBindAddress)
+  if (o.metricsSecure && at && at.port !== 0 && o.metricsBindAddress === o.healthProbeBindAddress) {
+    return '--metrics-bind-address: with --metrics-secure, must differ from --health-probe-bind-address (probes stay plain HTTP)'
+  }
+  return undefined
+}
+
+/**
+ * Checks that span several flags: {@link validateMetricsOptions}, then client-go `NewLeaderElector`'s
+ * rules: with `--leader-elect`, an election ID is required and lease duration > renew deadline > retry
+ * period × 1.2. Returns one line naming the flag, or undefined when valid.
+ */
 export function validateOperatorOptions(o: OperatorOptions): string | undefined {
-  if (!o.leaderElect) return undefined
+  const metrics = validateMetricsOptions(o)
+  if (metrics !== undefined || !o.leaderElect) return metrics
   if (o.leaderElectionId === '') return '--leader-election-id: required with --leader-elect'
   const lease = o.leaderElectionLeaseDuration
   const renew = o.leaderElectionRenewDeadline

@@ -39,8 +39,9 @@ import {
 } from '../observability/health-checks.ts'
 import { type HeapAfterGc, monitorHeapAfterGc } from '../observability/heap-after-gc.ts'
 import { defaultLogger } from '../observability/logger.ts'
+import { MetricsAuthFilter } from '../observability/metrics-auth.ts'
 import { MetricsRegistry } from '../observability/metrics-registry.ts'
-import { startOpsServer } from '../observability/ops-server.ts'
+import { type SecureMetricsOptions, startOpsServer } from '../observability/ops-server.ts'
 import {
   informerMetrics,
   leaderElectionMetrics,
@@ -104,6 +105,12 @@ export interface ManagerOptions {
   metricsBindAddress?: string
   /** `"0"` disables; default `:8081`. */
   healthProbeBindAddress?: string
+  /**
+   * Serve `/metrics` over HTTPS to scrapers the apiserver authenticates and authorizes (a
+   * `TokenReview` and a `SubjectAccessReview` through `client`, which needs `create` on both); `{}`
+   * serves a self-signed certificate. Absent: plain HTTP to anyone (controller-runtime's default).
+   */
+  secureMetrics?: Pick<SecureMetricsOptions, 'certDir' | 'certName' | 'keyName' | 'reloadIntervalMs'>
   /** Absent: no leader election (every replica runs the controllers: node agents). */
   leaderElection?: LeaderElectionOptions
   /** How long in-flight reconciles may take once stopping. Default {@link DEFAULT_SHUTDOWN_GRACE_PERIOD_MS}. */
@@ -280,9 +287,20 @@ export class Manager {
       ...(this.#o.healthProbeBindAddress === undefined
         ? {}
         : { healthProbeBindAddress: this.#o.healthProbeBindAddress }),
+      ...(this.#o.secureMetrics
+        ? {
+            secureMetrics: {
+              ...this.#o.secureMetrics,
+              filter: new MetricsAuthFilter(this.#o.client, { clock: this.clock, logger: this.#log }),
+              clock: this.clock,
+              logger: this.#log,
+            },
+          }
+        : {}),
     })
     this.#log.info('serving', {
       metrics: ops.metricsAddress ?? 'off',
+      ...(this.#o.secureMetrics && ops.metricsAddress ? { metricsScheme: 'https' } : {}),
       probes: ops.healthProbeAddress ?? 'off',
     })
     try {

@@ -1,6 +1,14 @@
 /** @module observability — how a process is seen from outside: the metrics registry and runtime metrics, health checks, the ops server, the structured logger. */
 
 export {
+  CERT_RELOAD_INTERVAL_MS,
+  type CertWatcher,
+  type CertWatcherOptions,
+  DEFAULT_CERT_NAME,
+  DEFAULT_KEY_NAME,
+  watchCertificate,
+} from './cert-watcher.ts'
+export {
   type ControllerObserver,
   RECONCILE_RESULTS,
   type ReconcileOutcome,
@@ -38,6 +46,19 @@ export {
 } from './logger.ts'
 export { type ConsoleLike, consoleLogger, type PinoLike, pinoLogger } from './logger-adapters.ts'
 export {
+  type AccessReviewer,
+  bearerToken,
+  MAX_AUTHORIZATION_HEADER,
+  METRICS_AUTH_ALLOWED_TTL_MS,
+  METRICS_AUTH_CACHE_SIZE,
+  METRICS_AUTH_DENIED_TTL_MS,
+  METRICS_AUTH_MAX_IN_FLIGHT,
+  METRICS_PATH,
+  type MetricsAuthDecision,
+  MetricsAuthFilter,
+  type MetricsAuthFilterOptions,
+} from './metrics-auth.ts'
+export {
   type Collector,
   type Counter,
   type Gauge,
@@ -56,6 +77,7 @@ export {
   type OpsServer,
   type OpsServerOptions,
   parseBindAddress,
+  type SecureMetricsOptions,
   startOpsServer,
 } from './ops-server.ts'
 export type { ParkedKeyInfo, ParkedKeysView } from './parked-keys-view.ts'
@@ -71,3 +93,10 @@ export {
   WORKQUEUE_BUCKETS,
   workqueueMetrics,
 } from './runtime-metrics.ts'
+export {
+  type CertificatePair,
+  SELF_SIGNED_BACKDATE_MS,
+  SELF_SIGNED_HOSTS,
+  SELF_SIGNED_VALIDITY_MS,
+  selfSignedCertificate,
+} from './self-signed-cert.ts'

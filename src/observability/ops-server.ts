@@ -1,15 +1,23 @@
 /**
  * @module ops-server — the HTTP endpoints a platform scrapes and probes: `/metrics` (and the
  * dead-letter view `/debug/parked`) on the metrics bind address, `/healthz` and `/readyz` on the
- * health-probe bind address (controller-runtime's two addresses; `"0"` or `""` disables one; the same
- * non-zero address serves both).
+ * health-probe bind address (controller-runtime's two
+ * addresses; `"0"` or `""` disables one; the same non-zero address serves both). With
+ * `secureMetrics`, the metrics address is HTTPS and each request to it is authenticated and authorized; the probes
+ * stay plain HTTP on their own address, as the kubelet probes them.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
+import type { Clock } from '../core/clock.ts'
 import { EdgeopError } from '../core/errors.ts'
+import type { Logger } from '../core/log.ts'
+import { type CertWatcher, watchCertificate } from './cert-watcher.ts'
 import type { HealthChecks } from './health-checks.ts'
+import type { MetricsAuthDecision } from './metrics-auth.ts'
 import type { MetricsRegistry } from './metrics-registry.ts'
 import type { ParkedKeysView } from './parked-keys-view.ts'
+import { selfSignedCertificate } from './self-signed-cert.ts'
 
 /** controller-runtime `metricsserver.DefaultBindAddress`: `:8080` (all interfaces, plain HTTP). */
 export const DEFAULT_METRICS_BIND_ADDRESS = ':8080'
@@ -39,9 +47,29 @@ export interface OpsServerOptions {
   /**
    * Served beside `/metrics`: `GET /debug/parked` (JSON array of `ParkedKeyInfo`) and
    * `POST /debug/parked/<key>/retry` (the key URL-encoded or not; 404 when no controller has it parked).
-   * Absent: both 404.
+   * Absent: both 404. With `secureMetrics`, these need the same authorization as `/metrics`.
    */
   parked?: ParkedKeysView
+  /** Serve `/metrics` over HTTPS to authorized scrapers only. Absent: plain HTTP, no authentication (controller-runtime's library default). */
+  secureMetrics?: SecureMetricsOptions
+}
+
+/** HTTPS and access control for `/metrics` (controller-runtime `SecureServing` with `filters.WithAuthenticationAndAuthorization`). */
+export interface SecureMetricsOptions {
+  /** Decides each scrape: a `MetricsAuthFilter` over the operator's client. */
+  filter: { decide(authorization: string | undefined): Promise<MetricsAuthDecision> }
+  /** Directory with the certificate and key, re-read when they change. Absent: a self-signed certificate made at start. */
+  certDir?: string
+  /** Certificate file name in `certDir`; default `tls.crt`. */
+  certName?: string
+  /** Key file name in `certDir`; default `tls.key`. */
+  keyName?: string
+  /** How often `certDir` is re-read; default `CERT_RELOAD_INTERVAL_MS`. */
+  reloadIntervalMs?: number
+  /** Time source of the reload polling. Default: real time. */
+  clock?: Clock
+  /** Certificate reloads and review failures. Default: none. */
+  logger?: Logger
 }
 
 /** The running endpoints. */
@@ -94,16 +122,46 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   const metrics = parseBindAddress(metricsAt)
   const probes = parseBindAddress(probesAt)
   const shared = metrics && probes && metrics.port !== 0 && metricsAt === probesAt
+  const secure = options.secureMetrics
+  if (secure && shared) {
+    throw new EdgeopError(
+      'EDGEOP_ERR_CONFIG',
+      `secure metrics need their own address: the probes (plain HTTP for the kubelet) are also on ${metricsAt}`,
+      { step: 'start ops server' },
+    )
+  }
   const servers: Server[] = []
+  let watcher: CertWatcher | undefined
   const start = async (
     at: { host: string | undefined; port: number },
     address: string,
     routes: { metrics: boolean; probes: boolean },
   ): Promise<string> => {
-    const server = createServer(
-      { requestTimeout: OPS_REQUEST_TIMEOUT_MS, headersTimeout: OPS_REQUEST_TIMEOUT_MS },
-      (req, res) => void handle(options, routes, req, res),
-    )
+    const serverOptions = { requestTimeout: OPS_REQUEST_TIMEOUT_MS, headersTimeout: OPS_REQUEST_TIMEOUT_MS }
+    const handler = (req: IncomingMessage, res: ServerResponse): void =>
+      void handle(options, routes, req, res)
+    let server: Server
+    if (secure && routes.metrics) {
+      const { certDir, certName, keyName, reloadIntervalMs, clock, logger } = secure
+      if (certDir !== undefined) {
+        watcher = await watchCertificate(
+          {
+            dir: certDir,
+            ...(certName ? { certName } : {}),
+            ...(keyName ? { keyName } : {}),
+            ...(reloadIntervalMs ? { intervalMs: reloadIntervalMs } : {}),
+            ...(clock ? { clock } : {}),
+            ...(logger ? { logger } : {}),
+          },
+          (next) => tls.setSecureContext(next),
+        )
+      }
+      const tls = createHttpsServer(
+        { ...serverOptions, ...(watcher?.current ?? selfSignedCertificate()) },
+        handler,
+      )
+      server = tls
+    } else server = createServer(serverOptions, handler)
     servers.push(server)
     await new Promise<void>((resolve, reject) => {
       server.once('error', (cause) =>
@@ -120,6 +178,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     return `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`
   }
   const close = async (): Promise<void> => {
+    watcher?.stop()
     await Promise.all(
       servers.map(
         (s) =>
@@ -159,25 +218,38 @@ async function handle(
   const url = new URL(req.url ?? '/', 'http://ops')
   const path = url.pathname
   const retry = routes.metrics && options.parked && /^\/debug\/parked\/(.+)\/retry$/.exec(path)
-  if (req.method === 'POST' && retry) {
-    let key: string
-    try {
-      key = decodeURIComponent(retry[1]!)
-    } catch {
-      return reply(400, 'malformed key\n')
-    }
-    const n = options.parked!.retryParked(key)
-    return n > 0 ? reply(200, `re-armed in ${n} controller(s)\n`) : reply(404, 'not parked\n')
-  }
-  if ((req.method !== 'GET' && req.method !== 'HEAD') || retry) {
+  if (
+    (req.method !== 'GET' && req.method !== 'HEAD' && !(req.method === 'POST' && retry)) ||
+    (retry && req.method !== 'POST')
+  ) {
     res.setHeader('allow', retry ? 'POST' : 'GET, HEAD')
     return reply(405, 'method not allowed\n')
   }
   try {
+    const onMetricsAddress =
+      routes.metrics && (path === '/metrics' || (options.parked && path.startsWith('/debug/parked')))
+    if (onMetricsAddress) {
+      // With secure metrics, everything on the metrics address needs an authorized bearer token.
+      const d = await options.secureMetrics?.filter.decide(req.headers.authorization)
+      if (d && d.status !== 200) {
+        if (d.status === 401) res.setHeader('www-authenticate', 'Bearer')
+        return reply(d.status, `${d.reason}\n`)
+      }
+    }
+    if (retry) {
+      let key: string
+      try {
+        key = decodeURIComponent(retry[1]!)
+      } catch {
+        return reply(400, 'malformed key\n')
+      }
+      const n = options.parked!.retryParked(key)
+      return n > 0 ? reply(200, `re-armed in ${n} controller(s)\n`) : reply(404, 'not parked\n')
+    }
+    if (onMetricsAddress && path === '/debug/parked')
+      return reply(200, `${JSON.stringify(options.parked!.parked())}\n`, 'application/json')
     if (routes.metrics && path === '/metrics')
       return reply(200, options.registry.render(), METRICS_CONTENT_TYPE)
-    if (routes.metrics && options.parked && path === '/debug/parked')
-      return reply(200, `${JSON.stringify(options.parked.parked())}\n`, 'application/json')
     if (routes.probes) {
       for (const checks of [options.healthz, options.readyz]) {
         const base = `/${checks.endpoint}`

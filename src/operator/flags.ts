@@ -22,5 +22,6 @@ export {
   OPERATOR_FLAGS,
   type OperatorOptions,
   stringFlag,
+  validateMetricsOptions,
   validateOperatorOptions,
 } from '../cli/index.ts'

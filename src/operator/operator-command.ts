@@ -185,6 +185,16 @@ export async function runOperatorWith<F extends FlagSet & ProcessFlags>(
     healthProbeBindAddress: o.healthProbeBindAddress,
     shutdownGracePeriodMs: o.shutdownGracePeriod,
     ...(elect ? { leaderElection: elect } : {}),
+    // --metrics-secure: HTTPS, every scrape authenticated (TokenReview) and authorized (SubjectAccessReview).
+    ...(o.metricsSecure
+      ? {
+          secureMetrics: {
+            ...(o.metricsCertName ? { certName: o.metricsCertName } : {}),
+            ...(o.metricsCertKey ? { keyName: o.metricsCertKey } : {}),
+            ...(o.metricsCertPath ? { certDir: o.metricsCertPath } : {}),
+          },
+        }
+      : {}),
   })
   // --cache-dir: informers keep snapshots there (its lock was taken by the command's precheck).
   if (o.cacheDir) manager.factory.persistTo(o.cacheDir, { tag: version ?? spec.name })

@@ -3,7 +3,8 @@
  * as deploy/'s ServiceAccount under exactly deploy/'s RBAC (with the
  * OwnerReferencesPermissionEnforcement admission plugin on), talking to the real
  * control plane through the fault proxy (which also counts their API requests), with controller-manager,
- * scheduler and KWOK so Deployments really become available.
+ * scheduler and KWOK so Deployments really become available. Metrics are read as in production: over
+ * HTTPS, with the token of a ServiceAccount bound to deploy/'s `edgeop-metrics-reader`.
  */
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
@@ -31,6 +32,7 @@ let db: DatabaseStandin
 let ns: string
 let leaseName: string
 let args: string[]
+let metricsToken: string
 const ops: OperatorProcess[] = []
 
 setup(async () => {
@@ -53,6 +55,38 @@ setup(async () => {
     { caPem: env().caPem, ...env().admin },
     OPERATOR_NAMESPACE,
     OPERATOR_NAME,
+  )
+  // A scraper, as Prometheus would be: its own ServiceAccount bound to the shipped metrics-reader role.
+  const readerBinding = `e2e-metrics-reader-${randomBytes(3).toString('hex')}`
+  await applyObjects(admin, [
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'scraper', namespace: ns } },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: readerBinding },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edgeop-metrics-reader' },
+      subjects: [{ kind: 'ServiceAccount', name: 'scraper', namespace: ns }],
+    },
+  ])
+  defer(() =>
+    admin
+      .resource(
+        {
+          group: 'rbac.authorization.k8s.io',
+          version: 'v1',
+          resource: 'clusterrolebindings',
+          namespaced: false,
+          kind: 'ClusterRoleBinding',
+        },
+        undefined,
+      )
+      .delete(readerBinding),
+  )
+  metricsToken = await serviceAccountToken(
+    env().server,
+    { caPem: env().caPem, ...env().admin },
+    ns,
+    'scraper',
   )
   proxy = await env().startFaultProxy()
   defer(() => proxy.close())
@@ -77,7 +111,10 @@ setup(async () => {
   defer(() => {
     for (const op of ops) op.kill('SIGKILL')
   })
-  ops.push(await startOperator('a', args), await startOperator('b', args))
+  ops.push(
+    await startOperator('a', args, undefined, { metricsToken }),
+    await startOperator('b', args, undefined, { metricsToken }),
+  )
 })
 
 const apps = () => admin.resource<AppService>(APPSERVICES, ns)
@@ -209,7 +246,7 @@ test('cut off from the apiserver: the leader steps down and exits 1, the standby
   await eventually(async () => (await standby.ready()) === 200, 60_000, 'standby ready again')
   assert.equal(await leader(), standby)
   // Kubernetes would restart the failed pod: so do we, to keep two replicas.
-  ops.splice(ops.indexOf(lead), 1, await startOperator('c', args))
+  ops.splice(ops.indexOf(lead), 1, await startOperator('c', args, undefined, { metricsToken }))
 })
 
 test('delete: cleanup first, the finalizer stays while the database API is down, then the object goes', async () => {

@@ -177,7 +177,7 @@ test("helm template with non-default values: the values reach the operator, RBAC
     '--leader-elect',
     '--leader-election-id=other-appservice',
     `--leader-election-namespace=${ns}`,
-    '--metrics-bind-address=:8080',
+    '--metrics-bind-address=:8443',
     '--health-probe-bind-address=:8081',
     '--shutdown-grace-period=1m',
     '--leader-election-renew-deadline=20s',

@@ -52,7 +52,7 @@ setup(async () => {
     'arm64-agent',
     ['agent', `--node-name=${nodeName}`, `--root=${root}`, `--kubeconfig=${kubeconfig}`],
     START_MS,
-    commandFor('arm64', [seaPath('arm64')]),
+    { command: commandFor('arm64', [seaPath('arm64')]) },
   )
 })
 

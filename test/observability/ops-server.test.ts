@@ -3,9 +3,11 @@ import { Agent, request } from 'node:http'
 import type { Socket } from 'node:net'
 import { after, describe, test } from 'node:test'
 import { HealthChecks, ping } from '../../src/observability/health-checks.ts'
+import type { MetricsAuthDecision } from '../../src/observability/metrics-auth.ts'
 import { MetricsRegistry } from '../../src/observability/metrics-registry.ts'
 import { type OpsServer, parseBindAddress, startOpsServer } from '../../src/observability/ops-server.ts'
 import { freePort } from '../support/ports.ts'
+import { scrape } from '../support/scrape.ts'
 
 interface Reply {
   status: number
@@ -186,6 +188,53 @@ describe('ops server over loopback HTTP', () => {
       new RegExp(`cannot listen on ${taken.metricsAddress!.replace(/\./g, '\\.')}: .*EADDRINUSE`),
     )
     await assert.rejects(get(metricsBindAddress, '/metrics'), /ECONNREFUSED/, 'the metrics server was closed')
+  })
+})
+
+describe('secure metrics', () => {
+  /** A filter that lets `good` in, refuses `other` with 403 and anything else with 401. */
+  const filter = {
+    seen: [] as (string | undefined)[],
+    async decide(h: string | undefined): Promise<MetricsAuthDecision> {
+      this.seen.push(h)
+      if (h === 'Bearer good') return { status: 200, reason: 'allowed' }
+      if (h === 'Bearer other') return { status: 403, reason: 'Authorization denied for user "bob"' }
+      return { status: 401, reason: 'Unauthorized' }
+    },
+  }
+  const loopback = { metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '127.0.0.1:0' }
+
+  test('/metrics is HTTPS (self-signed) and answers what the filter decides; probes stay plain HTTP without it', async () => {
+    const s = setup()
+    const ops = await start({ ...s, ...loopback, secureMetrics: { filter } })
+    const url = `https://${ops.metricsAddress}/metrics`
+    const ok = await scrape(url, 'good')
+    assert.equal(ok.status, 200)
+    assert.match(ok.body, /^up_total 1$/m)
+    assert.match(ok.fingerprint256 ?? '', /^[0-9A-F:]{95}$/)
+    const none = await scrape(url)
+    assert.deepEqual([none.status, none.body, none.wwwAuthenticate], [401, 'Unauthorized\n', 'Bearer'])
+    const denied = await scrape(url, 'other')
+    assert.deepEqual([denied.status, denied.body], [403, 'Authorization denied for user "bob"\n'])
+    assert.equal((await scrape(`https://${ops.metricsAddress}/nothing`, 'good')).status, 404)
+    await assert.rejects(scrape(`http://${ops.metricsAddress}/metrics`), 'no plain HTTP on the TLS port')
+    filter.seen.length = 0
+    assert.equal((await get(ops.healthProbeAddress!, '/healthz')).status, 200)
+    assert.deepEqual(filter.seen, [], 'probes are not filtered')
+  })
+
+  test('secure metrics on the probes address are refused: the kubelet probes plain HTTP', async () => {
+    const port = await freePort()
+    const at = `127.0.0.1:${port}`
+    await assert.rejects(
+      startOpsServer({
+        ...setup(),
+        metricsBindAddress: at,
+        healthProbeBindAddress: at,
+        secureMetrics: { filter },
+      }),
+      /secure metrics need their own address/,
+    )
   })
 })
 

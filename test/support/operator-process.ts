@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { NODE_FLAGS } from '../../build/node-flags.ts'
+import { scrape } from './scrape.ts'
 
 export const ARTIFACT = join(import.meta.dirname, '../../dist/edgeop.cjs')
 
@@ -28,16 +29,19 @@ export interface OperatorProcess {
 }
 
 /**
- * Starts `node <NODE_FLAGS> dist/edgeop.cjs <args>` (as the images do) with JSON logs and
- * ephemeral metrics/probe ports; `command` replaces the `node … dist/edgeop.cjs` prefix (e.g.
- * a single executable under qemu).
+ * Starts `node <NODE_FLAGS> dist/edgeop.cjs <args>` (as the images do) with JSON logs and ephemeral
+ * metrics/probe ports; `options.command` replaces the `node … dist/edgeop.cjs` prefix (e.g. a single
+ * executable under qemu). With `options.metricsToken`, metrics are served as in production (HTTPS,
+ * every scrape authenticated and authorized) and scraped with that bearer token; without,
+ * `--metrics-secure=false`.
  */
 export async function startOperator(
   name: string,
   args: string[],
   startTimeoutMs = 60_000,
-  command: readonly string[] = [process.execPath, ...NODE_FLAGS, ARTIFACT], // as the images run it
+  options: { metricsToken?: string; command?: readonly string[] } = {},
 ): Promise<OperatorProcess> {
+  const command = options.command ?? [process.execPath, ...NODE_FLAGS, ARTIFACT] // as the images run it
   const child = spawn(
     command[0]!,
     [
@@ -46,6 +50,7 @@ export async function startOperator(
       '--log-format=json',
       '--metrics-bind-address=127.0.0.1:0',
       '--health-probe-bind-address=127.0.0.1:0',
+      ...(options.metricsToken === undefined ? ['--metrics-secure=false'] : []),
     ],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -105,12 +110,14 @@ export async function startOperator(
     name,
     child,
     logs,
-    metricsUrl: `http://${serving.metrics}/metrics`,
+    metricsUrl: `${serving.metricsScheme ?? 'http'}://${serving.metrics}/metrics`,
     probesUrl: `http://${serving.probes}`,
     exited,
     waitForLog,
     async metric(metricName, labels = {}) {
-      const text = await fetch(p.metricsUrl).then((r) => r.text())
+      const r = await scrape(p.metricsUrl, options.metricsToken)
+      if (r.status !== 200) throw new Error(`${name}: GET /metrics answered ${r.status}`)
+      const text = r.body
       for (const line of text.split('\n')) {
         if (!line.startsWith(`${metricName}{`) && !line.startsWith(`${metricName} `)) continue
         if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`)))

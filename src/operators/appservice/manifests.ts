@@ -17,9 +17,12 @@ import { disruptionBudget } from './disruption-budget.ts'
 export const OPERATOR_NAMESPACE = 'edgeop-system'
 /** Name of its Deployment, ServiceAccount, roles and Lease. */
 export const OPERATOR_NAME = 'edgeop-appservice'
-/** Ports: metrics and probes (controller-runtime's conventional 8080/8081). */
-export const METRICS_PORT = 8080
+/** Port of the HTTPS `/metrics` endpoint (kubebuilder's `config/default` serves secure metrics on 8443). */
+export const METRICS_PORT = 8443
+/** Port of the plain-HTTP probes (kubebuilder's `--health-probe-bind-address` default, 8081). */
 export const PROBE_PORT = 8081
+/** The ClusterRole scrapers are bound to; the node agent's manifests (deploy/agent/) ship the same one. */
+export const METRICS_READER_ROLE = 'edgeop-metrics-reader'
 
 /** How long in-flight reconciles may run after SIGTERM (`--shutdown-grace-period`; controller-runtime's 30 s). */
 export const DRAIN_GRACE_MS = DEFAULT_SHUTDOWN_GRACE_PERIOD_MS
@@ -53,6 +56,22 @@ export function operatorRules() {
     { apiGroups: [''], resources: ['services'], verbs: ['get', 'list', 'watch', 'create', 'patch'] },
     { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
   ]
+}
+
+/**
+ * The ClusterRole rules secure metrics need (kubebuilder's `metrics-auth-role`): every scrape's token
+ * is checked with a TokenReview and its user with a SubjectAccessReview. Both are cluster-scoped.
+ */
+export function metricsAuthRules() {
+  return [
+    { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+    { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
+  ]
+}
+
+/** What a scraper needs (kubebuilder's `metrics-reader`): GET on the `/metrics` non-resource URL. */
+export function metricsReaderRules() {
+  return [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }]
 }
 
 /** The Role rules in the operator's own namespace: leader election. */
@@ -96,6 +115,30 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
         metadata: meta(OPERATOR_NAME, false),
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: OPERATOR_NAME },
         subjects: [{ kind: 'ServiceAccount', name: OPERATOR_NAME, namespace: OPERATOR_NAMESPACE }],
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: meta(`${OPERATOR_NAME}-metrics-auth`, false),
+        rules: metricsAuthRules(),
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: meta(`${OPERATOR_NAME}-metrics-auth`, false),
+        roleRef: {
+          apiGroup: 'rbac.authorization.k8s.io',
+          kind: 'ClusterRole',
+          name: `${OPERATOR_NAME}-metrics-auth`,
+        },
+        subjects: [{ kind: 'ServiceAccount', name: OPERATOR_NAME, namespace: OPERATOR_NAMESPACE }],
+      },
+      // Bind a scraper's ServiceAccount (Prometheus) to it; no binding ships.
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: METRICS_READER_ROLE, labels: { 'app.kubernetes.io/part-of': 'edgeop' } },
+        rules: metricsReaderRules(),
       },
       {
         apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -143,6 +186,8 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
                     '--leader-elect',
                     `--leader-election-id=${OPERATOR_NAME}`,
                     `--leader-election-namespace=${OPERATOR_NAMESPACE}`,
+                    // HTTPS with a TokenReview and a SubjectAccessReview per scrape (--metrics-secure,
+                    // the default); self-signed unless --metrics-cert-path names a mounted Secret.
                     `--metrics-bind-address=:${METRICS_PORT}`,
                     `--health-probe-bind-address=:${PROBE_PORT}`,
                     `--shutdown-grace-period=${DRAIN_GRACE_MS / 1000}s`,

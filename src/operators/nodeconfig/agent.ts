@@ -30,6 +30,7 @@ import {
   OPERATOR_FLAGS,
   type OperatorSpec,
   stringFlag,
+  validateMetricsOptions,
 } from '../../operator/index.ts'
 import type { QueueMetrics } from '../../queue/index.ts'
 import { NODECONFIGS, type NodeConfig } from './api.ts'
@@ -185,7 +186,8 @@ export const nodeConfigAgentOperator: OperatorSpec<typeof AGENT_FLAGS> = {
   description: 'Run the NodeConfig node agent for one node (no leader election: each node is its own shard)',
   flags: AGENT_FLAGS,
   validate: (o) =>
-    o.nodeName ? undefined : '--node-name: required (set it from spec.nodeName with the downward API)',
+    validateMetricsOptions(o) ??
+    (o.nodeName ? undefined : '--node-name: required (set it from spec.nodeName with the downward API)'),
   precheck: async (o) => {
     const problem = await checkAgentRoot(o.root, { allowSystemRoot: o.allowSystemRoot })
     if (problem === undefined) return undefined

@@ -122,10 +122,10 @@ test('the metrics Service selects the operator pods and targets their metrics po
   for (const [k, v] of Object.entries(spec.selector)) assert.equal(template.metadata.labels[k], v, k)
   const [port] = spec.ports
   assert.equal(port?.name, 'metrics')
-  assert.equal(port?.port, 8080)
+  assert.equal(port?.port, 8443, "kubebuilder's HTTPS metrics port")
   const container = template.spec.containers[0]!
   const target = container.ports.find((p) => p.name === port?.targetPort)
-  assert.equal(target?.containerPort, 8080)
+  assert.equal(target?.containerPort, 8443)
   const admitted = (policy!.spec as { ingress: { ports: { port: number }[] }[] }).ingress.flatMap(
     (r) => r.ports,
   )

@@ -1,0 +1,94 @@
+/**
+ * @module self-signed-cert — a self-signed serving certificate made in memory, for HTTPS `/metrics`
+ * when no certificate files are given (controller-runtime does the same with client-go's
+ * `GenerateSelfSignedCertKeyWithFixtures`).
+ *
+ * Node can sign but not build an X.509 certificate, and the images ship no `openssl`: this file
+ * encodes the few DER structures of one (X.690) itself. ECDSA P-256, SHA-256, subjectAltName only.
+ */
+import { generateKeyPairSync, randomBytes, sign } from 'node:crypto'
+import { isIP } from 'node:net'
+
+/** Validity: one year from an hour ago (client-go `GenerateSelfSignedCertKeyWithFixtures`: the hour absorbs clock skew). */
+export const SELF_SIGNED_VALIDITY_MS = 365 * 24 * 3_600_000
+/** How far back the validity starts. */
+export const SELF_SIGNED_BACKDATE_MS = 3_600_000
+/** The names a self-signed certificate is issued for by default (client-go's fixture: `localhost`, 127.0.0.1). */
+export const SELF_SIGNED_HOSTS: readonly string[] = ['localhost', '127.0.0.1']
+
+/** A PEM certificate and its PKCS#8 PEM private key. */
+export interface CertificatePair {
+  /** The certificate, PEM. */
+  readonly cert: string
+  /** The private key, PEM (PKCS#8). Secret: never log it. */
+  readonly key: string
+}
+
+/** Tag-length-value: one DER element (X.690 §8.1; definite lengths only). */
+function tlv(tag: number, ...content: Uint8Array[]): Buffer {
+  const body = Buffer.concat(content)
+  const n = body.length
+  const len =
+    n < 0x80
+      ? [n]
+      : n < 0x100
+        ? [0x81, n]
+        : n < 0x10000
+          ? [0x82, n >> 8, n & 0xff]
+          : [0x83, n >> 16, (n >> 8) & 0xff, n & 0xff]
+  return Buffer.concat([Buffer.from([tag, ...len]), body])
+}
+const seq = (...c: Uint8Array[]): Buffer => tlv(0x30, ...c)
+const hex = (h: string): Buffer => Buffer.from(h, 'hex')
+/** OID 1.2.840.10045.4.3.2, ecdsa-with-SHA256 (RFC 5758 §3.2), in an AlgorithmIdentifier. */
+const ECDSA_SHA256 = seq(hex('06082a8648ce3d040302'))
+/** OID 2.5.4.3, commonName. */
+const COMMON_NAME = hex('0603550403')
+/** OID 2.5.29.17, subjectAltName (RFC 5280 §4.2.1.6). */
+const SUBJECT_ALT_NAME = hex('0603551d11')
+
+/** UTCTime `YYMMDDHHMMSSZ` (RFC 5280 §4.1.2.5.1: years before 2050). */
+function utcTime(ms: number): Buffer {
+  const iso = new Date(ms).toISOString()
+  const t = `${iso.slice(2, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}Z`
+  return tlv(0x17, Buffer.from(t, 'ascii'))
+}
+
+/**
+ * A new key pair and a certificate for `hosts` (DNS names and IPv4 addresses, the first also the subject
+ * CN), valid {@link SELF_SIGNED_VALIDITY_MS} from `now` − {@link SELF_SIGNED_BACKDATE_MS}, with a
+ * random 127-bit serial. Clients cannot verify it against any CA: scrapers either skip verification or
+ * are given real certificate files.
+ */
+export function selfSignedCertificate(
+  hosts: readonly string[] = SELF_SIGNED_HOSTS,
+  now: number = Date.now(),
+): CertificatePair {
+  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
+  const serial = randomBytes(16)
+  serial[0] = (serial[0]! & 0x7f) | 0x40 // positive, no leading zero octet
+  const name = seq(tlv(0x31, seq(COMMON_NAME, tlv(0x0c, Buffer.from(hosts[0] ?? 'localhost')))))
+  const altNames = hosts.map((h) =>
+    isIP(h) === 4 ? tlv(0x87, Buffer.from(h.split('.').map(Number))) : tlv(0x82, Buffer.from(h, 'ascii')),
+  )
+  const tbs = seq(
+    hex('a003020102'), // [0] version v3
+    tlv(0x02, serial),
+    ECDSA_SHA256,
+    name,
+    seq(
+      utcTime(now - SELF_SIGNED_BACKDATE_MS),
+      utcTime(now - SELF_SIGNED_BACKDATE_MS + SELF_SIGNED_VALIDITY_MS),
+    ),
+    name,
+    publicKey.export({ type: 'spki', format: 'der' }),
+    tlv(0xa3, seq(seq(SUBJECT_ALT_NAME, tlv(0x04, seq(...altNames))))),
+  )
+  const signature = sign('sha256', tbs, { key: privateKey, dsaEncoding: 'der' })
+  const der = seq(tbs, ECDSA_SHA256, tlv(0x03, Buffer.from([0]), signature))
+  const b64 = der.toString('base64').replace(/.{64}/g, '$&\n')
+  return {
+    cert: `-----BEGIN CERTIFICATE-----\n${b64}${b64.endsWith('\n') ? '' : '\n'}-----END CERTIFICATE-----\n`,
+    key: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+  }
+}
