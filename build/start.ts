@@ -189,6 +189,8 @@ async function runLocal(): Promise<number> {
       `--kubeconfig=${supervisor.state.kubeconfig}`,
       `--database-api=${db.url}`,
       `--metrics-bind-address=127.0.0.1:${metrics}`,
+      // Loopback on a developer's machine: plain HTTP, so `curl` reads the metrics without a token.
+      '--metrics-secure=false',
       `--health-probe-bind-address=127.0.0.1:${probes}`,
     ])
   } catch (err) {

@@ -44,6 +44,8 @@ test('the README controller mirrors ConfigMaps through drops and 429s, follows e
       KUBECONFIG: kubeconfig,
       EDGEOP_METRICS_BIND_ADDRESS: '127.0.0.1:0',
       EDGEOP_HEALTH_PROBE_BIND_ADDRESS: '127.0.0.1:0',
+      // Plain HTTP, so the test scrapes without a token; secure metrics have their own test.
+      EDGEOP_METRICS_SECURE: 'false',
     },
     stdio: ['ignore', 'inherit', 'pipe'],
   })
