@@ -70,6 +70,8 @@ export async function watchCertificate(
   const log = options.logger ?? noopLogger
   const read = async (): Promise<CertificatePair> => {
     const [cert, key] = await Promise.all([readFile(certPath, 'utf8'), readFile(keyPath, 'utf8')])
+    // An empty certificate (a file caught mid-rewrite) passes createSecureContext: parse it first.
+    new X509Certificate(cert)
     createSecureContext({ cert, key }) // throws when unparsable or when the key does not match
     return { cert, key }
   }
@@ -85,7 +87,13 @@ export async function watchCertificate(
   }
   let cancel: (() => void) | undefined
   let stopped = false
-  const reload = async (): Promise<boolean> => {
+  let inFlight: Promise<boolean> | undefined
+  /** One read at a time: a reload asked for while the poll reads joins it. */
+  const reload = (): Promise<boolean> =>
+    (inFlight ??= readAndSwap().finally(() => {
+      inFlight = undefined
+    }))
+  const readAndSwap = async (): Promise<boolean> => {
     let next: CertificatePair
     try {
       next = await read()

@@ -33,6 +33,8 @@ test('a rewritten pair is taken at the next poll; an unchanged one is not report
   const w = await watchCertificate({ dir, clock, logger: log }, (p) => seen.push(serial(p.cert)))
   assert.equal(serial(w.current.cert), serial(first.cert))
   await clock.advance(CERT_RELOAD_INTERVAL_MS)
+  // Joins the poll that advance started (its reads are real I/O), so the rewrite below cannot race it.
+  assert.equal(await w.reload(), false)
   assert.deepEqual(seen, [])
   const second = selfSignedCertificate()
   await write(dir, second)
@@ -58,6 +60,17 @@ test('the poll picks the change up on its own', { timeout: 10_000 }, async () =>
   await clock.advance(1)
   // The poll's file reads are real I/O: wait for its outcome, not for time.
   assert.equal(await seen, serial(next.cert))
+  w.stop()
+})
+
+test('a certificate file caught empty mid-rewrite is not taken', async () => {
+  const dir = await certDir()
+  const first = selfSignedCertificate()
+  await write(dir, first)
+  const w = await watchCertificate({ dir, clock: new ManualClock() }, () => assert.fail('no change'))
+  await writeFile(join(dir, 'tls.crt'), '')
+  assert.equal(await w.reload(), false)
+  assert.equal(serial(w.current.cert), serial(first.cert))
   w.stop()
 })
 
