@@ -8,6 +8,7 @@
  * - the non-SIMD llhttp WebAssembly fallback (72 KB) is replaced by a module that throws
  *   a clear error: it is only used where WebAssembly SIMD is missing (riscv64, old
  *   ppc64), and HTTP/2 connections never load llhttp at all.
+ * After esbuild, terser minifies the code once more ({@link TERSER_OPTIONS}).
  */
 import { createHash } from 'node:crypto'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
@@ -15,6 +16,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { brotliCompressSync, gzipSync, constants as zlibConstants } from 'node:zlib'
 import * as esbuild from 'esbuild'
+import { type MinifyOptions, minify } from 'terser'
 import {
   llhttpConstantsUsedOnly,
   noFormData,
@@ -103,6 +105,27 @@ export const ARTIFACT_PLUGINS: readonly esbuild.Plugin[] = [
   HEADER_NAME_TABLES,
 ]
 
+/** The artifact's first line: the notice comment (kept on the line before, terser never sees either). */
+function banner(version: string): string {
+  // The strict-mode directive must stay the first statement (esbuild repeats it after the banner).
+  return `/* edgeop ${version} — bundles undici and zod (MIT); notices: dist/THIRD-PARTY-NOTICES */\n"use strict";var ${LLHTTP_SIMD_VAR}="${packedLlhttpSimd()}";`
+}
+
+/**
+ * The second minification pass, over esbuild's output without the banner (measured 2026-12-01 on
+ * 360,376 bytes / 127,228 gzip -9: 353,995 / 122,264; terser shortens what esbuild keeps, e.g.
+ * top-level names, and joins statements). The banner stays out of it: given the whole file, terser
+ * inlines the single-use llhttp string where undici reads it, back into the middle of the code
+ * (123,706 gzip). `passes: 2` is the measured knee (3 passes: −51 gzip for +1 s); the unsafe
+ * and `pure_getters` options are left off, since undici's getters have effects.
+ */
+export const TERSER_OPTIONS: MinifyOptions = {
+  ecma: 2022,
+  toplevel: true,
+  compress: { passes: 2 },
+  format: { comments: false },
+}
+
 /**
  * The esbuild options of the artifact (entry src/main.ts, outfile dist/edgeop.cjs). A bundle built
  * with {@link ARTIFACT_PLUGINS} needs this banner too (it holds the llhttp module).
@@ -119,20 +142,26 @@ export function artifactOptions(version: string): esbuild.BuildOptions & { metaf
     metafile: true,
     legalComments: 'none',
     define: { ...UNDICI_DEFINE },
-    banner: {
-      // The strict-mode directive must stay the first statement (esbuild repeats it after the banner).
-      js: `/* edgeop ${version} — bundles undici and zod (MIT); notices: dist/THIRD-PARTY-NOTICES */\n"use strict";var ${LLHTTP_SIMD_VAR}="${packedLlhttpSimd()}";`,
-    },
+    banner: { js: banner(version) },
     plugins: [...ARTIFACT_PLUGINS],
     logLevel: 'warning',
   }
 }
 
-/** Builds dist/edgeop.cjs from src/main.ts; returns the metafile. */
+/**
+ * Builds dist/edgeop.cjs from src/main.ts (esbuild, then terser past the banner); returns the
+ * metafile (its byte counts are esbuild's, before terser).
+ */
 export async function buildArtifact(): Promise<esbuild.Metafile> {
   await mkdir(dirname(ARTIFACT), { recursive: true })
   const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string }
-  const result = await esbuild.build(artifactOptions(pkg.version))
+  const options = artifactOptions(pkg.version)
+  const result = await esbuild.build({ ...options, write: false })
+  const bundled = result.outputFiles[0]!.text
+  const head = `${options.banner!.js!}\n`
+  if (!bundled.startsWith(head)) throw new Error('build: the artifact does not start with its banner')
+  const { code } = await minify(bundled.slice(head.length), TERSER_OPTIONS)
+  await writeFile(ARTIFACT, head + code!)
   await writeFile(METAFILE, JSON.stringify(result.metafile))
   await writeNotices()
   return result.metafile

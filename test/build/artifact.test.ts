@@ -26,10 +26,14 @@ const run = promisify(execFile)
  * their step, the missing-CRD check, reconcile stacks) cost 5.3 KB gzip. Lowered 2026-12-01 to
  * just above 336,705 bytes, 118,730 gzip -9 (from 351,418 / 123,984): undici code the artifact
  * cannot reach replaced at bundle time (build/undici-trims.ts), the compressed llhttp module
- * moved to the first line and stripped of unused exports.
+ * moved to the first line and stripped of unused exports. Raised 2026-12-01 to just above
+ * 353,995 bytes, 122,264 gzip -9 (under the 122,880 budget): circuit breakers, cache snapshots,
+ * the retry policy and parked keys, install/uninstall, secure metrics and the production wiring
+ * brought it to 360,376 / 127,228; a terser pass after esbuild (build/artifact.ts) took 4,964
+ * gzip of that back.
  */
-const MAX_BYTES = 337_000
-const MAX_GZIP_BYTES = 119_000
+const MAX_BYTES = 354_100
+const MAX_GZIP_BYTES = 122_300
 
 async function artifact(): Promise<Buffer> {
   try {
