@@ -3,8 +3,8 @@
  * them (the CLI as a process, against the real apiserver): install applies the CRDs and RBAC by
  * server-side apply with the operator's field manager and is idempotent; uninstall refuses (exit
  * 3) while an AppService exists, removes everything but the Namespace with --force or once none
- * is left; `npm start` installs a missing CRD and says so. Exclusive: it deletes the CRDs other
- * files use, and puts them back at the end.
+ * is left; `npm start` installs a missing CRD and says so. On a private control plane: it deletes
+ * CRDs, which on the shared one other files' objects would hold.
  */
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
@@ -24,7 +24,9 @@ import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
 const ROOT = join(import.meta.dirname, '../..')
-const { env, setup, defer } = useTestEnv({ exclusive: true })
+// A control plane of its own: uninstall --force deletes the CRDs, and on the shared plane other files'
+// AppServices (with finalizers and no operator left to remove them) would keep a deleted CRD terminating.
+const { env, setup, defer } = useTestEnv({ private: true })
 let admin: KubeClient
 
 setup(async () => {
