@@ -70,6 +70,12 @@ export interface CheckerOptions {
    * only once they are older than the bound from then.
    */
   databaseSettledAt?: () => number
+  /**
+   * ms since start when the last fault that can hold up any AppService (a hung or slow database call
+   * holding the single worker, a revoked RBAC rule) ended, plus its allowance (now while one is on):
+   * every AppService is due only once the bound has passed from then.
+   */
+  operatorSettledAt?: () => number
 }
 
 /** The checker. `evaluate()` reads the world once and returns the differences. */
@@ -100,13 +106,14 @@ export class Checker {
     // The database first, then the apiserver: an entry whose object is created after this
     // snapshot cannot be mistaken for a leak.
     const dbSettled = this.#o.databaseSettledAt?.() ?? Number.NEGATIVE_INFINITY
+    const opSettled = this.#o.operatorSettledAt?.() ?? Number.NEGATIVE_INFINITY
     const entries = new Map(this.#o.db.entries)
     const created = [...this.#o.db.created]
     // Records whose create had returned before the lists below were sent: if absent from them, they are gone.
     const settled = new Set(
       [...this.#o.workload.apps].filter(([, r]) => r.createdAt !== undefined).map(([k]) => k),
     )
-    await this.#apps(ev, entries, created, settled, dbSettled, old, now)
+    await this.#apps(ev, entries, created, settled, { db: dbSettled, op: opSettled }, old, now)
     await this.#nodes(ev, old)
     return ev
   }
@@ -116,11 +123,14 @@ export class Checker {
     entries: Map<string, { key: string; name: string; namespace: string }>,
     created: string[],
     settled: ReadonlySet<string>,
-    dbSettled: number,
+    faultsSettled: { db: number; op: number },
     old: (t: number) => boolean,
     now: number,
   ): Promise<void> {
     const { admin, workload } = this.#o
+    const { op: opSettled } = faultsSettled
+    // Database faults hold up only what needs the database: Degraded, deletions, entries.
+    const dbSettled = Math.max(faultsSettled.db, opSettled)
     const problem = (invariant: Problem['invariant'], message: string) =>
       ev.problems.push({ invariant, message })
     const live = new Map<string, AppService>()
@@ -181,7 +191,7 @@ export class Checker {
         record.convergedGeneration = obj.metadata.generation
         if (valid(obj)) ev.latencies.push(now - record.lastChange)
       }
-      if (!old(record.lastChange)) continue
+      if (!old(Math.max(record.lastChange, opSettled))) continue
       // Degraded because of a database outage that ended less than the bound ago: not yet due.
       if (why?.startsWith('Degraded') && !old(dbSettled)) continue
       ev.checked[CONVERGED]++
