@@ -128,9 +128,11 @@ export class Checker {
     now: number,
   ): Promise<void> {
     const { admin, workload } = this.#o
+    // Only problems are excused while a fault may still hold them up (an object found converged counts
+    // as a pass whenever it is due): database faults hold up what needs the database (Degraded,
+    // deletions, entries), the operator-wide ones anything.
     const { op: opSettled } = faultsSettled
-    // Database faults hold up only what needs the database: Degraded, deletions, entries.
-    const dbSettled = Math.max(faultsSettled.db, opSettled)
+    const dbHeld = Math.max(faultsSettled.db, opSettled)
     const problem = (invariant: Problem['invariant'], message: string) =>
       ev.problems.push({ invariant, message })
     const live = new Map<string, AppService>()
@@ -175,7 +177,7 @@ export class Checker {
         continue
       }
       if (record.deletedAt !== undefined) {
-        if (old(Math.max(record.deletedAt, dbSettled))) {
+        if (old(Math.max(record.deletedAt, dbHeld))) {
           ev.checked[CONVERGED]++
           problem(
             CONVERGED,
@@ -191,9 +193,9 @@ export class Checker {
         record.convergedGeneration = obj.metadata.generation
         if (valid(obj)) ev.latencies.push(now - record.lastChange)
       }
-      if (!old(Math.max(record.lastChange, opSettled))) continue
-      // Degraded because of a database outage that ended less than the bound ago: not yet due.
-      if (why?.startsWith('Degraded') && !old(dbSettled)) continue
+      if (!old(record.lastChange)) continue
+      // Not converged while a fault window (its end plus allowance) is less than the bound ago: not yet due.
+      if (why !== undefined && !old(why.startsWith('Degraded') ? dbHeld : opSettled)) continue
       ev.checked[CONVERGED]++
       if (why !== undefined) problem(CONVERGED, `${key} (generation ${obj.metadata.generation}): ${why}`)
       // Database: one entry per live, valid AppService with a database.
@@ -201,16 +203,17 @@ export class Checker {
       const dbKey = `appsrv-${obj.metadata.uid}`
       const wants = obj.spec.database?.enabled === true
       const entry = entries.get(dbKey)
-      if (!old(dbSettled)) continue
-      ev.checked[DATABASE]++
-      if (wants && entry === undefined) problem(DATABASE, `${key}: no database entry ${dbKey}`)
+      let dbWhy: string | undefined
+      if (wants && entry === undefined) dbWhy = `${key}: no database entry ${dbKey}`
       else if (
         wants &&
         (entry!.namespace !== obj.metadata.namespace || entry!.name !== key.replace('/', '-'))
       )
-        problem(DATABASE, `${key}: entry ${dbKey} is for ${entry!.namespace}/${entry!.name}`)
-      else if (!wants && entry !== undefined)
-        problem(DATABASE, `${key}: database disabled but ${dbKey} remains`)
+        dbWhy = `${key}: entry ${dbKey} is for ${entry!.namespace}/${entry!.name}`
+      else if (!wants && entry !== undefined) dbWhy = `${key}: database disabled but ${dbKey} remains`
+      if (dbWhy !== undefined && !old(dbHeld)) continue
+      ev.checked[DATABASE]++
+      if (dbWhy !== undefined) problem(DATABASE, dbWhy)
     }
 
     // Database: no entry for an object that is gone (or never ours).
@@ -224,7 +227,7 @@ export class Checker {
         continue
       }
       const key = `${record.ns}/${record.name}`
-      if (record.deletedAt !== undefined && old(Math.max(record.deletedAt, dbSettled)) && !live.has(key))
+      if (record.deletedAt !== undefined && old(Math.max(record.deletedAt, dbHeld)) && !live.has(key))
         problem(
           DATABASE,
           `entry ${dbKey} of ${key} leaked: the AppService was deleted at +${(record.deletedAt / 1000).toFixed(0)} s`,
