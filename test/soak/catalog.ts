@@ -1,8 +1,12 @@
 /**
  * @module catalog — the soak's invariants: what each one demands and within what bound.
  */
+
+import { DATABASE_API_TIMEOUT_MS } from '../../src/operators/appservice/database-api.ts'
 import { CONVERGED, DATABASE, NODE_FILES } from './checker.ts'
+import { breakerTailMs, FORBIDDEN_ALLOWANCE_MS } from './fault-windows.ts'
 import type { Invariants } from './invariants.ts'
+import { OUTAGE_MS, SLOW_DELAY_MS } from './schedule.ts'
 import {
   QUIET_MS,
   QUIET_RATE_BOUND,
@@ -15,10 +19,13 @@ import {
 
 /** Defines every invariant of a run with `settings` in `inv`, in the order the report lists them. */
 export function defineInvariants(inv: Invariants, { boundMs, warmupMs }: Settings): void {
+  const s = (ms: number) => `${Math.round(ms / 100) / 10} s`
   inv.define(
     CONVERGED,
     'Every AppService converges to its spec: status.observedGeneration == generation, Ready=True at that generation, readyReplicas == spec.replicas, Deployment and Service match the spec, Degraded=False (InvalidConfiguration for an invalid spec); a deleted one is gone',
-    `${boundMs / 1000} s after its last change (so everything within ${boundMs / 1000} s after the chaos ends)`,
+    `${boundMs / 1000} s after its last change, or after the end of a fault window plus its allowance if later ` +
+      `(rbac-revoked ${s(FORBIDDEN_ALLOWANCE_MS)}: the forbidden retry delay with its jitter; db-timeout-after-commit ${s(DATABASE_API_TIMEOUT_MS)} per hung write, the per-call deadline; ` +
+      `db-slow the delay, ≤ ${s(SLOW_DELAY_MS.max)}; database-outage the breaker's remaining open time, ≤ ${s(breakerTailMs(OUTAGE_MS.max))} for a ${s(OUTAGE_MS.max)} outage), so everything within that after the chaos ends`,
   )
   inv.define(
     DATABASE,
@@ -52,7 +59,7 @@ export function defineInvariants(inv: Invariants, { boundMs, warmupMs }: Setting
   )
   inv.define(
     'faults-injected',
-    'Every kind of fault was injected at least once, and none is left on',
+    'Every kind of fault was injected at least once, and none is left on; a db-timeout-after-commit hung a write and an rbac-revoked drew a 403 at least once',
     'each kind ≥ 1',
   )
 }

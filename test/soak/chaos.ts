@@ -4,6 +4,7 @@
  */
 import { Checker, CONVERGED, DATABASE, type Evaluation, NODE_FILES } from './checker.ts'
 import type { SoakRun } from './context.ts'
+import { DATABASE_FAULTS, OPERATOR_FAULTS } from './fault-windows.ts'
 import { FaultInjector } from './faults.ts'
 import type { Fleet } from './fleet.ts'
 import { every, sleep } from './pace.ts'
@@ -36,7 +37,8 @@ export async function runChaos(ctx: SoakRun, plane: Plane, f: Fleet, w: Workload
     run: ctx.run,
     start: ctx.start,
     boundMs,
-    databaseSettledAt: () => (plane.db.down ? rel() : injector.databaseBackAt),
+    databaseSettledAt: () => ctx.windows.settledAt(rel(), DATABASE_FAULTS),
+    operatorSettledAt: () => ctx.windows.settledAt(rel(), OPERATOR_FAULTS),
   })
   let skippedRounds = 0
   ctx.chaosStart = rel()

@@ -70,6 +70,12 @@ export interface CheckerOptions {
    * only once they are older than the bound from then.
    */
   databaseSettledAt?: () => number
+  /**
+   * ms since start when the last fault that can hold up any AppService (a hung or slow database call
+   * holding the single worker, a revoked RBAC rule) ended, plus its allowance (now while one is on):
+   * every AppService is due only once the bound has passed from then.
+   */
+  operatorSettledAt?: () => number
 }
 
 /** The checker. `evaluate()` reads the world once and returns the differences. */
@@ -100,13 +106,14 @@ export class Checker {
     // The database first, then the apiserver: an entry whose object is created after this
     // snapshot cannot be mistaken for a leak.
     const dbSettled = this.#o.databaseSettledAt?.() ?? Number.NEGATIVE_INFINITY
+    const opSettled = this.#o.operatorSettledAt?.() ?? Number.NEGATIVE_INFINITY
     const entries = new Map(this.#o.db.entries)
     const created = [...this.#o.db.created]
     // Records whose create had returned before the lists below were sent: if absent from them, they are gone.
     const settled = new Set(
       [...this.#o.workload.apps].filter(([, r]) => r.createdAt !== undefined).map(([k]) => k),
     )
-    await this.#apps(ev, entries, created, settled, dbSettled, old, now)
+    await this.#apps(ev, entries, created, settled, { db: dbSettled, op: opSettled }, old, now)
     await this.#nodes(ev, old)
     return ev
   }
@@ -116,11 +123,16 @@ export class Checker {
     entries: Map<string, { key: string; name: string; namespace: string }>,
     created: string[],
     settled: ReadonlySet<string>,
-    dbSettled: number,
+    faultsSettled: { db: number; op: number },
     old: (t: number) => boolean,
     now: number,
   ): Promise<void> {
     const { admin, workload } = this.#o
+    // Only problems are excused while a fault may still hold them up (an object found converged counts
+    // as a pass whenever it is due): database faults hold up what needs the database (Degraded,
+    // deletions, entries), the operator-wide ones anything.
+    const { op: opSettled } = faultsSettled
+    const dbHeld = Math.max(faultsSettled.db, opSettled)
     const problem = (invariant: Problem['invariant'], message: string) =>
       ev.problems.push({ invariant, message })
     const live = new Map<string, AppService>()
@@ -165,7 +177,7 @@ export class Checker {
         continue
       }
       if (record.deletedAt !== undefined) {
-        if (old(Math.max(record.deletedAt, dbSettled))) {
+        if (old(Math.max(record.deletedAt, dbHeld))) {
           ev.checked[CONVERGED]++
           problem(
             CONVERGED,
@@ -182,8 +194,8 @@ export class Checker {
         if (valid(obj)) ev.latencies.push(now - record.lastChange)
       }
       if (!old(record.lastChange)) continue
-      // Degraded because of a database outage that ended less than the bound ago: not yet due.
-      if (why?.startsWith('Degraded') && !old(dbSettled)) continue
+      // Not converged while a fault window (its end plus allowance) is less than the bound ago: not yet due.
+      if (why !== undefined && !old(why.startsWith('Degraded') ? dbHeld : opSettled)) continue
       ev.checked[CONVERGED]++
       if (why !== undefined) problem(CONVERGED, `${key} (generation ${obj.metadata.generation}): ${why}`)
       // Database: one entry per live, valid AppService with a database.
@@ -191,16 +203,17 @@ export class Checker {
       const dbKey = `appsrv-${obj.metadata.uid}`
       const wants = obj.spec.database?.enabled === true
       const entry = entries.get(dbKey)
-      if (!old(dbSettled)) continue
-      ev.checked[DATABASE]++
-      if (wants && entry === undefined) problem(DATABASE, `${key}: no database entry ${dbKey}`)
+      let dbWhy: string | undefined
+      if (wants && entry === undefined) dbWhy = `${key}: no database entry ${dbKey}`
       else if (
         wants &&
         (entry!.namespace !== obj.metadata.namespace || entry!.name !== key.replace('/', '-'))
       )
-        problem(DATABASE, `${key}: entry ${dbKey} is for ${entry!.namespace}/${entry!.name}`)
-      else if (!wants && entry !== undefined)
-        problem(DATABASE, `${key}: database disabled but ${dbKey} remains`)
+        dbWhy = `${key}: entry ${dbKey} is for ${entry!.namespace}/${entry!.name}`
+      else if (!wants && entry !== undefined) dbWhy = `${key}: database disabled but ${dbKey} remains`
+      if (dbWhy !== undefined && !old(dbHeld)) continue
+      ev.checked[DATABASE]++
+      if (dbWhy !== undefined) problem(DATABASE, dbWhy)
     }
 
     // Database: no entry for an object that is gone (or never ours).
@@ -214,7 +227,7 @@ export class Checker {
         continue
       }
       const key = `${record.ns}/${record.name}`
-      if (record.deletedAt !== undefined && old(Math.max(record.deletedAt, dbSettled)) && !live.has(key))
+      if (record.deletedAt !== undefined && old(Math.max(record.deletedAt, dbHeld)) && !live.has(key))
         problem(
           DATABASE,
           `entry ${dbKey} of ${key} leaked: the AppService was deleted at +${(record.deletedAt / 1000).toFixed(0)} s`,

@@ -4,9 +4,11 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { TestEnv } from '../controlplane/env.ts'
+import { FaultWindows } from './fault-windows.ts'
 import type { Fleet } from './fleet.ts'
 import { Invariants } from './invariants.ts'
 import type { Plane } from './plane.ts'
+import { ResilienceLog } from './resilience.ts'
 import type { FaultRecord } from './results.ts'
 import { createRng, type Rng } from './rng.ts'
 import type { FaultEvent } from './schedule.ts'
@@ -42,6 +44,10 @@ export interface SoakRun {
   readonly phases: Phases
   readonly traffic: Traffic
   readonly records: FaultRecord[]
+  /** Windows of the faults that can hold AppServices up, with their allowances. */
+  readonly windows: FaultWindows
+  /** The operators' breaker transitions and parked keys. */
+  readonly resilience: ResilienceLog
   /** Convergence latencies (ms) the checker measured. */
   readonly latencies: number[]
   /** Aborted when sampling stops; {@link SoakRun.samplerLoops} end then. */
@@ -75,6 +81,8 @@ export function createRun(options: SoakOptions): SoakRun {
     phases: { setup: 0, chaos: 0, settle: 0, quiet: 0, teardown: 0, total: 0 },
     traffic: new Traffic(start),
     records: [],
+    windows: new FaultWindows(),
+    resilience: new ResilienceLog(),
     latencies: [],
     samplers: new AbortController(),
     samplerLoops: [],

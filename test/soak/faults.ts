@@ -1,24 +1,32 @@
 /**
  * @module faults — injects the fault schedule: proxy rules (drops, 429/5xx bursts, stalls), control
- * plane actions (compaction, apiserver restart), killing the leader, and database outages; each
- * injection becomes a {@link FaultRecord}.
+ * plane actions (compaction, apiserver restart), killing the leader, database outages, hung and slow
+ * database answers, and revoking an RBAC rule of the operators; each injection becomes a
+ * {@link FaultRecord}, and each fault that can hold an AppService up opens a window in
+ * `ctx.windows` (fault-windows.ts).
  */
 import type { FaultHandle, FaultRule } from '../controlplane/fault-proxy.ts'
 import type { SoakRun } from './context.ts'
+import { allowanceMs } from './fault-windows.ts'
 import type { Fleet } from './fleet.ts'
 import { sleep } from './pace.ts'
 import type { Plane } from './plane.ts'
+import { REVOKED_RULE, restoreOperatorRules, revokeOperatorRule } from './plane.ts'
 import type { FaultRecord } from './results.ts'
 import type { FaultEvent, StallTarget } from './schedule.ts'
 import { RULE_TTL_MS } from './settings.ts'
 
 /** Kinds that only add a proxy rule: too many and too small to log one line each. */
 const RULE_KINDS: readonly string[] = ['drop-all', 'drop-next', 'burst-429', 'burst-5xx', 'stall']
+/** How often an armed db-timeout-after-commit looks whether its writes have come. */
+const HANG_POLL_MS = 250
+/** An RBAC change that fails (the apiserver restarting) is tried again this often … */
+const RBAC_RETRY_MS = 500
+/** … for this long (longer than an apiserver restart takes). */
+const RBAC_RETRY_FOR_MS = 60_000
 
 /** Plays a fault schedule against one run's plane and fleet. */
 export class FaultInjector {
-  /** ms since start when the database last came back from an outage (-∞ before the first). */
-  databaseBackAt = Number.NEGATIVE_INFINITY
   readonly #ctx: SoakRun
   readonly #plane: Plane
   readonly #fleet: Fleet
@@ -67,7 +75,7 @@ export class FaultInjector {
     if (!RULE_KINDS.includes(ev.kind)) log(`fault ${ev.kind} ${rec.detail} (${rec.durationMs ?? '?'} ms)`)
   }
 
-  /** Clears every rule still on (recording its hits) and ends a database outage. */
+  /** Clears every rule still on (recording its hits) and ends every database fault. */
   clearAll(): void {
     for (const t of this.#ruleTimers) clearTimeout(t)
     for (const [h, rec] of this.#handles) {
@@ -75,7 +83,22 @@ export class FaultInjector {
       h.clear()
     }
     this.#handles.clear()
-    this.#plane.db.down = false
+    const { db } = this.#plane
+    db.down = false
+    db.slowMs = 0
+    db.commitThenHang(0)
+  }
+
+  /** Runs `fn` with a window of `ev`'s kind open in `ctx.windows`, closed when it ends. */
+  async #window(ev: FaultEvent, rec: FaultRecord, fn: () => Promise<void>): Promise<void> {
+    const { windows, rel } = this.#ctx
+    rec.allowanceMs = allowanceMs(ev)
+    const w = windows.open(ev.kind, rel(), rec.allowanceMs)
+    try {
+      await fn()
+    } finally {
+      windows.close(w, rel())
+    }
   }
 
   async #apply(ev: FaultEvent, rec: FaultRecord): Promise<void> {
@@ -126,11 +149,46 @@ export class FaultInjector {
       }
       case 'database-outage':
         rec.detail = `${ev.durationMs} ms`
-        db.down = true
-        await sleep(ev.durationMs)
-        db.down = false
-        this.databaseBackAt = this.#ctx.rel()
+        await this.#window(ev, rec, async () => {
+          db.down = true
+          await sleep(ev.durationMs).finally(() => {
+            db.down = false
+          })
+        })
         break
+      case 'db-timeout-after-commit':
+        await this.#window(ev, rec, async () => {
+          db.commitThenHang(ev.writes)
+          const until = Date.now() + ev.armMs
+          while (db.hangsLeft > 0 && Date.now() < until) await sleep(HANG_POLL_MS)
+          const hung = ev.writes - db.hangsLeft
+          db.commitThenHang(0)
+          rec.hits = hung
+          rec.detail = `${hung} of ${ev.writes} writes committed and never answered${hung < ev.writes ? ` (no more writes within ${ev.armMs / 1000} s)` : ''}`
+        })
+        break
+      case 'db-slow':
+        rec.detail = `answers delayed ${ev.delayMs} ms for ${ev.durationMs} ms`
+        await this.#window(ev, rec, async () => {
+          db.slowMs = ev.delayMs
+          await sleep(ev.durationMs).finally(() => {
+            db.slowMs = 0
+          })
+        })
+        break
+      case 'rbac-revoked': {
+        const { verb, resource } = REVOKED_RULE
+        rec.detail = `${verb} on ${resource} revoked for ${ev.durationMs} ms`
+        await retrying(() => revokeOperatorRule(this.#plane))
+        await this.#window(ev, rec, async () => {
+          try {
+            await sleep(ev.durationMs)
+          } finally {
+            await retrying(() => restoreOperatorRules(this.#plane))
+          }
+        })
+        break
+      }
     }
   }
 
@@ -160,5 +218,19 @@ export class FaultInjector {
       this.#handles.delete(h)
     }, ttlMs)
     this.#ruleTimers.add(t)
+  }
+}
+
+/** Runs `fn` until it succeeds, every {@link RBAC_RETRY_MS} for {@link RBAC_RETRY_FOR_MS} (then throws its error). */
+async function retrying(fn: () => Promise<unknown>): Promise<void> {
+  const until = Date.now() + RBAC_RETRY_FOR_MS
+  for (;;) {
+    try {
+      await fn()
+      return
+    } catch (err) {
+      if (Date.now() >= until) throw err
+      await sleep(RBAC_RETRY_MS)
+    }
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { SoakRun } from './context.ts'
 import type { Fleet, FleetProcess } from './fleet.ts'
-import { countByKind, FAULT_KINDS } from './schedule.ts'
+import { countByKind, FAULT_KINDS, type FaultKind } from './schedule.ts'
 import { RATE_BOUND, RSS_GROWTH_BOUND, RSS_MIN_SPAN_MS, RSS_WINDOW_MS } from './settings.ts'
 import {
   type LeadershipInterval,
@@ -18,6 +18,10 @@ import {
 
 /** A work line within this long after a leadership interval ends still counts as inside it. */
 const LEADING_GRACE_MS = 1000
+/** A 403 this long after an rbac-revoked fault's restore still counts as its hit (the authorizer's cache catching up). */
+const FORBIDDEN_TAIL_MS = 1000
+/** Faults that prove nothing unless they hit something: each must hit at least once over the run. */
+const MUST_HIT: readonly FaultKind[] = ['db-timeout-after-commit', 'rbac-revoked']
 
 /**
  * `proc`'s RSS verdict: warm-up ends `warmupMs` after the later of the chaos start, the process's
@@ -38,9 +42,16 @@ export function rssVerdict(
 /** Judges the end-of-run invariants; `quietStart` is when the quiet window began (ms since start). */
 export function checkEndOfRun(ctx: SoakRun, f: Fleet, quietStart: number): void {
   const { inv } = ctx
+  for (const r of ctx.records)
+    if (r.kind === 'rbac-revoked' && r.durationMs !== undefined)
+      r.hits = ctx.traffic.forbiddenBetween(r.atMs, r.atMs + r.durationMs + FORBIDDEN_TAIL_MS)
   const injected = countByKind(ctx.records.filter((r) => r.error === undefined))
   for (const kind of FAULT_KINDS)
     inv.check('faults-injected', injected[kind] > 0, () => `no ${kind} fault was injected`)
+  for (const kind of MUST_HIT) {
+    const hits = ctx.records.filter((r) => r.kind === kind).reduce((n, r) => n + (r.hits ?? 0), 0)
+    inv.check('faults-injected', hits > 0, () => `${kind} never hit anything (no hung write, no 403)`)
+  }
   const intervals = f.leadershipIntervals()
   checkSingleLeader(ctx, f, intervals)
   const rates = windowRates(

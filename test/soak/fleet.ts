@@ -2,12 +2,15 @@
  * @module fleet — the soak's processes: two leader-elected operator replicas and three node
  * agents, all the built artifact (dist/edgeop.cjs), kept running the way a Deployment and
  * a DaemonSet would (a process that exits is replaced), and sampled: metrics every second
- * (leadership, active workers, reconciles), RSS from /proc every two seconds.
+ * (leadership, active workers, reconciles, breaker transitions and parked keys), RSS from /proc
+ * every two seconds.
  */
 import { readFile } from 'node:fs/promises'
+import type { ParkedKeyInfo } from '../../src/observability/parked-keys-view.ts'
 import { trackPid, untrackPid } from '../controlplane/cleanup.ts'
 import { type OperatorProcess, startOperator } from '../support/operator-process.ts'
 import type { Invariants } from './invariants.ts'
+import { type ResilienceLog, type ResilienceScrape, resilienceOf } from './resilience.ts'
 import type { LeadershipInterval, RssSample } from './stats.ts'
 
 /** How long a replacement waits before it starts (a Deployment's new pod, a container restart). */
@@ -70,6 +73,7 @@ interface Scrape {
   active: number | undefined
   reconciles: number | undefined
   heap: Omit<HeapSample, 't'> | undefined
+  resilience: ResilienceScrape
 }
 
 function heapOf(text: string): Omit<HeapSample, 't'> | undefined {
@@ -118,6 +122,8 @@ export interface FleetOptions {
   /** Artifact arguments of each agent, by slot (`agent …`). */
   agentArgs: Readonly<Record<string, readonly string[]>>
   invariants: Invariants
+  /** Where the operators' breaker transitions and parked keys go. */
+  resilience?: ResilienceLog
   log: (line: string) => void
 }
 
@@ -245,6 +251,7 @@ export class Fleet {
         active: metricSum(text, 'controller_runtime_active_workers', { controller: 'appservice' }),
         reconciles: metricSum(text, 'controller_runtime_reconcile_total', { controller: 'appservice' }),
         heap: heapOf(text),
+        resilience: resilienceOf(text),
       }
     } catch {
       return undefined
@@ -265,7 +272,10 @@ export class Fleet {
       const s = scrapes[i]
       if (s === undefined || p.endedAt !== undefined) continue
       if (s.heap !== undefined) p.heap.push({ t, ...s.heap })
-      if (p.role === 'operator') ops.push({ p, s })
+      if (p.role === 'operator') {
+        ops.push({ p, s })
+        this.#o.resilience?.observe(p.id, t, s.resilience)
+      }
     }
     if (ops.length === 0) return
     this.samples++
@@ -295,6 +305,14 @@ export class Fleet {
         if (kb !== undefined && p.endedAt === undefined) p.rss.push({ t, kb })
       }),
     )
+  }
+
+  /** `GET /debug/parked` of `p` (beside its /metrics). Throws when it cannot be read. */
+  async parked(p: FleetProcess): Promise<ParkedKeyInfo[]> {
+    const url = p.proc.metricsUrl.replace(/\/metrics$/, '/debug/parked')
+    const res = await fetch(url, { signal: AbortSignal.timeout(2000) })
+    if (!res.ok) throw new Error(`GET /debug/parked of ${p.id}: HTTP ${res.status}`)
+    return (await res.json()) as ParkedKeyInfo[]
   }
 
   /** The live operator that reports holding the Lease now (scraped fresh), if any. */

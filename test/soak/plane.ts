@@ -47,6 +47,32 @@ const rbacType = (resource: string, kind: string, namespaced: boolean): Resource
 const CLUSTER_ROLES = rbacType('clusterroles', 'ClusterRole', false)
 const CLUSTER_ROLE_BINDINGS = rbacType('clusterrolebindings', 'ClusterRoleBinding', false)
 
+/**
+ * The rule the rbac-revoked fault takes away: `patch` on Deployments, which every Deployment write
+ * of the reconciler needs (server-side apply is a PATCH, creating included).
+ */
+export const REVOKED_RULE = { apiGroup: 'apps', resource: 'deployments', verb: 'patch' } as const
+
+/** {@link operatorRules} without {@link REVOKED_RULE}. */
+export function revokedRules(): ReturnType<typeof operatorRules> {
+  const { apiGroup, resource, verb } = REVOKED_RULE
+  return operatorRules().map((r) =>
+    r.apiGroups.includes(apiGroup) && r.resources.includes(resource)
+      ? { ...r, verbs: r.verbs.filter((v) => v !== verb) }
+      : r,
+  )
+}
+
+/** Takes {@link REVOKED_RULE} away from the operators' ClusterRole. */
+export async function revokeOperatorRule(plane: Plane): Promise<void> {
+  await plane.admin.resource(CLUSTER_ROLES).patch(plane.user, { rules: revokedRules() }, 'merge')
+}
+
+/** Gives the operators' ClusterRole deploy/'s rules back. */
+export async function restoreOperatorRules(plane: Plane): Promise<void> {
+  await plane.admin.resource(CLUSTER_ROLES).patch(plane.user, { rules: operatorRules() }, 'merge')
+}
+
 /** The labels of the three fake Nodes, by slot. */
 const NODE_LABELS = [
   ['a', { role: 'edge', zone: 'north' }],

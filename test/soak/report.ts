@@ -4,6 +4,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import type { ResilienceReport } from './resilience.ts'
 import type { FirstLast, SoakReport } from './results.ts'
 import { FAULT_DESCRIPTIONS, FAULT_KINDS } from './schedule.ts'
 import { rssChart, type Series } from './svg.ts'
@@ -28,6 +29,65 @@ export function reportSvg(r: SoakReport): string {
       .filter((f) => f.kind !== 'drop-all' && f.kind !== 'drop-next' && f.error === undefined)
       .map((f) => ({ t: f.atMs / 1000, kind: f.kind })),
   })
+}
+
+/** `dependency from→to` as table cells. */
+function transitionCells(key: string): string {
+  const [dependency = '', phases = ''] = key.split(' ')
+  const [from = '', to = ''] = phases.split('→')
+  return `${cell(dependency)} | ${cell(from)} | ${cell(to)}`
+}
+
+/** The report's section on the circuit breaker and parked keys (`r` absent: a report made before they were measured). */
+export function resilienceMarkdown(r: ResilienceReport | undefined): string[] {
+  const out = ['', '## Circuit breaker and parked keys', '']
+  if (r === undefined) return [...out, 'Not measured in this run.']
+  const totals = Object.entries(r.breaker.transitions).sort(([a], [b]) => a.localeCompare(b))
+  out.push(
+    "Circuit breaker transitions (`edgeop_circuit_breaker_transitions_total`, each operator process's last scrape, summed over processes):",
+    '',
+  )
+  if (totals.every(([, n]) => n === 0)) out.push('None: the breaker stayed closed.')
+  else {
+    out.push('| Dependency | From | To | Transitions |', '|---|---|---|--:|')
+    for (const [k, n] of totals) if (n > 0) out.push(`| ${transitionCells(k)} | ${n} |`)
+    const byProcess = Object.entries(r.breaker.byProcess)
+      .map(([p, counts]) => [p, Object.entries(counts).filter(([, n]) => n > 0)] as const)
+      .filter(([, counts]) => counts.length > 0)
+      .map(([p, counts]) => `${p}: ${counts.map(([k, n]) => `${k} ${n}`).join(', ')}`)
+    out.push('', `By process: ${byProcess.join('; ')}.`)
+    out.push(
+      '',
+      '<details><summary>When each transition was first scraped (metrics every second)</summary>',
+      '',
+      '| At (s) | Process | Transition | Count |',
+      '|--:|---|---|--:|',
+      ...r.breaker.timeline.map(
+        (c) => `| ${(c.atMs / 1000).toFixed(1)} | ${c.process} | ${cell(c.transition)} | ${c.count} |`,
+      ),
+      '',
+      '</details>',
+    )
+  }
+  const p = r.parked
+  out.push(
+    '',
+    `Parked keys (\`edgeop_controller_parked_keys\`, every scrape): peak ${p.peak}${p.peakAtMs === undefined ? '' : ` at +${(p.peakAtMs / 1000).toFixed(1)} s (${p.peakProcess})`}. ` +
+      (p.atEnd === undefined
+        ? `At the end: \`GET /debug/parked\` not read (${cell(p.endError ?? 'no leader')}).`
+        : `At the end, the leader's (${p.endProcess}) \`GET /debug/parked\`: ${p.atEnd.length} keys.`),
+  )
+  if (p.atEnd !== undefined && p.atEnd.length > 0)
+    out.push(
+      '',
+      '| Controller | Key | Reason | Error class | Attempts | Last error |',
+      '|---|---|---|---|--:|---|',
+      ...p.atEnd.map(
+        (k) =>
+          `| ${cell(k.controller)} | ${cell(k.key)} | ${cell(k.reason)} | ${cell(k.errorClass)} | ${k.attempts} | ${cell(k.lastError)} |`,
+      ),
+    )
+  return out
 }
 
 /** The Markdown report. */
@@ -73,16 +133,18 @@ export function reportMarkdown(r: SoakReport): string {
     out.push(`| ${k} | ${r.faults.planned[k]} | ${r.faults.injected[k]} | ${FAULT_DESCRIPTIONS[k]} |`)
   out.push(
     '',
-    `${r.faults.injectedResponses} requests were answered by a fault (status, drop, stall) at the proxy.`,
+    `${r.faults.injectedResponses} requests were answered by a fault (status, drop, stall) at the proxy. ` +
+      'Hits: requests a proxy rule answered; for db-timeout-after-commit, the writes committed and never answered; for rbac-revoked, the 403s the apiserver answered the operators. ' +
+      'Allowance: how long after a fault ends the AppServices may still be catching up because of it (the convergence bound counts from then).',
     '',
     '<details><summary>Every fault except connection drops</summary>',
     '',
-    '| At (s) | Kind | Detail | Hits | Took (ms) | Error |',
-    '|--:|---|---|--:|--:|---|',
+    '| At (s) | Kind | Detail | Hits | Took (ms) | Allowance (s) | Error |',
+    '|--:|---|---|--:|--:|--:|---|',
   )
   for (const f of r.faults.records.filter((x) => x.kind !== 'drop-all' && x.kind !== 'drop-next'))
     out.push(
-      `| ${(f.atMs / 1000).toFixed(1)} | ${f.kind} | ${cell(f.detail)} | ${f.hits ?? ''} | ${f.durationMs ?? ''} | ${cell(f.error ?? '')} |`,
+      `| ${(f.atMs / 1000).toFixed(1)} | ${f.kind} | ${cell(f.detail)} | ${f.hits ?? ''} | ${f.durationMs ?? ''} | ${f.allowanceMs === undefined ? '' : n1(f.allowanceMs / 1000)} | ${cell(f.error ?? '')} |`,
     )
   out.push('', '</details>')
 
@@ -133,6 +195,7 @@ export function reportMarkdown(r: SoakReport): string {
     for (const e of r.driver.errors.slice(0, 10)) out.push(`- ${cell(e)}`)
   }
 
+  out.push(...resilienceMarkdown(r.resilience))
   out.push(
     '',
     '## Leadership',

@@ -8,6 +8,7 @@ import type { SoakRun } from './context.ts'
 import { rssVerdict } from './final-checks.ts'
 import type { Fleet, HeapSample } from './fleet.ts'
 import type { InvariantResult } from './invariants.ts'
+import type { ResilienceReport } from './resilience.ts'
 import { countByKind, type FaultKind } from './schedule.ts'
 import { LEASE, QUIET_RATE_BOUND, RATE_BOUND, type Sabotage } from './settings.ts'
 import { type LeadershipInterval, type RssVerdict, summary, windowRates } from './stats.ts'
@@ -20,10 +21,12 @@ export interface FaultRecord {
   scheduledMs: number
   atMs: number
   detail: string
-  /** Rule-based faults: requests it hit. */
+  /** Requests a proxy rule answered; db-timeout-after-commit: writes hung; rbac-revoked: 403s the operators got. */
   hits?: number
   /** Restart/compaction call, outage length, stall length (ms). */
   durationMs?: number
+  /** Faults that can hold AppServices up: how long after the fault's end they may still catch up (fault-windows.ts). */
+  allowanceMs?: number
   error?: string
 }
 
@@ -107,6 +110,8 @@ export interface SoakReport {
   convergence: { boundS: number; latencyS: ReturnType<typeof summary>; settleS: number | undefined }
   leadership: { intervals: { process: string; fromS: number; toS: number }[]; failovers: Fleet['failovers'] }
   processes: ProcessReport[]
+  /** The operators' circuit-breaker transitions and parked keys (absent in reports made before they were measured). */
+  resilience?: ResilienceReport
   rssSeries: { id: string; slot: string; samples: [number, number][] }[]
   invariants: InvariantResult[]
 }
@@ -206,6 +211,7 @@ export function buildReport(ctx: SoakRun, invariants: InvariantResult[], provena
       failovers: fleet?.failovers ?? [],
     },
     processes,
+    resilience: ctx.resilience.report(),
     rssSeries: (fleet?.all ?? []).map((proc) => ({
       id: proc.id,
       slot: proc.slot,

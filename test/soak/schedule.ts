@@ -5,7 +5,9 @@
  * a 2-minute run still sees every kind at least once and a 30-minute run sees each kind
  * at its nominal period (connection drops every 3–7 s, a 429 or 5xx burst every ~30 s, a
  * stalled request every ~90 s, etcd compaction every minute, an apiserver restart every
- * ~3 minutes, SIGKILL of the leader every ~2 minutes, a database outage every ~2 minutes).
+ * ~3 minutes, SIGKILL of the leader every ~2 minutes, a database outage every ~2 minutes; the
+ * database committing writes and never answering them every ~2 minutes, answering slowly every
+ * ~2 minutes, the operators' ClusterRole losing `patch` on Deployments every ~3 minutes).
  * The disruptive ones (compaction, restart, kill) are kept at least
  * {@link HEAVY_SPACING_MS} apart so each one's recovery is its own.
  */
@@ -22,6 +24,9 @@ export const FAULT_KINDS = [
   'restart-apiserver',
   'kill-leader',
   'database-outage',
+  'db-timeout-after-commit',
+  'db-slow',
+  'rbac-revoked',
 ] as const
 export type FaultKind = (typeof FAULT_KINDS)[number]
 
@@ -35,6 +40,12 @@ export type FaultEvent =
   | { atMs: number; kind: 'burst-5xx'; durationMs: number; status: number; method: string | undefined }
   | { atMs: number; kind: 'stall'; target: StallTarget }
   | { atMs: number; kind: 'database-outage'; durationMs: number }
+  /** The next `writes` database writes (within `armMs`) are committed and never answered. */
+  | { atMs: number; kind: 'db-timeout-after-commit'; writes: number; armMs: number }
+  /** Every database answer is delayed `delayMs` for `durationMs`. */
+  | { atMs: number; kind: 'db-slow'; durationMs: number; delayMs: number }
+  /** The operators' ClusterRole loses `patch` on Deployments for `durationMs`. */
+  | { atMs: number; kind: 'rbac-revoked'; durationMs: number }
 
 /** One line per kind, for reports. */
 export const FAULT_DESCRIPTIONS: Record<FaultKind, string> = {
@@ -47,7 +58,31 @@ export const FAULT_DESCRIPTIONS: Record<FaultKind, string> = {
   'restart-apiserver': 'kube-apiserver restarted on the same port',
   'kill-leader': 'SIGKILL of the operator replica holding the Lease (a replacement is started)',
   'database-outage': 'the external database API answers 503 for a few seconds',
+  'db-timeout-after-commit':
+    'the database API commits the next 1–2 writes and never answers them (the caller times out after the commit)',
+  'db-slow': 'every database API answer delayed 1–5 s, for 10–20 s',
+  'rbac-revoked':
+    "the operators' ClusterRole loses `patch` on Deployments for 10–20 s, then deploy/'s rules are restored",
 }
+
+/** How long a database outage lasts. */
+export const OUTAGE_MS = { min: 3000, max: 8000 } as const
+/**
+ * Hung writes per db-timeout-after-commit: 1–2, below the breaker's failure threshold (5), so
+ * these timeouts alone test the read-back after an unknown outcome, not the breaker.
+ */
+export const HUNG_WRITES = { min: 1, max: 2 } as const
+/** A db-timeout-after-commit is disarmed when its writes have not come within this long. */
+export const HANG_ARM_MS = 20_000
+/**
+ * db-slow delays: 1–5 s, under the operator's per-call deadline (10 s, DATABASE_API_TIMEOUT_MS):
+ * slow answers, not timeouts (the commit-then-hang fault makes those).
+ */
+export const SLOW_DELAY_MS = { min: 1000, max: 5000 } as const
+/** How long a db-slow lasts. */
+export const SLOW_WINDOW_MS = { min: 10_000, max: 20_000 } as const
+/** How long the operators' rule stays revoked (the issue's 10–20 s). */
+export const REVOKED_WINDOW_MS = { min: 10_000, max: 20_000 } as const
 
 /** Minimum distance between two disruptive faults (compaction, restart, kill). */
 export const HEAVY_SPACING_MS = 15_000
@@ -109,7 +144,7 @@ export function buildSchedule(durationMs: number, rng: Rng): FaultEvent[] {
       target: i === 0 ? 'operator-write' : stallTargets[(i + rng.int(0, 3)) % stallTargets.length]!,
     })
   for (const atMs of spread(durationMs, countFor(durationMs, 120_000), rng))
-    events.push({ atMs, kind: 'database-outage', durationMs: rng.int(3000, 8000) })
+    events.push({ atMs, kind: 'database-outage', durationMs: rng.int(OUTAGE_MS.min, OUTAGE_MS.max) })
 
   // The disruptive ones, spaced apart.
   const heavy: FaultEvent[] = [
@@ -128,6 +163,28 @@ export function buildSchedule(durationMs: number, rng: Rng): FaultEvent[] {
   ].sort((a, b) => a.atMs - b.atMs)
   spaceOut(heavy, durationMs)
   events.push(...heavy)
+
+  // The operator's own resilience: after the others, so a seed's earlier faults stay where they were.
+  for (const atMs of spread(durationMs, countFor(durationMs, 120_000), rng))
+    events.push({
+      atMs,
+      kind: 'db-timeout-after-commit',
+      writes: rng.int(HUNG_WRITES.min, HUNG_WRITES.max),
+      armMs: HANG_ARM_MS,
+    })
+  for (const atMs of spread(durationMs, countFor(durationMs, 120_000), rng))
+    events.push({
+      atMs,
+      kind: 'db-slow',
+      durationMs: rng.int(SLOW_WINDOW_MS.min, SLOW_WINDOW_MS.max),
+      delayMs: rng.int(SLOW_DELAY_MS.min, SLOW_DELAY_MS.max),
+    })
+  for (const atMs of spread(durationMs, countFor(durationMs, 180_000), rng))
+    events.push({
+      atMs,
+      kind: 'rbac-revoked',
+      durationMs: rng.int(REVOKED_WINDOW_MS.min, REVOKED_WINDOW_MS.max),
+    })
   return events.sort((a, b) => a.atMs - b.atMs || a.kind.localeCompare(b.kind))
 }
 

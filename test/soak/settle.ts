@@ -1,6 +1,7 @@
 /**
  * @module settle — after the chaos: faults cleared, driver stopped, wait until everything has
- * converged (at most the convergence bound) and record the last evaluation.
+ * converged (at most the convergence bound, counted from the end of the chaos or from the last
+ * fault window's end plus its allowance, whichever is later) and record the last evaluation.
  */
 
 import { recordEvaluation } from './chaos.ts'
@@ -14,8 +15,9 @@ export async function settle(ctx: SoakRun, checker: Checker): Promise<void> {
   const { rel, log } = ctx
   const { boundMs } = ctx.settings
   const settleStart = rel()
+  const deadline = Math.max(settleStart, ctx.windows.settledAt(settleStart)) + boundMs
   let last: Evaluation | undefined
-  while (rel() - settleStart < boundMs) {
+  while (rel() < deadline) {
     last = await checker.evaluate(true).catch(() => undefined)
     if (last !== undefined && last.problems.length === 0) {
       ctx.settleMs = rel() - settleStart
@@ -28,7 +30,7 @@ export async function settle(ctx: SoakRun, checker: Checker): Promise<void> {
   ctx.phases.settle = rel() - settleStart
   log(
     ctx.settleMs === undefined
-      ? `NOT settled within ${boundMs / 1000} s: ${last.problems.length} problems`
+      ? `NOT settled within ${((deadline - settleStart) / 1000).toFixed(0)} s: ${last.problems.length} problems`
       : `settled in ${(ctx.settleMs / 1000).toFixed(1)} s`,
   )
 }

@@ -33,6 +33,7 @@ export async function setUp(ctx: SoakRun): Promise<void> {
     operatorArgs: await operatorArgs(ctx, plane, databaseUrl),
     agentArgs: await agentArgs(ctx, plane),
     invariants: ctx.inv,
+    resilience: ctx.resilience,
     log,
   })
   ctx.fleet = f

@@ -1,15 +1,21 @@
 /**
- * Unit tests of the soak's pure parts: the seeded generator, the fault schedule, the
- * invariant arithmetic (rates, RSS growth, leadership overlaps, duplicates), the ledger
- * and the SVG. The soak itself runs in test/integration/soak.test.ts.
+ * Unit tests of the soak's pure parts: the seeded generator, the fault schedule and its
+ * windows' allowances, the invariant arithmetic (rates, RSS growth, leadership overlaps,
+ * duplicates), the ledger, the breaker and parked-key scrapes, the report and the SVG. The
+ * soak itself runs in test/integration/soak.test.ts.
  */
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import { DEFAULT_RETRY_JITTER, FORBIDDEN_RETRY_DELAY_MS } from '../../src/controller/retry-policy.ts'
+import { DATABASE_API_TIMEOUT_MS } from '../../src/operators/appservice/database-api.ts'
+import { DEFAULT_BREAKER_FAILURE_THRESHOLD } from '../../src/resilience/breaker-state.ts'
+import { allowanceMs, breakerTailMs, FaultWindows, OPERATOR_FAULTS } from './fault-windows.ts'
 import { metricSum } from './fleet.ts'
 import { Invariants } from './invariants.ts'
-import { reportMarkdown } from './report.ts'
+import { reportMarkdown, resilienceMarkdown } from './report.ts'
+import { metricSamples, ResilienceLog, resilienceOf } from './resilience.ts'
 import type { SoakReport } from './results.ts'
 import { createRng } from './rng.ts'
 import {
@@ -17,8 +23,10 @@ import {
   countByKind,
   FAULT_KINDS,
   HEAD_MS,
+  HUNG_WRITES,
   isSpacedOut,
   MIN_DURATION_MS,
+  SLOW_DELAY_MS,
   TAIL_MS,
 } from './schedule.ts'
 import { duplicates, leadershipOverlaps, percentile, rssGrowth, windowRates } from './stats.ts'
@@ -76,6 +84,124 @@ test('schedule: a 30-minute run has each fault at its nominal period', () => {
   assert.equal(c['burst-429'], 60)
   assert.equal(c.stall, 20)
   assert.ok(c['drop-all'] + c['drop-next'] > 300)
+  assert.equal(c['db-timeout-after-commit'], 15, 'hung writes every 2 minutes')
+  assert.equal(c['db-slow'], 15, 'a slow database every 2 minutes')
+  assert.equal(c['rbac-revoked'], 10, 'a revoked rule every 3 minutes')
+})
+
+test('schedule: hung writes stay below the breaker threshold and slow answers below the call deadline', () => {
+  assert.ok(HUNG_WRITES.max < DEFAULT_BREAKER_FAILURE_THRESHOLD)
+  assert.ok(SLOW_DELAY_MS.max < DATABASE_API_TIMEOUT_MS)
+  for (const e of buildSchedule(30 * 60_000, createRng(5))) {
+    if (e.kind === 'db-timeout-after-commit')
+      assert.ok(e.writes >= HUNG_WRITES.min && e.writes <= HUNG_WRITES.max)
+    if (e.kind === 'db-slow') assert.ok(e.delayMs >= SLOW_DELAY_MS.min && e.delayMs <= SLOW_DELAY_MS.max)
+  }
+})
+
+test('fault windows: allowances come from the operator constants; settledAt is the latest end plus allowance', () => {
+  // Breaker (5 s doubling, +20 % jitter) opened at the outage's start: probes at 6 s (fails) and 18 s.
+  assert.equal(breakerTailMs(8000), 10_000)
+  assert.equal(breakerTailMs(6000), 0)
+  assert.equal(breakerTailMs(1000), 5000)
+  assert.equal(
+    allowanceMs({ atMs: 0, kind: 'rbac-revoked', durationMs: 15_000 }),
+    FORBIDDEN_RETRY_DELAY_MS * (1 + DEFAULT_RETRY_JITTER),
+  )
+  assert.equal(
+    allowanceMs({ atMs: 0, kind: 'db-timeout-after-commit', writes: 2, armMs: 20_000 }),
+    2 * DATABASE_API_TIMEOUT_MS,
+  )
+  assert.equal(allowanceMs({ atMs: 0, kind: 'db-slow', durationMs: 12_000, delayMs: 3000 }), 3000)
+  assert.equal(allowanceMs({ atMs: 0, kind: 'compact' }), 0)
+
+  const w = new FaultWindows()
+  assert.equal(w.settledAt(1000), Number.NEGATIVE_INFINITY, 'no window')
+  const outage = w.open('database-outage', 1000, 10_000)
+  w.close(outage, 5000)
+  const rbac = w.open('rbac-revoked', 2000, 60_000)
+  assert.equal(w.settledAt(20_000), 20_000, 'a window still on: now')
+  assert.equal(w.settledAt(9000, new Set(['database-outage'])), 15_000)
+  w.close(rbac, 20_000)
+  assert.equal(w.settledAt(30_000), 80_000)
+  assert.equal(w.settledAt(30_000, OPERATOR_FAULTS), 80_000)
+  assert.equal(w.settledAt(30_000, new Set(['db-slow'])), Number.NEGATIVE_INFINITY)
+})
+
+const SCRAPE = (closedToOpen: number, parkedNoRetry: number) =>
+  [
+    '# HELP edgeop_circuit_breaker_transitions_total Circuit breaker phase changes.',
+    '# TYPE edgeop_circuit_breaker_transitions_total counter',
+    `edgeop_circuit_breaker_transitions_total{dependency="database-api",from="closed",to="open"} ${closedToOpen}`,
+    'edgeop_circuit_breaker_transitions_total{dependency="database-api",from="open",to="half-open"} 1',
+    'edgeop_circuit_breaker_state{dependency="database-api"} 1',
+    `edgeop_controller_parked_keys{controller="appservice",reason="no_retry"} ${parkedNoRetry}`,
+    'edgeop_controller_parked_keys{controller="appservice",reason="attempts"} 1',
+  ].join('\n')
+
+test('resilience scrape: breaker transitions by dependency, from and to; parked keys summed', () => {
+  assert.deepEqual(metricSamples('m{a="x\\"y",b="2"} 3\nm 4\nmm 5', 'm'), [
+    { labels: { a: 'x"y', b: '2' }, value: 3 },
+    { labels: {}, value: 4 },
+  ])
+  const s = resilienceOf(SCRAPE(2, 3))
+  assert.deepEqual(s.transitions, { 'database-api closed→open': 2, 'database-api open→half-open': 1 })
+  assert.equal(s.parked, 4)
+  assert.equal(resilienceOf('other 1').parked, undefined)
+
+  const log = new ResilienceLog()
+  log.observe('operator-1', 1000, resilienceOf(SCRAPE(1, 0)))
+  log.observe('operator-1', 2000, resilienceOf(SCRAPE(1, 0)))
+  log.observe('operator-1', 3000, resilienceOf(SCRAPE(3, 5)))
+  log.observe('operator-2', 4000, resilienceOf(SCRAPE(1, 1)))
+  const r = log.report()
+  assert.deepEqual(r.breaker.transitions, { 'database-api closed→open': 4, 'database-api open→half-open': 2 })
+  assert.deepEqual(
+    r.breaker.timeline.map((c) => `${c.atMs} ${c.process} ${c.transition} ${c.count}`),
+    [
+      '1000 operator-1 database-api closed→open 1',
+      '1000 operator-1 database-api open→half-open 1',
+      '3000 operator-1 database-api closed→open 2',
+      '4000 operator-2 database-api closed→open 1',
+      '4000 operator-2 database-api open→half-open 1',
+    ],
+  )
+  assert.deepEqual([r.parked.peak, r.parked.peakAtMs, r.parked.peakProcess], [6, 3000, 'operator-1'])
+})
+
+test("resilienceMarkdown: transitions by from/to, the timeline, the parked peak and the leader's parked keys", () => {
+  const log = new ResilienceLog()
+  log.observe('operator-1', 61_500, resilienceOf(SCRAPE(2, 1)))
+  log.parkedAtEnd('operator-1', [
+    {
+      controller: 'appservice',
+      key: 'soak-a/app-7',
+      reason: 'no_retry',
+      errorClass: 'terminal',
+      lastError: 'soak-a/app-7: image | is invalid',
+      attempts: 1,
+      firstFailure: '2026-12-01T00:00:00Z',
+      lastFailure: '2026-12-01T00:00:00Z',
+    },
+  ])
+  const md = resilienceMarkdown(log.report()).join('\n')
+  assert.ok(md.includes('| database-api | closed | open | 2 |'), md)
+  assert.ok(md.includes('| database-api | open | half-open | 1 |'), md)
+  assert.ok(md.includes('| 61.5 | operator-1 | database-api closed→open | 2 |'), md)
+  assert.ok(md.includes('peak 2 at +61.5 s (operator-1)'), md)
+  assert.ok(md.includes("the leader's (operator-1) `GET /debug/parked`: 1 keys"), md)
+  assert.ok(
+    md.includes(
+      '| appservice | soak-a/app-7 | no_retry | terminal | 1 | soak-a/app-7: image \\| is invalid |',
+    ),
+    md,
+  )
+
+  const quiet = new ResilienceLog()
+  quiet.parkedAtEnd(undefined, undefined, 'no leader at the end')
+  const none = resilienceMarkdown(quiet.report()).join('\n')
+  assert.ok(none.includes('None: the breaker stayed closed.'), none)
+  assert.ok(none.includes('not read (no leader at the end)'), none)
 })
 
 test('windowRates: averages every window of consecutive seconds', () => {
@@ -204,4 +330,7 @@ test('reportMarkdown: each process cell sits under its header (the committed 30-
   assert.equal(at('Heap total (MiB)'), fl(agent.heapMiB!.total))
   assert.equal(at('Live heap (MiB)'), fl(agent.heapMiB!.live))
   assert.equal(at('External (MiB)'), fl(agent.heapMiB!.external))
+  // Made before the breaker and parked keys were measured: the section says so.
+  assert.ok(lines.includes('## Circuit breaker and parked keys'))
+  assert.ok(lines.includes('Not measured in this run.'))
 })

@@ -19,6 +19,7 @@ import { defineInvariants } from './catalog.ts'
 import { runChaos } from './chaos.ts'
 import { createRun, type SoakRun } from './context.ts'
 import { checkEndOfRun } from './final-checks.ts'
+import type { Fleet } from './fleet.ts'
 import type { InvariantResult } from './invariants.ts'
 import { artifactDigest, sourceCommit } from './provenance.ts'
 import { quietWindow } from './quiet.ts'
@@ -56,8 +57,21 @@ async function runPhases(ctx: SoakRun): Promise<void> {
   const leftOn = leaveFaultOn(ctx)
   await settle(ctx, checker)
   const quietStart = await quietWindow(ctx, plane, fleet, leftOn)
+  await scrapeResilience(ctx, fleet)
   checkEndOfRun(ctx, fleet, quietStart)
   await tearDown(ctx, plane, fleet)
+}
+
+/** A last scrape of every operator's metrics, and the leader's parked keys. */
+async function scrapeResilience(ctx: SoakRun, fleet: Fleet): Promise<void> {
+  await fleet.sampleMetrics()
+  const leader = await fleet.leader()
+  if (leader === undefined) return ctx.resilience.parkedAtEnd(undefined, undefined, 'no leader at the end')
+  try {
+    ctx.resilience.parkedAtEnd(leader.id, await fleet.parked(leader))
+  } catch (err) {
+    ctx.resilience.parkedAtEnd(leader.id, undefined, (err as Error).message)
+  }
 }
 
 /** Every process's log, as JSON lines, into `logDir` when the run failed (or always with `keepLogs`). */

@@ -34,6 +34,8 @@ export class Traffic {
   readonly byIdentity: Record<string, number> = {}
   /** Requests a fault rule answered (the first {@link MAX_FAULTED}). */
   readonly faulted: RequestRecord[] = []
+  /** When (ms since start) the apiserver itself answered an operator 403 (the first {@link MAX_FAULTED}). */
+  readonly forbidden: number[] = []
   readonly busySeconds: BusySecond[] = []
   /** Requests by identity, verb and path shape. */
   readonly byShape = new Map<string, number>()
@@ -42,6 +44,11 @@ export class Traffic {
 
   constructor(start: number) {
     this.#start = start
+  }
+
+  /** 403s the apiserver answered the operators from `fromMs` to `toMs` (ms since start, inclusive). */
+  forbiddenBetween(fromMs: number, toMs: number): number {
+    return this.forbidden.filter((t) => t >= fromMs && t <= toMs).length
   }
 
   /** Takes (and clears) the proxy's request log; `operatorUser` is the operators' identity. */
@@ -59,6 +66,13 @@ export class Traffic {
           : 'other'
       this.byIdentity[who] = (this.byIdentity[who] ?? 0) + 1
       if (r.fault !== undefined && this.faulted.length < MAX_FAULTED) this.faulted.push(r)
+      if (
+        r.fault === undefined &&
+        r.status === 403 &&
+        who === 'operators' &&
+        this.forbidden.length < MAX_FAULTED
+      )
+        this.forbidden.push(r.startedAt - this.#start)
       const g = this.#groups.get(s) ?? new Map<string, number>()
       this.#groups.set(s, g)
       const key = `${who} ${r.method} ${requestShape(r.path)}${r.watch ? ' (watch)' : ''}`

@@ -60,6 +60,8 @@ export interface DatabaseStandin {
   failNext(n: number): void
   /** The next N writes are applied and then never answered (the caller times out after the commit). */
   commitThenHang(n: number): void
+  /** Writes {@link DatabaseStandin.commitThenHang} still has to hang (0 when disarmed or used up). */
+  readonly hangsLeft: number
   close(): Promise<void>
 }
 
@@ -196,6 +198,9 @@ export async function startDatabaseStandin(port = 0): Promise<DatabaseStandin> {
     },
     commitThenHang(n: number) {
       hanging = n
+    },
+    get hangsLeft() {
+      return hanging
     },
     close: () =>
       new Promise<void>((resolve) => {
