@@ -4,11 +4,11 @@
  * a cached binary needs no Go, and without Go or a cached binary the failure is loud.
  */
 import assert from 'node:assert/strict'
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import { after, test } from 'node:test'
+import { test } from 'node:test'
 import { BUILD_GO_TOOL, goToolPath, goToolPathAsync } from '../../build/tools/go-tools.ts'
+import { noGo, scratchDirs } from '../support/scratch.ts'
 
 const TOOLS = dirname(BUILD_GO_TOOL)
 const TOOLS_TABLE = [
@@ -27,21 +27,7 @@ const TOOLS_TABLE = [
     pkg: 'helm.sh/helm/v4/cmd/helm',
   },
 ] as const
-const scratch: string[] = []
-after(async () => {
-  for (const d of scratch) await rm(d, { recursive: true, force: true })
-})
-const tempDir = async (): Promise<string> => {
-  const d = await mkdtemp(join(tmpdir(), 'edgeop-go-tool-'))
-  scratch.push(d)
-  return d
-}
-/** An environment whose PATH has bash and coreutils but no Go. */
-const noGo = (extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({
-  PATH: '/usr/bin:/bin',
-  HOME: '/nonexistent',
-  ...extra,
-})
+const tempDir = scratchDirs('edgeop-go-tool-')
 const versionOf = async (key: string) =>
   new RegExp(`^${key}=(\\S+)$`, 'm').exec(await readFile(join(TOOLS, 'versions.env'), 'utf8'))?.[1]
 

@@ -4,28 +4,14 @@
  * reason, and without Go or a cached binary the failure is loud.
  */
 import assert from 'node:assert/strict'
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import { after, test } from 'node:test'
+import { test } from 'node:test'
 import { BUILD_UMOCI, umociPath } from '../../build/tools/umoci.ts'
+import { noGo, scratchDirs } from '../support/scratch.ts'
 
 const TOOLS = dirname(BUILD_UMOCI)
-const scratch: string[] = []
-after(async () => {
-  for (const d of scratch) await rm(d, { recursive: true, force: true })
-})
-const tempDir = async (): Promise<string> => {
-  const d = await mkdtemp(join(tmpdir(), 'edgeop-umoci-'))
-  scratch.push(d)
-  return d
-}
-/** An environment whose PATH has bash and coreutils but no Go. */
-const noGo = (extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({
-  PATH: '/usr/bin:/bin',
-  HOME: '/nonexistent',
-  ...extra,
-})
+const tempDir = scratchDirs('edgeop-umoci-')
 
 test('versions.env names the umoci version go.mod pins (the cache key matches the build)', async () => {
   const env = await readFile(join(TOOLS, 'versions.env'), 'utf8')
