@@ -166,8 +166,12 @@ function goInstalled(env: NodeJS.ProcessEnv): boolean {
   return (env.PATH ?? '').split(delimiter).some((p) => p !== '' && existsSync(join(p, 'go')))
 }
 
-/** PIDs of other running `build-binaries.sh` processes (a second build would race the first). */
-function runningBuilds(): number[] {
+/**
+ * PIDs of other running `build-binaries.sh` processes that build into the cache of `env` (a second
+ * build would race the first); a build into another cache is none of our business.
+ */
+function runningBuilds(env: NodeJS.ProcessEnv): number[] {
+  const ours = cacheRoot(env)
   const pids: number[] = []
   let entries: string[]
   try {
@@ -179,8 +183,13 @@ function runningBuilds(): number[] {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue
     try {
       const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0')
-      if (cmd.some((arg) => arg.endsWith('build-binaries.sh')) && cmd[0]?.endsWith('bash'))
-        pids.push(Number(entry))
+      if (!cmd.some((arg) => arg.endsWith('build-binaries.sh')) || !cmd[0]?.endsWith('bash')) continue
+      const theirs = Object.fromEntries(
+        readFileSync(`/proc/${entry}/environ`, 'utf8')
+          .split('\0')
+          .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+      )
+      if (cacheRoot(theirs) === ours) pids.push(Number(entry))
     } catch {
       // the process ended while we looked
     }
@@ -228,7 +237,7 @@ export async function resolveBinaries(options: ResolveOptions = {}): Promise<Bin
   const dir = cachedBinaryDir(versions, env)
   for (;;) {
     if ((await missingBinaries(dir, need)).length === 0) return binaries(dir, versions)
-    const others = runningBuilds()
+    const others = runningBuilds(env)
     if (others.length === 0) break
     log(`control plane: waiting for the running build-binaries.sh (pid ${others.join(', ')}) to finish…`)
     await delay(BUILD_WAIT_POLL_MS)
