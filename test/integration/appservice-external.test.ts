@@ -7,20 +7,23 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { InformerFactory } from '../../src/cache/factory.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import type { Lease } from '../../src/core/types.ts'
 import { LeaderElector } from '../../src/leader/elector.ts'
 import { type LeaseApi, LeaseLock } from '../../src/leader/lease-lock.ts'
-import { EventRecorder } from '../../src/objects/events.ts'
 import { MetricsRegistry } from '../../src/observability/metrics-registry.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
 import { databaseApi } from '../../src/operators/appservice/database-api.ts'
-import { appServiceController } from '../../src/operators/appservice/operator.ts'
 import { CircuitBreaker } from '../../src/resilience/circuit-breaker.ts'
 import { type DatabaseStandin, startDatabaseStandin } from '../standin/database-api.ts'
-import { appServiceGone, appServiceWhere, condition, installAppServiceCrd } from '../support/appservice.ts'
+import {
+  appServiceGone,
+  appServiceWhere,
+  condition,
+  installAppServiceCrd,
+  runAppServiceController,
+} from '../support/appservice.ts'
 import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
@@ -36,7 +39,6 @@ let db: DatabaseStandin
 let ns: string
 let breaker: CircuitBreaker
 const registry = new MetricsRegistry()
-const ac = new AbortController()
 
 setup(async () => {
   client = adminClient(env(), env().server)
@@ -47,29 +49,13 @@ setup(async () => {
     () => db.close(),
   )
   ns = await env().createNamespace('appsrv-ext')
-  const factory = new InformerFactory(client)
-  const recorder = new EventRecorder(client, {
-    controller: 'platform.example.com/appservice',
-    instance: 'test',
-  })
   breaker = new CircuitBreaker({ dependency: 'database-api', registry, limits: LIMITS })
-  const controller = appServiceController({
-    client,
-    factory,
+  const { stop } = await runAppServiceController(client, {
     namespaces: [ns],
     database: databaseApi(db.url, CALL_TIMEOUT_MS),
     breaker,
-    recorder,
   })
-  factory.start(ac.signal)
-  await factory.waitForSync(30_000)
-  const running = controller.run(ac.signal)
-  defer(async () => {
-    ac.abort()
-    await running
-    await factory.stopped()
-    await recorder.flush()
-  })
+  defer(stop)
 })
 
 const apps = () => client.resource<AppService>(APPSERVICES, ns)

@@ -7,17 +7,19 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { test } from 'node:test'
-import { InformerFactory } from '../../src/cache/factory.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import type { ResourceType } from '../../src/client/resource.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import { defaultRetryPolicy } from '../../src/controller/retry-policy.ts'
 import type { KubeObject } from '../../src/core/types.ts'
-import { EventRecorder } from '../../src/objects/events.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
 import { operatorRules } from '../../src/operators/appservice/manifests.ts'
-import { appServiceController } from '../../src/operators/appservice/operator.ts'
-import { appServiceWhere, condition, installAppServiceCrd } from '../support/appservice.ts'
+import {
+  appServiceWhere,
+  condition,
+  installAppServiceCrd,
+  runAppServiceController,
+} from '../support/appservice.ts'
 import { eventually } from '../support/eventually.ts'
 import { adminClient, userClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
@@ -68,29 +70,14 @@ setup(async () => {
   } as KubeObject)
   const creds = await env().userKubeconfig(user)
   const client = userClient(env(), env().server, { name: user, ...creds }, ns)
-  const factory = new InformerFactory(client)
-  const recorder = new EventRecorder(client, {
-    controller: 'platform.example.com/appservice',
-    instance: 'test',
-  })
-  const controller = appServiceController({
-    client,
-    factory,
+  const { stop } = await runAppServiceController(client, {
     namespaces: [ns],
     database: undefined,
-    recorder,
     // A short slow-retry so that the recovery shows within the test; the class decides, not the delay.
     retryPolicy: defaultRetryPolicy({ forbiddenDelayMs: 1000 }),
   })
-  const ac = new AbortController()
-  factory.start(ac.signal)
-  await factory.waitForSync(30_000)
-  const running = controller.run(ac.signal)
   defer(async () => {
-    ac.abort()
-    await running
-    await factory.stopped()
-    await recorder.flush()
+    await stop()
     await client.close()
   })
 })

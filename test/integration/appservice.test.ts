@@ -5,17 +5,20 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { InformerFactory } from '../../src/cache/factory.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import { retryOnConflict } from '../../src/client/retry-on-conflict.ts'
 import type { KubeObject } from '../../src/core/types.ts'
-import { EventRecorder } from '../../src/objects/events.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
 import { databaseApi } from '../../src/operators/appservice/database-api.ts'
-import { appServiceController } from '../../src/operators/appservice/operator.ts'
 import { type DatabaseStandin, startDatabaseStandin } from '../standin/database-api.ts'
-import { appServiceGone, appServiceWhere, condition, installAppServiceCrd } from '../support/appservice.ts'
+import {
+  appServiceGone,
+  appServiceWhere,
+  condition,
+  installAppServiceCrd,
+  runAppServiceController,
+} from '../support/appservice.ts'
 import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
@@ -25,7 +28,6 @@ let client: KubeClient
 let db: DatabaseStandin
 let ns: string
 const reconciled: string[] = []
-const ac = new AbortController()
 
 setup(async () => {
   await env().startControllers()
@@ -37,35 +39,21 @@ setup(async () => {
     () => db.close(),
   )
   ns = await env().createNamespace('appsrv')
-  const factory = new InformerFactory(client)
-  const recorder = new EventRecorder(client, {
-    controller: 'platform.example.com/appservice',
-    instance: 'test',
-  })
-  const controller = appServiceController({
+  const { stop } = await runAppServiceController(
     client,
-    factory,
-    namespaces: [ns],
-    database: databaseApi(db.url),
-    recorder,
-  })
-  // Count reconciles per key by watching what the workers take from the queue.
-  const queue = controller.queue
-  const get = queue.get.bind(queue)
-  queue.get = async () => {
-    const r = await get()
-    if (!r.shutdown) reconciled.push(r.item)
-    return r
-  }
-  factory.start(ac.signal)
-  await factory.waitForSync(30_000)
-  const running = controller.run(ac.signal)
-  defer(async () => {
-    ac.abort()
-    await running
-    await factory.stopped()
-    await recorder.flush()
-  })
+    { namespaces: [ns], database: databaseApi(db.url) },
+    (controller) => {
+      // Count reconciles per key by watching what the workers take from the queue.
+      const queue = controller.queue
+      const get = queue.get.bind(queue)
+      queue.get = async () => {
+        const r = await get()
+        if (!r.shutdown) reconciled.push(r.item)
+        return r
+      }
+    },
+  )
+  defer(stop)
 })
 
 const apps = () => client.resource<AppService>(APPSERVICES, ns)

@@ -2,11 +2,18 @@
  * @module appservice — shared steps for AppService integration and e2e tests.
  */
 import type { CustomResourceDefinition } from '../../src/api/index.ts'
+import { InformerFactory } from '../../src/cache/factory.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import type { ResourceClient } from '../../src/client/resource-client.ts'
+import type { Controller } from '../../src/controller/controller.ts'
 import type { Condition } from '../../src/core/types.ts'
+import { EventRecorder } from '../../src/objects/events.ts'
 import { type AppService, appServiceCrd } from '../../src/operators/appservice/api.ts'
+import {
+  type AppServiceOperatorOptions,
+  appServiceController,
+} from '../../src/operators/appservice/operator.ts'
 import { eventually } from './eventually.ts'
 
 /** Installs (or updates) the AppService CRD with server-side apply and waits until it is Established. */
@@ -70,4 +77,38 @@ export async function appServiceGone(
     timeoutMs,
     `${name} deleted after cleanup`,
   )
+}
+
+/**
+ * Runs the AppService controller in this process for a test file: an informer factory on `client`,
+ * an event recorder, the controller built from `options` (namespaces, database, breaker, retry
+ * policy, …), `beforeStart(controller)` (e.g. to count what the workers take from the queue), then
+ * the informers synced and the workers running. The returned `stop` aborts them, waits for the
+ * workers and informers, and flushes the events: pass it to the file's `defer`.
+ */
+export async function runAppServiceController(
+  client: KubeClient,
+  options: Omit<AppServiceOperatorOptions, 'client' | 'factory' | 'recorder'>,
+  beforeStart?: (controller: Controller<AppService>) => void,
+): Promise<{ controller: Controller<AppService>; stop: () => Promise<void> }> {
+  const factory = new InformerFactory(client)
+  const recorder = new EventRecorder(client, {
+    controller: 'platform.example.com/appservice',
+    instance: 'test',
+  })
+  const controller = appServiceController({ client, factory, recorder, ...options })
+  beforeStart?.(controller)
+  const ac = new AbortController()
+  factory.start(ac.signal)
+  await factory.waitForSync(30_000)
+  const running = controller.run(ac.signal)
+  return {
+    controller,
+    stop: async () => {
+      ac.abort()
+      await running
+      await factory.stopped()
+      await recorder.flush()
+    },
+  }
 }
