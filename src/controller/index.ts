@@ -53,4 +53,5 @@ export {
   type ParkReason,
   type RetryDecision,
   type RetryPolicy,
+  TRANSIENT_BASE_DELAY_MS,
 } from './retry-policy.ts'

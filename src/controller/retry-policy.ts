@@ -116,11 +116,23 @@ export const DEFAULT_RETRY_JITTER = DEFAULT_BACKOFF_JITTER
  */
 export const DEFAULT_PARK_AFTER_MS = 3_600_000
 
+/**
+ * First delay of a `transient` failure: 800 ms, doubling. A 429, a 5xx, a timeout or a lost
+ * connection says the server or the path to it is busy or down; client-go's reflector
+ * (`tools/cache/reflector.go`, backoff 800 ms → 30 s) and kube-rs's watcher (`DefaultBackoff`) wait
+ * this long after the same failures on the watch path. At the 5 ms per-item delay every failing
+ * object retried about 8 times in a 2 s burst of 5xx answers (the chaos soak measured a new
+ * leader's first pass pushing the whole fleet past 40 req/s that way).
+ */
+export const TRANSIENT_BASE_DELAY_MS = 800
+
 /** Options of {@link defaultRetryPolicy}. */
 export interface ClassifiedRetryOptions {
-  /** First transient delay. Default `DEFAULT_ITEM_BASE_DELAY_MS` (5 ms, client-go). */
+  /** First delay of an `unknown` error (the reconciler's own). Default `DEFAULT_ITEM_BASE_DELAY_MS` (5 ms, client-go). */
   baseDelayMs?: number
-  /** Cap of the transient delay before jitter. Default `DEFAULT_ITEM_MAX_DELAY_MS` (1000 s, client-go). */
+  /** First delay of a `transient` error. Default {@link TRANSIENT_BASE_DELAY_MS}. */
+  transientBaseDelayMs?: number
+  /** Cap of the transient and unknown delays before jitter. Default `DEFAULT_ITEM_MAX_DELAY_MS` (1000 s, client-go). */
   maxDelayMs?: number
   /** Delay of a 401/403 before jitter. Default {@link FORBIDDEN_RETRY_DELAY_MS}. */
   forbiddenDelayMs?: number
@@ -149,9 +161,11 @@ function exponential(base: number, max: number, attempts: number): number {
 
 /**
  * The default policy, by {@link ErrorClass}:
- * - `conflict`: {@link CONFLICT_RETRY} (10 ms) for the first 5 failures, then as `transient`;
- * - `transient`, `unknown`: exponential 5 ms → 1000 s with jitter, and never sooner than a
- *   `Retry-After` the server sent;
+ * - `conflict`: {@link CONFLICT_RETRY} (10 ms) for the first 5 failures, then as `transient`
+ *   (800 ms for the 6th, doubling);
+ * - `transient`: exponential {@link TRANSIENT_BASE_DELAY_MS} (800 ms) → 1000 s with jitter, and
+ *   never sooner than a `Retry-After` the server sent;
+ * - `unknown`: exponential 5 ms → 1000 s with jitter (client-go's per-item delay, jittered);
  * - `forbidden`: {@link FORBIDDEN_RETRY_DELAY_MS} with jitter;
  * - `invalid`, `terminal`: park (`no_retry`) until the object changes.
  * Any retrying key parks once it has failed `maxAttempts` times or for `parkAfterMs`.
@@ -161,6 +175,7 @@ function exponential(base: number, max: number, attempts: number): number {
  */
 export function defaultRetryPolicy(options: ClassifiedRetryOptions = {}): RetryPolicy {
   const base = positive('baseDelayMs', options.baseDelayMs ?? DEFAULT_ITEM_BASE_DELAY_MS)
+  const transient = positive('transientBaseDelayMs', options.transientBaseDelayMs ?? TRANSIENT_BASE_DELAY_MS)
   const max = positive('maxDelayMs', options.maxDelayMs ?? DEFAULT_ITEM_MAX_DELAY_MS)
   const forbidden = positive('forbiddenDelayMs', options.forbiddenDelayMs ?? FORBIDDEN_RETRY_DELAY_MS)
   const jitter = positive('jitter', options.jitter ?? DEFAULT_RETRY_JITTER)
@@ -180,7 +195,10 @@ export function defaultRetryPolicy(options: ClassifiedRetryOptions = {}): RetryP
         return { action: 'retry', delayMs: jittered(CONFLICT_RETRY.delayMs, CONFLICT_RETRY.jitter) }
       const header = (err as { retryAfter?: unknown } | null)?.retryAfter
       const asked = ((typeof header === 'number' ? header : suggestsClientDelay(err)) ?? 0) * 1000
-      return { action: 'retry', delayMs: Math.max(jittered(exponential(base, max, history.attempts)), asked) }
+      // A conflict past its quick retries continues as transient from the first transient delay.
+      const n = c === 'conflict' ? history.attempts - CONFLICT_RETRY.attempts : history.attempts
+      const delay = exponential(c === 'unknown' ? base : transient, max, n)
+      return { action: 'retry', delayMs: Math.max(jittered(delay), asked) }
     },
   }
 }

@@ -33,9 +33,9 @@ export interface BreakerLimits {
 }
 
 /**
- * 5 failures with no success between: at the controller's per-item backoff (5 ms doubling,
- * client-go `DefaultControllerRateLimiter`) a dependency that fails every call is seen failing 5
- * times within about 0.2 s, so even one object reveals an outage quickly, while one or two blips
+ * 5 failures with no success between: at the default retry policy's transient backoff (800 ms
+ * doubling, jittered) one object alone sees a dependency that fails every call fail 5 times within
+ * 12–24 s, inside the failure window; a few objects reveal it in a second or two; one or two blips
  * (a connection reset, then a retry that works) never open it. Any success resets the count.
  */
 export const DEFAULT_BREAKER_FAILURE_THRESHOLD = 5

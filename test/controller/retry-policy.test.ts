@@ -63,17 +63,19 @@ test('conflict: an immediate requeue (10 ms, jitter 0.1) for 5 conflicts, then e
     assert.ok(r.action === 'retry' && r.delayMs >= 10 && r.delayMs < 11, JSON.stringify(r))
   }
   const sixth = d(6)
-  assert.ok(sixth.action === 'retry' && sixth.delayMs >= 5 * 2 ** 5, JSON.stringify(sixth))
+  assert.ok(sixth.action === 'retry' && sixth.delayMs >= 800 && sixth.delayMs < 1600, JSON.stringify(sixth))
+  const seventh = d(7)
+  assert.ok(seventh.action === 'retry' && seventh.delayMs >= 1600 && seventh.delayMs < 3200, JSON.stringify(seventh))
 })
 
-test('transient: exponential from 5 ms with upward jitter in [d, 2d), capped at 1000 s before jitter', () => {
+test('transient: exponential from 800 ms (the reflector backoff) with upward jitter in [d, 2d), capped at 1000 s before jitter', () => {
   const low = defaultRetryPolicy({ random: () => 0 })
   const hi = defaultRetryPolicy({ random: high })
   const err = api(503, 'ServiceUnavailable')
   for (const [attempts, d] of [
-    [1, 5],
-    [2, 10],
-    [4, 40],
+    [1, 800],
+    [2, 1600],
+    [4, 6400],
     [30, 1_000_000],
   ] as const) {
     assert.deepEqual(low.decide(err, { attempts, firstFailureAt: T0 }, T0), { action: 'retry', delayMs: d })
@@ -81,7 +83,18 @@ test('transient: exponential from 5 ms with upward jitter in [d, 2d), capped at 
     assert.ok(j.action === 'retry' && j.delayMs > d * 1.99 && j.delayMs < 2 * d, JSON.stringify(j))
   }
   const none = defaultRetryPolicy({ random: high, jitter: 0 })
-  assert.deepEqual(none.decide(err, first, T0), { action: 'retry', delayMs: 5 })
+  assert.deepEqual(none.decide(err, first, T0), { action: 'retry', delayMs: 800 })
+  const quick = defaultRetryPolicy({ random: () => 0, transientBaseDelayMs: 5 })
+  assert.deepEqual(quick.decide(err, { attempts: 3, firstFailureAt: T0 }, T0), { action: 'retry', delayMs: 20 })
+})
+
+test('unknown: exponential from 5 ms (client-go per-item), jittered', () => {
+  const p = defaultRetryPolicy({ random: () => 0 })
+  for (const [attempts, d] of [
+    [1, 5],
+    [3, 20],
+  ] as const)
+    assert.deepEqual(p.decide(new Error('boom'), { attempts, firstFailureAt: T0 }, T0), { action: 'retry', delayMs: d })
 })
 
 test('transient: never sooner than the Retry-After a 429 asked for', () => {
