@@ -279,17 +279,20 @@ export class LeaderElector {
       this.#log.warn('the leader work did not stop within the grace period; not releasing the lease', {
         stopGraceMs: this.stopGraceMs,
       })
-    } else if (this.releaseOnCancel) {
-      await releaseLease({
-        calls: this.#calls,
-        identity: this.identity,
-        clock: this.#clock,
-        timing: this.timing,
-        log: this.#log,
-        observe: (record) => {
-          this.#state = observe(this.#state, record, this.#clock.monotonic())
-        },
-      })
+    } else {
+      // The end of this process's leadership as far as work goes: what follows only hands the record back.
+      this.#log.info('leader work stopped')
+      if (this.releaseOnCancel)
+        await releaseLease({
+          calls: this.#calls,
+          identity: this.identity,
+          clock: this.#clock,
+          timing: this.timing,
+          log: this.#log,
+          observe: (record) => {
+            this.#state = observe(this.#state, record, this.#clock.monotonic())
+          },
+        })
     }
     if (lost !== undefined) throw lost
   }

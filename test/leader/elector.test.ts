@@ -396,10 +396,15 @@ test('the release waits for a renew already on the wire (even one ignoring its s
   assert.equal(store.record!.holderIdentity, '')
 })
 
-test('a deposed leader’s release (after losing) finds the new holder and writes nothing', async () => {
+test('a deposed leader’s release (after losing) finds the new holder and writes nothing; "leader work stopped" is logged before', async () => {
   const clock = new ManualClock()
   const store = new FakeLeaseStore()
-  const a = candidate(store, clock, 'a', { releaseOnCancel: true })
+  const lines: { at: number; msg: string }[] = []
+  const log = (msg: string): void => {
+    lines.push({ at: clock.monotonic(), msg })
+  }
+  const logger = { debug: log, info: log, warn: log, error: log, child: () => logger }
+  const a = candidate(store, clock, 'a', { releaseOnCancel: true, logger })
   await runFor(clock, 0)
   const b = candidate(store, clock, 'b')
   await runFor(clock, 1000)
@@ -417,6 +422,16 @@ test('a deposed leader’s release (after losing) finds the new holder and write
   assert.ok(release.endAt! > eventTime(b, 'started')!, 'the release read the lease after b took over')
   assert.equal(store.record!.holderIdentity, 'b', 'b keeps the lease')
   assert.equal(b.elector.isLeader(), true)
+  // The soak's single-leader check ends a leadership at this line, not at the slow release after it.
+  const stoppedAt = lines.findIndex((l) => l.msg === 'leader work stopped')
+  assert.ok(stoppedAt >= 0, JSON.stringify(lines))
+  assert.equal(
+    lines[stoppedAt]!.at,
+    eventTime(a, 'aborted'),
+    'no callback work: it stops when leadership is lost',
+  )
+  assert.ok(lines[stoppedAt]!.at < eventTime(b, 'started')!, 'before the successor starts')
+  assert.ok(lines.findIndex((l) => /holder/.test(l.msg)) > stoppedAt, 'the release comes after')
   b.stop()
   await b.done
 })

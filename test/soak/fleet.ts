@@ -11,7 +11,7 @@ import { trackPid, untrackPid } from '../controlplane/cleanup.ts'
 import { type OperatorProcess, startOperator } from '../support/operator-process.ts'
 import type { Invariants } from './invariants.ts'
 import { type ResilienceLog, type ResilienceScrape, resilienceOf } from './resilience.ts'
-import type { LeadershipInterval, RssSample } from './stats.ts'
+import { type LeadershipInterval, leadershipFromLog, type RssSample } from './stats.ts'
 
 /** How long a replacement waits before it starts (a Deployment's new pod, a container restart). */
 export const RESTART_DELAY_MS = 1000
@@ -21,16 +21,6 @@ export const METRICS_INTERVAL_MS = 1000
 export const RSS_INTERVAL_MS = 2000
 
 export type Role = 'operator' | 'agent'
-/** Log lines of an operator that end (or follow the end of) its leadership. */
-const LEADERSHIP_END_LINES = new Set([
-  'leader election lost',
-  'stopped leading',
-  'released the lease',
-  'not the holder any more; nothing to release',
-  'failed to release the lease',
-  'stopped',
-])
-
 /** Why a process ended. */
 export type ExitReason = 'chaos-kill' | 'lost-leadership' | 'shutdown' | 'crash'
 
@@ -354,32 +344,13 @@ export class Fleet {
     return victim.id
   }
 
-  /**
-   * Leadership intervals from each operator's JSON log (epoch ms): from "leading: starting
-   * controllers" to the last line that ends leading (lost, in-flight work drained, Lease
-   * released, stopped leading) — conservative: work may run until the Lease is released —
-   * else to the process's end (its SIGKILL, exit, or now).
-   */
+  /** Every operator's leadership intervals (epoch ms), as {@link leadershipFromLog} reads its log. */
   leadershipIntervals(): LeadershipInterval[] {
     const out: LeadershipInterval[] = []
     for (const p of this.all) {
       if (p.role !== 'operator') continue
       const endOfLife = p.endedAt === undefined ? Date.now() : this.#o.start + (p.killedAt ?? p.endedAt)
-      let from: number | undefined
-      let to: number | undefined
-      const close = (): void => {
-        if (from !== undefined) out.push({ process: p.id, from, to: to ?? endOfLife })
-        from = undefined
-        to = undefined
-      }
-      for (const l of p.proc.logs) {
-        const ts = typeof l.ts === 'string' ? Date.parse(l.ts) : Number.NaN
-        if (l.msg === 'leading: starting controllers') {
-          close()
-          from = ts
-        } else if (from !== undefined && LEADERSHIP_END_LINES.has(String(l.msg))) to = ts
-      }
-      close()
+      out.push(...leadershipFromLog(p.id, p.proc.logs, endOfLife))
     }
     return out
   }

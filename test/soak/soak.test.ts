@@ -29,7 +29,14 @@ import {
   SLOW_DELAY_MS,
   TAIL_MS,
 } from './schedule.ts'
-import { duplicates, leadershipOverlaps, percentile, rssGrowth, windowRates } from './stats.ts'
+import {
+  duplicates,
+  leadershipFromLog,
+  leadershipOverlaps,
+  percentile,
+  rssGrowth,
+  windowRates,
+} from './stats.ts'
 import { escapeXml, niceStep, rssChart } from './svg.ts'
 
 test('rng: the same seed gives the same sequence; forks and other seeds differ', () => {
@@ -243,6 +250,27 @@ test('leadershipOverlaps: back-to-back leaders are fine, overlapping ones are re
     [],
   )
   assert.deepEqual(duplicates(['k1', 'k2', 'k1', 'k3', 'k1']), ['k1'])
+})
+
+test('leadershipFromLog: a leader ends at "leader work stopped", not at its slow release; without it, at the last end line', () => {
+  const t = (s: number) => new Date(Date.UTC(2026, 11, 1, 0, 0, s)).toISOString()
+  const at = (s: number) => Date.parse(t(s))
+  const logs = [
+    { ts: t(1), msg: 'leading: starting controllers' },
+    { ts: t(5), msg: 'leader election lost' },
+    { ts: t(6), msg: 'leader work stopped' },
+    { ts: t(12), msg: 'not the holder any more; nothing to release' },
+    { ts: t(12), msg: 'stopped leading' },
+    { ts: t(20), msg: 'leading: starting controllers' },
+    { ts: t(25), msg: 'leader election lost' },
+    { ts: t(26), msg: 'stopped leading' },
+    { ts: t(30), msg: 'leading: starting controllers' },
+  ]
+  assert.deepEqual(leadershipFromLog('op', logs, at(40)), [
+    { process: 'op', from: at(1), to: at(6) },
+    { process: 'op', from: at(20), to: at(26) },
+    { process: 'op', from: at(30), to: at(40) },
+  ])
 })
 
 test('Invariants: an invariant never checked does not pass; failures are counted and deduplicated', () => {

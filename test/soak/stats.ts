@@ -85,6 +85,50 @@ export interface LeadershipInterval {
   to: number
 }
 
+/** Log lines of an operator that end (or follow the end of) its leadership. */
+const LEADERSHIP_END_LINES = new Set([
+  'leader election lost',
+  'stopped leading',
+  'released the lease',
+  'not the holder any more; nothing to release',
+  'failed to release the lease',
+  'stopped',
+])
+/** The elector's line once a leader's work has settled (src/leader/elector.ts). */
+const WORK_STOPPED_LINE = 'leader work stopped'
+
+/**
+ * Leadership intervals in one operator's JSON log (epoch ms): from "leading: starting controllers"
+ * to "leader work stopped" (the elector's line once the work has settled, before it hands the
+ * record back); without that line (the work did not settle in its grace period), to the last line
+ * that ends leading (lost, Lease released, stopped leading), else to `endOfLife` (the process's
+ * SIGKILL, exit, or now). The reconcile lines are checked against these on their own.
+ */
+export function leadershipFromLog(
+  process: string,
+  logs: readonly { ts?: unknown; msg?: unknown }[],
+  endOfLife: number,
+): LeadershipInterval[] {
+  const out: LeadershipInterval[] = []
+  let from: number | undefined
+  let to: number | undefined
+  let workStopped: number | undefined
+  const close = (): void => {
+    if (from !== undefined) out.push({ process, from, to: workStopped ?? to ?? endOfLife })
+    from = to = workStopped = undefined
+  }
+  for (const l of logs) {
+    const ts = typeof l.ts === 'string' ? Date.parse(l.ts) : Number.NaN
+    if (l.msg === 'leading: starting controllers') {
+      close()
+      from = ts
+    } else if (from !== undefined && l.msg === WORK_STOPPED_LINE) workStopped ??= ts
+    else if (from !== undefined && LEADERSHIP_END_LINES.has(String(l.msg))) to = ts
+  }
+  close()
+  return out
+}
+
 /** Pairs of intervals of different processes that overlap by more than `toleranceMs`. */
 export function leadershipOverlaps(
   intervals: readonly LeadershipInterval[],
