@@ -128,6 +128,11 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
   watches?: MappedWatch[]
   /** The reconciler. */
   reconcile: Reconciler
+  /**
+   * The member cluster whose objects the sources deliver (see `ClusterSet`): every request carries
+   * it and every log line names it. Absent: the home cluster, requests without `cluster`.
+   */
+  cluster?: string
   /** Workers; one key is never reconciled by two at once. Default {@link DEFAULT_MAX_CONCURRENT_RECONCILES}. */
   maxConcurrentReconciles?: number
   /**
@@ -209,7 +214,10 @@ export class Controller<T extends KubeObject = KubeObject> {
     this.name = options.name
     this.#options = options
     this.#clock = options.clock ?? realClock
-    this.#log = (options.logger ?? defaultLogger()).child({ controller: options.name })
+    this.#log = (options.logger ?? defaultLogger()).child({
+      controller: options.name,
+      ...(options.cluster ? { cluster: options.cluster } : {}),
+    })
     this.maxConcurrentReconciles = Math.max(
       1,
       options.maxConcurrentReconciles ?? DEFAULT_MAX_CONCURRENT_RECONCILES,
@@ -399,7 +407,7 @@ export class Controller<T extends KubeObject = KubeObject> {
 
   async #reconcileOne(key: string, stop: AbortSignal): Promise<void> {
     const o = this.#options
-    const { namespace, name } = splitObjectKey(key)
+    const request: ReconcileRequest = { ...splitObjectKey(key), ...(o.cluster ? { cluster: o.cluster } : {}) }
     const reconcileId = randomBytes(8).toString('hex')
     const log = this.#log.child({ object: key, reconcileID: reconcileId })
     const timeoutMs = o.reconcileTimeoutMs ? o.reconcileTimeoutMs : undefined
@@ -420,7 +428,7 @@ export class Controller<T extends KubeObject = KubeObject> {
     let outcome: ReconcileOutcome = 'success'
     const context: ReconcileContext = { signal: deadline.signal, log, reconcileId }
     try {
-      const result = (await o.reconcile({ namespace, name }, context)) as ReconcileResult
+      const result = (await o.reconcile(request, context)) as ReconcileResult
       if (result && 'requeueAfterMs' in result) {
         outcome = 'requeue_after'
         this.queue.forget(key)
@@ -439,7 +447,7 @@ export class Controller<T extends KubeObject = KubeObject> {
       const stack = err instanceof Error ? this.#stacks.stackFor(key, err) : undefined
       const where = stack === undefined ? {} : { stack }
       const fields = { error: errorMessage(err), ...(outcome === 'timeout' ? { timeoutMs } : {}), ...where }
-      await this.#failed(key, err, stop, { namespace, name }, context, fields)
+      await this.#failed(key, err, stop, request, context, fields)
     } finally {
       deadline.dispose()
       this.#observer?.onReconcile?.(outcome, (this.#clock.monotonic() - started) / 1000)

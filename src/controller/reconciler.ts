@@ -6,6 +6,11 @@ import type { Logger } from '../core/log.ts'
 
 /** Which object to reconcile. Namespace is undefined for cluster-scoped objects. */
 export interface ReconcileRequest {
+  /**
+   * The member cluster the object is in, for a controller of one (`ControllerOptions.cluster`,
+   * multicluster-runtime's `mcreconcile.Request.ClusterName`); undefined for the home cluster.
+   */
+  cluster?: string
   /** The object's namespace; undefined for cluster-scoped objects. */
   namespace: string | undefined
   /** The object's name. */

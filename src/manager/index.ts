@@ -1,5 +1,12 @@
 /** @module manager — the process runtime: runs controllers with shared informers, leader election, probes, metrics and graceful shutdown; preflight checks. */
 export {
+  type Cluster,
+  type ClusterChanges,
+  ClusterSet,
+  type ClusterSetOptions,
+  clusterChanges,
+} from './cluster-set.ts'
+export {
   DEFAULT_CACHE_SYNC_TIMEOUT_MS,
   type LeaderElectionOptions,
   Manager,

@@ -151,6 +151,12 @@ export class Manager {
   readonly #o: ManagerOptions
   readonly #log: Logger
   readonly #controllers: Controller[] = []
+  /** The signal each controller added with one stops on. */
+  readonly #until = new WeakMap<Controller, AbortSignal>()
+  /** The runs of the controllers started so far (a member cluster's start while leading). */
+  readonly #runs: Promise<void>[] = []
+  /** Set while the controllers run (leading, or always without leader election). */
+  #leading: AbortSignal | undefined
   readonly #onStop: (() => Promise<void> | void)[] = []
   #started = false
 
@@ -198,9 +204,14 @@ export class Manager {
    * it. Given options, it builds the controller with the manager's clock and logger (the options may
    * override both). Either way the controller's reconcile metrics and workqueue metrics
    * (controller-runtime's names, label `controller`) go to {@link registry}, unless its options
-   * brought its own. Call before {@link run}.
+   * brought its own. May be called while running (a member cluster engaged, see `ClusterSet`): the
+   * controller then starts at once when leading. With `until`, it stops (and leaves the manager)
+   * when `until` aborts.
    */
-  add<T extends KubeObject>(controller: Controller<T> | ControllerOptions<T>): Controller<T> {
+  add<T extends KubeObject>(
+    controller: Controller<T> | ControllerOptions<T>,
+    until?: AbortSignal,
+  ): Controller<T> {
     const c =
       controller instanceof Controller
         ? controller
@@ -209,8 +220,20 @@ export class Manager {
       observer: () => reconcileMetrics(this.registry, c.name, c.maxConcurrentReconciles),
       queueMetrics: () => workqueueMetrics(this.registry, c.name),
     })
-    this.#controllers.push(c as unknown as Controller)
+    const a = c as unknown as Controller
+    this.#controllers.push(a)
+    if (until) {
+      this.#until.set(a, until)
+      until.addEventListener('abort', () => this.#controllers.splice(this.#controllers.indexOf(a) >>> 0, 1))
+    }
+    if (this.#leading) this.#start(a)
     return c
+  }
+
+  /** Runs `c` until leadership ends or its `until` aborts. */
+  #start(c: Controller): void {
+    const u = this.#until.get(c)
+    this.#runs.push(c.run(u ? AbortSignal.any([this.#leading!, u]) : this.#leading!))
   }
 
   /** Runs `fn` when the manager stops (after controllers and informers), e.g. flushing events. */
@@ -344,8 +367,13 @@ export class Manager {
 
   /** Runs every controller until `s` aborts; then in-flight reconciles get the grace period. */
   #runControllers(s: AbortSignal): Promise<void> {
-    const all = Promise.all(this.#controllers.map((c) => c.run(s))).then(() => undefined)
     return new Promise<void>((resolve, reject) => {
+      this.#leading = s
+      for (const c of this.#controllers) this.#start(c)
+      // Controllers started later (member clusters engaged meanwhile) are drained too.
+      const all = (async () => {
+        for (const p of this.#runs) await p
+      })()
       // On abort, in-flight reconciles get the grace period (controller-runtime GracefulShutdownTimeout).
       s.addEventListener(
         'abort',

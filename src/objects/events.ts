@@ -105,6 +105,11 @@ export class EventRecorder {
     }
   }
 
+  /** A recorder with the same options writing through `client` (a member cluster's: its events stay there). */
+  forClient(client: KubeClient): EventRecorder {
+    return new EventRecorder(client, { ...this.#o, clock: this.#clock, logger: this.#log })
+  }
+
   /** Series and per-object buckets remembered now (bounded: see {@link MAX_REMEMBERED_EVENTS}). */
   get remembered(): { series: number; buckets: number } {
     return { series: this.#series.size, buckets: this.#buckets.size }

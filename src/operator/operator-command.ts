@@ -10,6 +10,7 @@
  * Exit code: 0 after a clean stop, 1 when start-up failed or leadership was lost.
  */
 
+import { dirname } from 'node:path'
 import { lockCacheDir } from '../cache/index.ts'
 import {
   type Command,
@@ -32,6 +33,7 @@ import {
   type LogLevel,
 } from '../core/index.ts'
 import {
+  ClusterSet,
   type LeaderElectionOptions,
   Manager,
   onShutdownSignals,
@@ -39,6 +41,7 @@ import {
 } from '../manager/index.ts'
 import { EventRecorder } from '../objects/index.ts'
 import { createLogger, type LogFormat, MetricsRegistry, restClientMetrics } from '../observability/index.ts'
+import { clusterRef, followClustersFile } from './clusters-file.ts'
 import type { RbacRule } from './rule-permissions.ts'
 
 /** What an operator's `controllers` function receives: everything already wired. */
@@ -55,6 +58,11 @@ export interface OperatorContext<F extends FlagSet = typeof OPERATOR_FLAGS> {
   recorder: EventRecorder
   /** The process logger. */
   log: Logger
+  /**
+   * The member clusters of `--clusters-file` (when the flag set has it and it is given), engaged as the
+   * file lists them; leader election stays in the home cluster (`client`'s).
+   */
+  clusters: ClusterSet | undefined
 }
 
 /** The flags {@link operatorCommand} reads itself; a spec's flag set must contain them. */
@@ -121,7 +129,7 @@ type RunValues = Pick<
   | 'healthProbeBindAddress'
   | 'shutdownGracePeriod'
 > &
-  Partial<OperatorOptions>
+  Partial<OperatorOptions> & { clustersFile?: string }
 
 /** The Lease settings when `--leader-elect` is set; the Lease's namespace defaults to the config's. */
 function leaderElection(o: RunValues, config: ClusterConfig): LeaderElectionOptions | undefined {
@@ -170,7 +178,8 @@ export async function runOperatorWith<F extends FlagSet & ProcessFlags>(
     ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}),
     ...(o.context ? { context: o.context } : {}),
   })
-  const client = new KubeClient(config, { qps: o.qps, burst: o.burst, observer: restClientMetrics(registry) })
+  const observer = restClientMetrics(registry)
+  const client = new KubeClient(config, { qps: o.qps, burst: o.burst, observer })
   log.info(`starting ${spec.name}`, {
     ...(version === undefined ? {} : { version }),
     cluster: config.source,
@@ -203,8 +212,26 @@ export async function runOperatorWith<F extends FlagSet & ProcessFlags>(
     instance: spec.instance?.(values) ?? (process.env.HOSTNAME || spec.name),
     logger: log,
   })
-  for (const c of spec.controllers({ options: values, client, config, manager, recorder, log }))
+  const file = o.clustersFile
+  const clusters = file
+    ? new ClusterSet({
+        logger: log,
+        connect: async (_, ref) =>
+          new KubeClient(await loadClusterConfig(clusterRef(ref, dirname(file))), {
+            qps: o.qps,
+            burst: o.burst,
+            observer,
+          }),
+      })
+    : undefined
+  for (const c of spec.controllers({ options: values, client, config, manager, recorder, log, clusters }))
     manager.add(c)
+  if (clusters) {
+    manager.readyz.add('clusters', clusters.check)
+    clusters.metrics(registry)
+    void followClustersFile(file!, clusters, log, shutdown)
+    manager.onStop(() => clusters.update({}))
+  }
   manager.onStop(() => recorder.flush())
   if (run.releaseCacheDir) manager.onStop(run.releaseCacheDir)
   try {

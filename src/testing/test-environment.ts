@@ -297,6 +297,30 @@ export class TestEnvironment {
   }
 
   /**
+   * Takes the cluster down: stops kube-apiserver, then etcd (killed, as a crash), keeping their
+   * ports, certificates and data, so that {@link startControlPlane} brings the same cluster back.
+   * Rejects with `EDGEOP_ERR_INVALID` for an existing cluster (nothing was started).
+   */
+  async stopControlPlane(): Promise<void> {
+    const owned = this.#ownedOrThrow('stop the control plane')
+    await owned.apiserver?.stop()
+    await owned.etcd.stop({ crash: true })
+  }
+
+  /** Starts etcd and kube-apiserver again after {@link stopControlPlane}, on the same ports with the same data; resolves when ready. */
+  async startControlPlane(timeoutMs = DEFAULT_START_TIMEOUT_MS): Promise<void> {
+    const owned = this.#ownedOrThrow('start the control plane')
+    await owned.etcd.start(timeoutMs)
+    await owned.apiserver?.start(timeoutMs)
+  }
+
+  #ownedOrThrow(step: string): Owned {
+    if (this.#owned === undefined)
+      throw new EdgeopError('EDGEOP_ERR_INVALID', `cannot ${step} of an existing cluster`, { step })
+    return this.#owned
+  }
+
+  /**
    * Closes the client, stops kube-apiserver and etcd, and removes every file the environment wrote
    * (certificates, kubeconfig, logs, etcd data). Idempotent; an existing cluster is left as it is.
    */

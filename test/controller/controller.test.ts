@@ -477,3 +477,26 @@ test('instrument supplies the hooks the options lack, once, and only before run'
   ac.abort()
   await done
 })
+
+test('a member cluster controller puts its cluster into every request and log line; a home one into none', async () => {
+  const requests: ReconcileRequest[] = []
+  const fields: LogFields[] = []
+  const logger = (bound: LogFields): Logger => ({
+    ...noopLogger,
+    info: () => void fields.push(bound),
+    child: (f) => logger({ ...bound, ...f }),
+  })
+  for (const cluster of ['east', undefined]) {
+    const t = setup(async (r) => void requests.push(r), { cluster, logger: logger({}) })
+    t.primary.add(app('a'))
+    await until(() => requests.length === (cluster ? 1 : 2))
+    t.ac.abort()
+    await t.done
+  }
+  assert.deepEqual(requests, [
+    { cluster: 'east', namespace: 'ns', name: 'a' },
+    { namespace: 'ns', name: 'a' },
+  ])
+  assert.equal(fields[0]?.cluster, 'east', 'starting workers names the cluster')
+  assert.ok(!('cluster' in fields.at(-1)!))
+})

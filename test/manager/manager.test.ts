@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import type { EventHandler } from '../../src/cache/listener.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import { Controller, type ControllerOptions } from '../../src/controller/controller.ts'
@@ -249,5 +250,41 @@ describe('Manager', () => {
     ])
       assert.ok(rendered.includes(series), `missing ${series}`)
     assert.ok(!rendered.includes('controller="given"'), 'hooks given by hand are not replaced')
+  })
+  test('a controller added while running starts at once when leading, and stops and leaves when its signal aborts', async () => {
+    const events: string[] = []
+    const t = setup(events, { items: [cm('a')] })
+    const ac = new AbortController()
+    const done = t.manager.run(ac.signal)
+    t.manager.add(configMapController(t.manager, async () => void events.push('home reconciled')))
+    await until(() => t.store.record?.holderIdentity === 'me')
+    // A member cluster's controller: its own source, delivering one object as soon as a handler is added.
+    const source = {
+      describe: 'member configmaps',
+      addEventHandler: (h: EventHandler) => {
+        h.onAdd?.(cm('b'), true)
+        return { hasSynced: () => true, whenSynced: async () => {}, pending: 0, remove() {} }
+      },
+    }
+    const member = new AbortController()
+    const c = t.manager.add(
+      {
+        name: 'mirror/east',
+        cluster: 'east',
+        for: { source, kind: 'ConfigMap', group: '', namespaced: true },
+        reconcile: async (r) => void events.push(`reconciled ${r.cluster}/${r.namespace}/${r.name}`),
+      },
+      member.signal,
+    )
+    await until(() => events.includes('reconciled east/ns/b'))
+    member.abort()
+    await until(() => c.queue.shuttingDown())
+    ac.abort()
+    await done
+    assert.ok(
+      t.manager.registry
+        .render()
+        .includes('controller_runtime_reconcile_total{controller="mirror/east",result="success"} 1'),
+    )
   })
 })

@@ -61,7 +61,11 @@ export function endpointOf(app: AppService, spec: AppServiceSpec): string {
   return `http://${app.metadata.name}.${app.metadata.namespace}.svc:${spec.port}`
 }
 
-/** The external database entry's idempotency key: derived from the object's UID, stable across retries. */
-export function databaseKey(app: AppService): string {
-  return `appsrv-${app.metadata.uid}`
+/**
+ * The external database entry's idempotency key: derived from the object's UID, stable across
+ * retries; a member cluster's name comes first, so that objects of clusters restored from one backup
+ * (same UIDs) or same-named ones never share an entry. The home cluster's key has no cluster.
+ */
+export function databaseKey(app: AppService, cluster?: string): string {
+  return `appsrv-${cluster ? `${cluster}-` : ''}${app.metadata.uid}`
 }

@@ -15,6 +15,7 @@ import type { Clock, KubeObject, Logger } from '../../core/index.ts'
 import type { EventRecorder } from '../../objects/index.ts'
 import {
   httpUrl,
+  nonEmpty,
   OPERATOR_FLAGS,
   type OperatorSpec,
   stringFlag,
@@ -48,6 +49,11 @@ export interface AppServiceOperatorOptions {
   queueMetrics?: QueueMetrics
   /** Default: the controller's (`defaultRetryPolicy()`). */
   retryPolicy?: RetryPolicy
+  /**
+   * The member cluster `client` and `factory` are of (see `ClusterSet`): the controller is named
+   * `appservice/<cluster>`, its requests and logs carry the cluster, database keys include it.
+   */
+  cluster?: string
 }
 
 /** The `dependency` label of the database API's circuit breaker. */
@@ -72,7 +78,8 @@ export function appServiceController(o: AppServiceOperatorOptions): Controller<A
   const appServices = (ns: string) => o.client.resource<AppService>(APPSERVICES, ns)
 
   return new Controller<AppService>({
-    name: 'appservice',
+    name: o.cluster ? `appservice/${o.cluster}` : 'appservice',
+    ...(o.cluster ? { cluster: o.cluster } : {}),
     for: {
       source: apps,
       kind: KIND,
@@ -107,6 +114,7 @@ export function appServiceController(o: AppServiceOperatorOptions): Controller<A
       ...(o.fencingToken ? { fencingToken: o.fencingToken } : {}),
       recorder: o.recorder,
       ...(o.clock ? { clock: o.clock } : {}),
+      cluster: o.cluster,
     }),
   })
 }
@@ -118,11 +126,16 @@ export const APPSERVICE_FLAGS = {
     'Base URL (absolute http:// or https://) of the external database service (needed for AppServices with database.enabled).',
     { schema: httpUrl(), placeholder: 'url' },
   ),
+  'clusters-file': stringFlag(
+    'Member clusters to reconcile too: a file of name=kubeconfig[:context] lines, re-read every 10 s.',
+    { schema: nonEmpty(), placeholder: 'path' },
+  ),
 }
 
 /**
  * The AppService operator as `runOperator` / `operatorCommand` run it: leader-elected with
- * `--leader-elect`, watching `--namespace` (all when absent), events as
+ * `--leader-elect` (in the home cluster), watching `--namespace` (all when absent) in the home cluster
+ * and in each member cluster of `--clusters-file` (one controller per member), events as
  * `platform.example.com/appservice-operator`; `check` verifies the CRD is served and the ClusterRole's
  * rules are granted.
  */
@@ -137,17 +150,27 @@ export const appServiceOperator: OperatorSpec<typeof APPSERVICE_FLAGS> = {
     resources: [{ group: APPSERVICES.group, resource: APPSERVICES.resource }],
     rules: operatorRules(),
   },
-  controllers: ({ options: o, client, manager, recorder, log }) => [
-    appServiceController({
-      client,
-      factory: manager.factory,
+  controllers: ({ options: o, client, manager, recorder, log, clusters }) => {
+    const shared = {
       namespaces: o.namespace,
       database: o.databaseApi ? databaseApi(o.databaseApi) : undefined,
       breaker: new CircuitBreaker({ dependency: DATABASE_DEPENDENCY, registry: manager.registry }),
       ...(manager.elector ? { fencingToken: () => manager.elector?.fencingToken() } : {}),
-      recorder,
       maxConcurrentReconciles: o.maxConcurrentReconciles,
       logger: log,
-    }),
-  ],
+    }
+    clusters?.onEngage((c, signal) =>
+      manager.add(
+        appServiceController({
+          ...shared,
+          client: c.client,
+          factory: c.factory,
+          recorder: recorder.forClient(c.client),
+          cluster: c.name,
+        }),
+        signal,
+      ),
+    )
+    return [appServiceController({ ...shared, client, factory: manager.factory, recorder })]
+  },
 }

@@ -81,6 +81,8 @@ export interface AppServiceDeps {
   fencingToken?: () => number | undefined
   recorder: EventRecorder
   clock?: Clock
+  /** The member cluster the objects are in: part of the database key and entry name. Absent: the home cluster. */
+  cluster?: string
 }
 
 /** What every phase of one pass works with: the dependencies, this object's client and the pass's context. */
@@ -190,7 +192,7 @@ async function ensureFinalizerOrCleanUp(pass: Pass, app: AppService): Promise<Ap
       const db = deps.database
       if (!db) return
       try {
-        await guarded(pass, () => db.remove(databaseKey(gone), callOptions(pass)))
+        await guarded(pass, () => db.remove(databaseKey(gone, deps.cluster), callOptions(pass)))
       } catch (err) {
         await externalFailed(
           pass,
@@ -266,10 +268,10 @@ async function syncDatabase(
       step: 'provision database',
     })
   }
-  const key = databaseKey(app)
+  const key = databaseKey(app, deps.cluster)
   const ns = app.metadata.namespace!
   const entry = {
-    name: `${ns}-${app.metadata.name}`,
+    name: `${deps.cluster ? `${deps.cluster}-` : ''}${ns}-${app.metadata.name}`,
     namespace: ns,
     class: spec.database?.class ?? DEFAULT_DATABASE_CLASS,
   }

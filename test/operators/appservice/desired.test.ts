@@ -85,4 +85,7 @@ test('status selector and endpoint; the database key comes from the UID, not the
   assert.equal(databaseKey(app), 'appsrv-u-1')
   const recreated = { ...app, metadata: { ...app.metadata, uid: 'u-2' } }
   assert.notEqual(databaseKey(recreated), databaseKey(app))
+  // A member cluster's key names it: the same UID (a cluster restored from another's backup) does not collide.
+  assert.equal(databaseKey(app, 'east'), 'appsrv-east-u-1')
+  assert.notEqual(databaseKey(app, 'east'), databaseKey(app, 'west'))
 })
