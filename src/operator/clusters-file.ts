@@ -47,8 +47,27 @@ export function clusterRef(ref: string, dir: string): { kubeconfig: string; cont
 }
 
 /**
- * Reads `path` into `clusters` now and every {@link CLUSTERS_FILE_POLL_MS} until `signal` aborts. A
- * file that cannot be read or parsed is logged and the members stay as they are.
+ * The clusters of the file at `path` (see {@link parseClusterList}); a file that cannot be read
+ * throws `EDGEOP_ERR_CONFIG` naming it and the reason.
+ */
+export async function readClustersFile(path: string): Promise<Record<string, string>> {
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch (err) {
+    const why = (err as { code?: string }).code ?? errorMessage(err)
+    throw new EdgeopError('EDGEOP_ERR_CONFIG', `clusters file ${path}: cannot read it (${why})`, {
+      step: 'read clusters file',
+      cause: err,
+    })
+  }
+  return parseClusterList(text)
+}
+
+/**
+ * Re-reads `path` into `clusters` every {@link CLUSTERS_FILE_POLL_MS} until `signal` aborts (the
+ * first read is the caller's, which fails start-up on a bad file). A file that cannot be read or
+ * parsed later is logged and the members stay as they are.
  */
 export async function followClustersFile(
   path: string,
@@ -57,12 +76,13 @@ export async function followClustersFile(
   signal: AbortSignal,
   clock: Clock = realClock,
 ): Promise<void> {
-  while (!signal.aborted) {
+  for (;;) {
+    await sleep(CLUSTERS_FILE_POLL_MS, clock, signal).catch(() => {})
+    if (signal.aborted) return
     try {
-      await clusters.update(parseClusterList(await readFile(path, 'utf8')))
+      await clusters.update(await readClustersFile(path))
     } catch (err) {
       log.error('cannot read the clusters file', { path, error: errorMessage(err) })
     }
-    await sleep(CLUSTERS_FILE_POLL_MS, clock, signal).catch(() => {})
   }
 }

@@ -1,7 +1,13 @@
 /** @module operator — an operator process as a library: controller-runtime's flags, the logger, a client with rest_client metrics, events, the Manager, `check` and exit codes, in one call. */
 // The CLI names an operator needs for flags of its own; flags.ts holds the explicit list.
 
-export { CLUSTERS_FILE_POLL_MS, clusterRef, followClustersFile, parseClusterList } from './clusters-file.ts'
+export {
+  CLUSTERS_FILE_POLL_MS,
+  clusterRef,
+  followClustersFile,
+  parseClusterList,
+  readClustersFile,
+} from './clusters-file.ts'
 export * from './flags.ts'
 export {
   type OperatorContext,

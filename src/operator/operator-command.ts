@@ -41,7 +41,7 @@ import {
 } from '../manager/index.ts'
 import { EventRecorder } from '../objects/index.ts'
 import { createLogger, type LogFormat, MetricsRegistry, restClientMetrics } from '../observability/index.ts'
-import { clusterRef, followClustersFile } from './clusters-file.ts'
+import { clusterRef, followClustersFile, readClustersFile } from './clusters-file.ts'
 import type { RbacRule } from './rule-permissions.ts'
 
 /** What an operator's `controllers` function receives: everything already wired. */
@@ -178,6 +178,8 @@ export async function runOperatorWith<F extends FlagSet & ProcessFlags>(
     ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}),
     ...(o.context ? { context: o.context } : {}),
   })
+  // A clusters file that cannot be read or parsed fails start-up here, before any connection.
+  const members = o.clustersFile ? await readClustersFile(o.clustersFile) : undefined
   const observer = restClientMetrics(registry)
   const client = new KubeClient(config, { qps: o.qps, burst: o.burst, observer })
   log.info(`starting ${spec.name}`, {
@@ -229,6 +231,7 @@ export async function runOperatorWith<F extends FlagSet & ProcessFlags>(
   if (clusters) {
     manager.readyz.add('clusters', clusters.check)
     clusters.metrics(registry)
+    await clusters.update(members!)
     void followClustersFile(file!, clusters, log, shutdown)
     manager.onStop(() => clusters.update({}))
   }

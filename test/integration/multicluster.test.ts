@@ -8,9 +8,12 @@
  * file at runtime, it is disengaged.
  */
 import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import { promisify } from 'node:util'
+import { NODE_FLAGS } from '../../build/node-flags.ts'
 import type { Deployment } from '../../src/api/index.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
@@ -20,7 +23,7 @@ import { type DatabaseStandin, startDatabaseStandin } from '../standin/database-
 import { appServiceWhere, installAppServiceCrd } from '../support/appservice.ts'
 import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
-import { type OperatorProcess, startOperator } from '../support/operator-process.ts'
+import { ARTIFACT, type OperatorProcess, startOperator } from '../support/operator-process.ts'
 import { scratchDirs } from '../support/scratch.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
@@ -139,4 +142,16 @@ test('the cluster list changes at runtime: east removed from the file is disenga
   await new Promise((r) => setTimeout(r, 3000))
   const d = await deployments(east.client).get('shop')
   assert.equal(d.spec?.template?.spec?.containers?.[0]?.image, 'nginx:1.28', 'east is no longer reconciled')
+})
+
+test('a clusters file that cannot be read fails start-up with one line naming it', async () => {
+  const missing = join(await scratch(), 'no-such-file')
+  const run = promisify(execFile)
+  const args = [...NODE_FLAGS, ARTIFACT, `--kubeconfig=${env().kubeconfig}`, `--clusters-file=${missing}`]
+  const failed = await run(process.execPath, args).then(
+    () => assert.fail('edgeop started with a missing clusters file'),
+    (err: { code?: number; stderr?: string }) => err,
+  )
+  assert.equal(failed.code, 1)
+  assert.equal(failed.stderr, `edgeop: clusters file ${missing}: cannot read it (ENOENT)\n`)
 })

@@ -13,6 +13,7 @@ import {
   clusterRef,
   followClustersFile,
   parseClusterList,
+  readClustersFile,
 } from '../../src/operator/clusters-file.ts'
 import { until } from '../support/http-stub.ts'
 import { scratchDirs } from '../support/scratch.ts'
@@ -50,7 +51,21 @@ test('clusterRef: the path (relative to the file) before the first colon, the co
   })
 })
 
-test('followClustersFile reads the file now and every poll period; a bad file changes nothing', async () => {
+test('readClustersFile: a missing file is one EDGEOP_ERR_CONFIG naming it; a bad line names its number', async () => {
+  const dir = await scratch()
+  await assert.rejects(readClustersFile(join(dir, 'none')), (err: Error & { code?: string }) => {
+    assert.equal(err.code, 'EDGEOP_ERR_CONFIG')
+    assert.equal(err.message, `clusters file ${join(dir, 'none')}: cannot read it (ENOENT)`)
+    return true
+  })
+  await writeFile(join(dir, 'bad'), 'east=e\nWest=w\n')
+  await assert.rejects(
+    readClustersFile(join(dir, 'bad')),
+    /clusters file line 2:/,
+  )
+})
+
+test('followClustersFile re-reads the file every poll period; a bad file changes nothing', async () => {
   const path = join(await scratch(), 'clusters')
   await writeFile(path, 'east=e.kubeconfig\n')
   const clock = new ManualClock()
@@ -64,18 +79,19 @@ test('followClustersFile reads the file now and every poll period; a bad file ch
     ac.signal,
     clock,
   )
-  await until(() => updates.length === 1)
+  await until(() => clock.pending > 0)
+  assert.equal(updates.length, 0, "the first read is the caller's")
   await writeFile(path, 'east=e.kubeconfig\nwest=w.kubeconfig\n')
   await clock.advance(CLUSTERS_FILE_POLL_MS - 1)
-  assert.equal(updates.length, 1, 'not before the poll period')
+  assert.equal(updates.length, 0, 'not before the poll period')
   await clock.advance(1)
-  await until(() => updates.length === 2)
-  assert.deepEqual(updates[1], { east: 'e.kubeconfig', west: 'w.kubeconfig' })
+  await until(() => updates.length === 1)
+  assert.deepEqual(updates[0], { east: 'e.kubeconfig', west: 'w.kubeconfig' })
   await writeFile(path, 'not a cluster line\n')
   await until(() => clock.pending > 0)
   await clock.advance(CLUSTERS_FILE_POLL_MS)
   await until(() => errors.length === 1)
-  assert.equal(updates.length, 2)
+  assert.equal(updates.length, 1)
   ac.abort()
   await done
 })
