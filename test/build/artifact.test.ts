@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { promisify } from 'node:util'
-import { gzipBytes } from '../../build/artifact.ts'
+import { gzipBytes, LLHTTP_SIMD_VAR } from '../../build/artifact.ts'
 import { json, startStub } from '../support/http-stub.ts'
 
 const ROOT = join(import.meta.dirname, '../..')
@@ -34,10 +34,12 @@ const run = promisify(execFile)
  * GNU gzip -9 does it (its 32K-symbol deflate blocks, emulated by zlib memLevel 9, and GNU gzip itself
  * where installed) as well as with Node's default zlib (16K-symbol blocks), and the largest counts.
  * The same 354,062 bytes are 122,293 by the default but 123,687 by GNU gzip -9 (123,672 zlib
- * memLevel 9): over the 122,880 budget, which the old measure hid.
+ * memLevel 9): over the 122,880 budget, which the old measure hid. Lowered 2026-12-01 to just above
+ * 354,050 bytes, 123,126 (zlib memLevel 9; GNU gzip -9 122,604, zlib default 122,835): the packed
+ * llhttp module moved from the first line to the last, where fewer code symbols share its block.
  */
 const MAX_BYTES = 354_100
-const MAX_GZIP_BYTES = 123_700
+const MAX_GZIP_BYTES = 123_130
 
 async function artifact(): Promise<Buffer> {
   try {
@@ -68,10 +70,14 @@ test('the artifact fits its size budget, by the strictest gzip -9 measure', asyn
 })
 
 test('the artifact is strict-mode code: its first statement, after the banner comment, is the directive', async () => {
-  // The banner also carries the llhttp module (build/artifact.ts); a statement before the
-  // directive would silently turn the whole bundle into sloppy-mode code.
+  // A statement before the directive would silently turn the whole bundle into sloppy-mode code.
   const head = (await artifact()).subarray(0, 400).toString('utf8')
-  assert.match(head, /^\/\*[\s\S]*?\*\/\n"use strict";var __edgeop_llhttp_simd="/)
+  assert.match(head, /^\/\*[^\n]*\*\/\n"use strict";/)
+})
+
+test('the packed llhttp module is the last line, where the fewest code symbols share its deflate block', async () => {
+  const tail = (await artifact()).subarray(-30_000).toString('utf8')
+  assert.match(tail, new RegExp(`\\n(var ${LLHTTP_SIMD_VAR}="[A-Za-z0-9+/=]{10000,}";)\\n$`))
 })
 
 test('no @kubernetes/client-node module and no unused undici feature is in the artifact', async () => {
