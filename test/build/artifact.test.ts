@@ -37,9 +37,11 @@ const run = promisify(execFile)
  * memLevel 9): over the 122,880 budget, which the old measure hid. Lowered 2026-12-01 to just above
  * 354,050 bytes, 123,126 (zlib memLevel 9; GNU gzip -9 122,604, zlib default 122,835): the packed
  * llhttp module moved from the first line to the last, where fewer code symbols share its block.
+ * Lowered 2026-12-01 to just above 353,992 bytes, 123,056 (GNU gzip -9 122,554, zlib default
+ * 122,770): a third terser pass.
  */
-const MAX_BYTES = 354_100
-const MAX_GZIP_BYTES = 123_130
+const MAX_BYTES = 354_000
+const MAX_GZIP_BYTES = 123_060
 
 async function artifact(): Promise<Buffer> {
   try {
