@@ -30,10 +30,12 @@ const run = promisify(execFile)
  * 353,995 bytes, 122,264 gzip -9 (under the 122,880 budget): circuit breakers, cache snapshots,
  * the retry policy and parked keys, install/uninstall, secure metrics and the production wiring
  * brought it to 360,376 / 127,228; a terser pass after esbuild (build/artifact.ts) took 4,964
- * gzip of that back.
+ * gzip of that back. Raised 2026-12-02 to just above 355,775 bytes, 122,876 gzip -9 (+1,713 / +583):
+ * CEL validation rules, field descriptions and readable validation messages in the CRDs the
+ * artifact prints and installs, and the words for zod/mini's issues; the gzip ceiling is now the budget.
  */
-const MAX_BYTES = 354_100
-const MAX_GZIP_BYTES = 122_300
+const MAX_BYTES = 355_800
+const MAX_GZIP_BYTES = 122_880
 
 async function artifact(): Promise<Buffer> {
   try {
