@@ -4,10 +4,14 @@
  * Define a resource's spec and status once, as zod/mini schemas: the TypeScript types
  * are inferred from them, runtime validation uses them, and the CRD's structural
  * openAPIV3Schema is generated from them (defaults, bounds, required fields, enums,
- * list-map markers). Attach Kubernetes-only markers with `z.meta({ kubernetes: … })`.
+ * list-map markers). Attach Kubernetes-only markers with `z.meta({ kubernetes: … })`, field
+ * documentation with `z.meta({ description })`, and CEL rules with `celRule` (validation.ts). A
+ * regular expression given a message (`z.regex(re, 'must be …')`) becomes the rule
+ * `self.matches(…)` with that message rather than a `pattern`, whose refusal quotes only the expression.
  */
 import * as z from 'zod/mini'
 import { EdgeopError } from '../core/errors.ts'
+import { type CelRule, celRuleOf } from './validation.ts'
 
 /** A structural OpenAPI v3 schema as CRDs accept it. */
 export interface OpenApiSchema {
@@ -53,6 +57,8 @@ export interface OpenApiSchema {
   'x-kubernetes-preserve-unknown-fields'?: boolean
   /** Accept an integer or a string (e.g. `25%`). */
   'x-kubernetes-int-or-string'?: boolean
+  /** CEL rules the value must pass. */
+  'x-kubernetes-validations'?: CelRule[]
 }
 
 /** Kubernetes markers, attached with `z.meta({ kubernetes: { … } })`. */
@@ -102,7 +108,21 @@ function convert(s: Schema, path: string): OpenApiSchema {
   if (k?.listMapKeys) out['x-kubernetes-list-map-keys'] = k.listMapKeys
   if (k?.preserveUnknownFields) out['x-kubernetes-preserve-unknown-fields'] = true
   if (k?.format) out.format = k.format
+  const rules = ((def.checks as Check[] | undefined) ?? []).flatMap(
+    (c) => celRuleOf(c) ?? regexRule(c._zod.def),
+  )
+  if (rules.length) out['x-kubernetes-validations'] = rules
   return out
+}
+
+type Check = { _zod: { def: Record<string, unknown> } }
+
+/** A regular expression given a message, as a CEL rule with it (a raw string: no escaping to redo). */
+function regexRule(d: Record<string, unknown>): CelRule[] {
+  if (d.format !== 'regex' || !d.error) return []
+  const source = (d.pattern as RegExp).source
+  if (source.includes("'")) throw unsupported(`the pattern ${source} with a message`)
+  return [{ rule: `self.matches(r'${source}')`, message: (d.error as () => string)() }]
 }
 
 function base(def: Def, path: string): OpenApiSchema {
@@ -174,7 +194,7 @@ function isOptional(s: Schema): boolean {
 }
 
 function withChecks(out: OpenApiSchema, def: Def): OpenApiSchema {
-  for (const c of (def.checks as { _zod: { def: Record<string, unknown> } }[] | undefined) ?? []) {
+  for (const c of (def.checks as Check[] | undefined) ?? []) {
     const d = c._zod.def
     switch (d.check) {
       case 'greater_than':
@@ -203,7 +223,7 @@ function withChecks(out: OpenApiSchema, def: Def): OpenApiSchema {
 
 function withStringFormat(out: OpenApiSchema, d: Record<string, unknown>): OpenApiSchema {
   if (d.check !== 'string_format') return out
-  if (d.format === 'regex' && d.pattern instanceof RegExp) out.pattern = d.pattern.source
+  if (d.format === 'regex' && d.pattern instanceof RegExp && !d.error) out.pattern = d.pattern.source
   const format = OPENAPI_FORMATS[d.format as string]
   if (format) out.format = format
   return out

@@ -1,4 +1,4 @@
-/** @module objects — what a reconciler does to Kubernetes objects: apply on drift, conditions, finalizers, owner references, live checks, events, CRDs from zod. */
+/** @module objects — what a reconciler does to Kubernetes objects: apply on drift, conditions, finalizers, owner references, live checks, events, CRDs and validation from zod. */
 export { type ApplyOutcome, applyIfDrifted } from './apply.ts'
 export {
   type ConditionInput,
@@ -33,3 +33,11 @@ export {
 } from './finalizer.ts'
 export { LiveCheck, type LiveCheckOutcome } from './live-check.ts'
 export { controllerReference, withControllerReference } from './owner.ts'
+export {
+  type CelCheck,
+  type CelReason,
+  type CelRule,
+  celRule,
+  type SchemaCheck,
+  validateAgainst,
+} from './validation.ts'

@@ -64,7 +64,7 @@ const appWhere = (name: string, pred: (a: AppService) => boolean, what: string) 
 const withDb = (name: string) =>
   apps().create({
     metadata: { name },
-    spec: { image: 'nginx:1.27', database: { enabled: true } },
+    spec: { image: 'nginx:1.27', database: { enabled: true, class: 'small' } },
   } as AppService)
 const keyOf = (a: AppService) => `appsrv-${a.metadata.uid}`
 const transitions = (from: string, to: string) =>

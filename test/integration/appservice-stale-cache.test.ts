@@ -106,7 +106,7 @@ const createdTimes = (uid: string | undefined) => db.created.filter((k) => k ===
 test('regression (kuberay#715 class): a new leader whose cache predates "database off" does not re-create the entry', async () => {
   const app = await apps().create({
     metadata: { name: 'off' },
-    spec: { image: 'nginx:1.27', replicas: 1, database: { enabled: true } },
+    spec: { image: 'nginx:1.27', replicas: 1, database: { enabled: true, class: 'small' } },
   } as AppService)
   await reconcileFresh('off') // the old leader: finalizer, children, entry
   assert.ok(db.entries.has(`appsrv-${app.metadata.uid}`))
@@ -140,7 +140,7 @@ test('regression (kuberay#715 class): a new leader whose cache predates "databas
 test('regression (scylla-operator#2492 class): a new leader whose cache predates the deletion does not leak an entry', async () => {
   const app = await apps().create({
     metadata: { name: 'gone' },
-    spec: { image: 'nginx:1.27', replicas: 1, database: { enabled: true } },
+    spec: { image: 'nginx:1.27', replicas: 1, database: { enabled: true, class: 'small' } },
   } as AppService)
   await reconcileFresh('gone')
   const lagging = await apps().get('gone')
@@ -160,7 +160,7 @@ test('regression (scylla-operator#2492 class): a new leader whose cache predates
 test('a cache that is current costs one GET per resourceVersion, not one per reconcile', async () => {
   await apps().create({
     metadata: { name: 'steady' },
-    spec: { image: 'nginx:1.27', replicas: 1, database: { enabled: true } },
+    spec: { image: 'nginx:1.27', replicas: 1, database: { enabled: true, class: 'small' } },
   } as AppService)
   await reconcileFresh('steady')
   // Children as a cache would hold them: fixed, so kube-controller-manager (which other

@@ -365,8 +365,7 @@ export class Workload {
       replicas: rng.int(0, 2),
       port: rng.pick(PORTS),
     }
-    if (rng.chance(0.45))
-      spec.database = { enabled: true, ...(rng.chance(0.3) ? { class: rng.pick(DB_CLASSES) } : {}) }
+    if (rng.chance(0.45)) spec.database = { enabled: true, class: rng.pick(DB_CLASSES) }
     return spec
   }
 
@@ -378,7 +377,8 @@ export class Workload {
     const field = rng.weighted({
       image: 3,
       replicas: 3,
-      port: 1,
+      // The CRD fixes port and class while the database is enabled.
+      port: db ? 0 : 1,
       database: app.hadDatabase && !db ? 0 : 2.5,
       invalid: 0.3,
     })
@@ -392,12 +392,9 @@ export class Workload {
       case 'database':
         // A database goes off at most once and never comes back on: every key is created at most
         // once, so any second creation the stand-in records is a bug.
-        if (db)
-          return rng.chance(0.3)
-            ? { database: { class: rng.pick(DB_CLASSES) } }
-            : { database: rng.chance(0.5) ? null : { enabled: false } }
+        if (db) return { database: rng.chance(0.5) ? null : { enabled: false } }
         app.hadDatabase = true
-        return { database: { enabled: true, ...(rng.chance(0.3) ? { class: rng.pick(DB_CLASSES) } : {}) } }
+        return { database: { enabled: true, class: rng.pick(DB_CLASSES) } }
       default:
         return { image: INVALID_IMAGE }
     }

@@ -228,7 +228,7 @@ export function appServiceE2eSuite(install: OperatorInstaller): void {
     db.failNext(3)
     const created = await apps().create({
       metadata: { name: 'withdb' },
-      spec: { image: 'nginx:1.27', database: { enabled: true } },
+      spec: { image: 'nginx:1.27', database: { enabled: true, class: 'small' } },
     } as AppService)
     const key = `appsrv-${created.metadata.uid}`
     await eventually(() => db.entries.has(key), 60_000, 'entry provisioned')
@@ -294,7 +294,7 @@ export function appServiceE2eSuite(install: OperatorInstaller): void {
     assert.ok(takeover < LEASE.duration + LEASE.retry * 1.2 + 5000, `takeover after ${takeover} ms`)
     const c2 = await apps().create({
       metadata: { name: 'after-failover' },
-      spec: { image: 'nginx:1.27', database: { enabled: true } },
+      spec: { image: 'nginx:1.27', database: { enabled: true, class: 'small' } },
     } as AppService)
     await appWhere(
       'after-failover',

@@ -8,7 +8,7 @@
 import * as z from 'zod/mini'
 import type { ResourceType } from '../../client/index.ts'
 import type { Condition, KubeObject, ObjectMeta } from '../../core/index.ts'
-import { customResourceDefinition } from '../../objects/index.ts'
+import { celRule, customResourceDefinition } from '../../objects/index.ts'
 
 export const GROUP = 'platform.example.com'
 export const VERSION = 'v1alpha1'
@@ -23,20 +23,72 @@ export const APPSERVICES: ResourceType = {
   kind: KIND,
 }
 
-/** `spec`: what the user asks for. */
-export const AppServiceSpec = z.object({
-  image: z.string().check(z.minLength(1), z.meta({ description: 'Container image of the application.' })),
-  replicas: z._default(z.int32().check(z.minimum(0)), 1),
-  port: z._default(z.int32().check(z.minimum(1), z.maximum(65535)), 8080),
-  database: z.optional(
-    z.object({
-      enabled: z._default(z.boolean(), false),
-      class: z.optional(
-        z.string().check(z.meta({ description: 'Database class offered by the external database service.' })),
-      ),
+/** A database class as the external database service names them (63 characters also bounds CEL cost). */
+const DATABASE_CLASS = /^[a-z0-9-]{1,63}$/
+
+/** Why the port and the class stay put while there is a database entry: it was created for them. */
+const FIXED_WITH_DATABASE = 'cannot change while the database is enabled'
+
+/**
+ * `spec`: what the user asks for. Rules the apiserver and the operator both enforce: the class is named
+ * as the service names classes, and is needed when the database is enabled.
+ * Transition rules only the apiserver enforces (the operator never sees the old spec): while the database
+ * is enabled before and after an update, neither `port` nor `database.class` changes — the database
+ * entry was created for them, and the operator never edits an existing entry.
+ */
+export const AppServiceSpec = z
+  .object({
+    image: z.string().check(z.minLength(1), z.meta({ description: 'Container image of the application.' })),
+    replicas: z._default(z.int32().check(z.minimum(0), z.meta({ description: 'Number of pods.' })), 1),
+    port: z._default(
+      z.int32().check(z.minimum(1), z.maximum(65535), z.meta({ description: 'Container and Service port.' })),
+      8080,
+    ),
+    database: z.optional(
+      z
+        .object({
+          enabled: z._default(
+            z.boolean().check(z.meta({ description: 'Create the database entry.' })),
+            false,
+          ),
+          class: z.optional(
+            z
+              .string()
+              .check(
+                z.maxLength(63),
+                z.regex(DATABASE_CLASS, 'must be lowercase letters, digits or dashes'),
+                z.meta({ description: 'Database class; needed when enabled.' }),
+              ),
+          ),
+        })
+        .check(
+          z.meta({ description: 'Entry at the external database service.' }),
+          celRule({
+            rule: '!self.enabled || has(self.class)',
+            message: 'needed when the database is enabled',
+            reason: 'FieldValueRequired',
+            fieldPath: '.class',
+            test: (d) => !d.enabled || d.class !== undefined,
+          }),
+          celRule({
+            // Optional-typed `self.?class == oldSelf.?class` is costed as unbounded; a missing class is the rule above's.
+            rule: '!(self.enabled && oldSelf.enabled) || !has(self.class) || !has(oldSelf.class) || self.class == oldSelf.class',
+            message: FIXED_WITH_DATABASE,
+            reason: 'FieldValueForbidden',
+            fieldPath: '.class',
+          }),
+        ),
+    ),
+  })
+  .check(
+    z.meta({ description: 'The application to run.' }),
+    celRule({
+      rule: '!(self.?database.enabled.orValue(false) && oldSelf.?database.enabled.orValue(false)) || self.port == oldSelf.port',
+      message: FIXED_WITH_DATABASE,
+      reason: 'FieldValueForbidden',
+      fieldPath: '.port',
     }),
-  ),
-})
+  )
 export type AppServiceSpec = z.infer<typeof AppServiceSpec>
 
 /** One status condition (metav1.Condition). */

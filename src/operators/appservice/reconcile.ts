@@ -57,8 +57,6 @@ import { validateSpec } from './validate.ts'
 export const FINALIZER = 'platform.example.com/database-cleanup'
 /** Field manager of every write this operator makes. */
 export const FIELD_MANAGER = 'edgeop-appservice'
-/** Default database class when the spec names none. */
-export const DEFAULT_DATABASE_CLASS = 'standard'
 
 /** What the reconciler reads and writes through. */
 export interface AppServiceDeps {
@@ -273,7 +271,8 @@ async function syncDatabase(
   const entry = {
     name: `${deps.cluster ? `${deps.cluster}-` : ''}${ns}-${app.metadata.name}`,
     namespace: ns,
-    class: spec.database?.class ?? DEFAULT_DATABASE_CLASS,
+    // Sent only when enabled, and validateSpec then requires a class.
+    class: spec.database?.class ?? '',
   }
   let percent: number | undefined
   try {

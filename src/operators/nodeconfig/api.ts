@@ -81,6 +81,7 @@ export const NodeFile = z.object({
     z
       .string()
       .check(
+        z.maxLength(4),
         z.regex(MODE_PATTERN, 'must be octal permission bits such as "0644"'),
         z.meta({ description: 'Octal permission bits, e.g. "0644". No setuid, setgid or sticky bit.' }),
       ),
@@ -90,19 +91,27 @@ export const NodeFile = z.object({
 export type NodeFile = z.infer<typeof NodeFile>
 
 /** `spec`: which nodes, which files. */
-export const NodeConfigSpec = z.object({
-  nodeSelector: z.optional(
-    z
-      .record(z.string(), z.string())
-      .check(z.meta({ description: 'Node labels that must all match; empty or absent selects every node.' })),
-  ),
-  files: z._default(
-    z
-      .array(NodeFile)
-      .check(z.maxLength(MAX_FILES), z.meta({ kubernetes: { listType: 'map', listMapKeys: ['path'] } })),
-    [],
-  ),
-})
+export const NodeConfigSpec = z
+  .object({
+    nodeSelector: z.optional(
+      z
+        .record(z.string(), z.string())
+        .check(
+          z.meta({ description: 'Node labels that must all match; empty or absent selects every node.' }),
+        ),
+    ),
+    files: z._default(
+      z.array(NodeFile).check(
+        z.maxLength(MAX_FILES),
+        z.meta({
+          description: 'Files, keyed by path.',
+          kubernetes: { listType: 'map', listMapKeys: ['path'] },
+        }),
+      ),
+      [],
+    ),
+  })
+  .check(z.meta({ description: 'Files for the selected nodes.' }))
 export type NodeConfigSpec = z.infer<typeof NodeConfigSpec>
 
 /** The two states of a node's entry. */

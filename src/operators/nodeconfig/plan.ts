@@ -5,7 +5,7 @@
  * agent, so a restarted agent that missed deletions and relabels still removes exactly
  * the files nobody claims any more.
  */
-import * as z from 'zod/mini'
+import { validateAgainst } from '../../objects/index.ts'
 import { MAX_CONTENT_BYTES, MAX_FILES, MODE_PATTERN, type NodeConfig, NodeConfigSpec } from './api.ts'
 import { type OwnedFile, type OwnershipRecord, sha256 } from './file-store.ts'
 import { checkRelativePath } from './paths.ts'
@@ -104,9 +104,8 @@ export function validateConfig(config: NodeConfig): { files: DesiredFile[]; prob
     files.push({ path, content: entry.content, mode, sha256: sha256(entry.content) })
   }
   if (problems.length === 0) {
-    const parsed = z.safeParse(NodeConfigSpec, config.spec ?? {})
-    if (!parsed.success)
-      for (const i of parsed.error.issues) problems.push(`spec.${i.path.map(String).join('.')}: ${i.message}`)
+    const parsed = validateAgainst(NodeConfigSpec, config.spec ?? {}, 'spec')
+    if (!parsed.ok) problems.push(...parsed.problems)
   }
   return problems.length === 0 ? { files, problems } : { files: [], problems }
 }
