@@ -9,6 +9,7 @@ import {
   type ControllerObserver,
   generationChanged,
   type Predicate,
+  type Reconciler,
   type RetryPolicy,
 } from '../../controller/index.ts'
 import type { Clock, KubeObject, Logger } from '../../core/index.ts'
@@ -22,6 +23,7 @@ import {
 } from '../../operator/index.ts'
 import type { QueueMetrics } from '../../queue/index.ts'
 import { CircuitBreaker } from '../../resilience/index.ts'
+import type { Shard } from '../../sharding/index.ts'
 import { APPSERVICES, type AppService, GROUP, KIND } from './api.ts'
 import { type DatabaseApi, databaseApi } from './database-api.ts'
 import { CHILD_SELECTOR } from './desired.ts'
@@ -37,8 +39,10 @@ export interface AppServiceOperatorOptions {
   database: DatabaseApi | undefined
   /** The database API's circuit breaker, shared by every AppService; one with the default limits when omitted. */
   breaker?: CircuitBreaker
-  /** The fencing token database writes carry (e.g. `LeaderElector.fencingToken`); unfenced when omitted. */
-  fencingToken?: () => number | undefined
+  /** The fencing token database writes about an AppService carry (e.g. `LeaderElector.fencingToken`); unfenced when omitted. */
+  fencingToken?: (app: AppService) => number | undefined
+  /** Sharded: this replica's member (e.g. `Manager.shard`); its informers then cache only its own AppServices and their children. */
+  shard?: Shard | undefined
   recorder: EventRecorder
   maxConcurrentReconciles?: number
   logger?: Logger
@@ -61,11 +65,18 @@ const specOrDeletion: Predicate = {
 
 /** Builds the AppService controller and registers its informers with `factory` (start the factory after). */
 export function appServiceController(o: AppServiceOperatorOptions): Controller<AppService> {
-  const apps = o.factory.multiNamespaceInformer<AppService>({ type: APPSERVICES }, o.namespaces)
+  const { shard } = o
+  const mine = shard ? { labelSelector: shard.selector } : {}
+  const apps = o.factory.multiNamespaceInformer<AppService>({ type: APPSERVICES, ...mine }, o.namespaces)
+  shard?.own(APPSERVICES, apps)
   const child = <T extends KubeObject>(type: ResourceType<T>) =>
-    o.factory.multiNamespaceInformer({ type, labelSelector: CHILD_SELECTOR }, o.namespaces, {
-      indexers: { [CONTROLLER_UID_INDEX]: controllerUidIndexFunc },
-    })
+    o.factory.multiNamespaceInformer(
+      { type, labelSelector: CHILD_SELECTOR + (shard ? `,${shard.selector}` : '') },
+      o.namespaces,
+      {
+        indexers: { [CONTROLLER_UID_INDEX]: controllerUidIndexFunc },
+      },
+    )
   const deployments = child(CORE_TYPES.deployments)
   const services = child(CORE_TYPES.services)
   const getAppService = (key: string) => apps.store.get(key)
@@ -93,21 +104,24 @@ export function appServiceController(o: AppServiceOperatorOptions): Controller<A
       recorder: o.recorder,
       ...(o.clock ? { clock: o.clock } : {}),
     }),
-    reconcile: appServiceReconciler({
-      getAppService,
-      getDeployment: (ns, name) => deployments.store.get(`${ns}/${name}`),
-      getService: (ns, name) => services.store.get(`${ns}/${name}`),
-      appServices,
-      deployments: (ns) => o.client.resource(CORE_TYPES.deployments, ns),
-      services: (ns) => o.client.resource(CORE_TYPES.services, ns),
-      database: o.database,
-      breaker:
-        o.breaker ??
-        new CircuitBreaker({ dependency: DATABASE_DEPENDENCY, ...(o.clock ? { clock: o.clock } : {}) }),
-      ...(o.fencingToken ? { fencingToken: o.fencingToken } : {}),
-      recorder: o.recorder,
-      ...(o.clock ? { clock: o.clock } : {}),
-    }),
+    reconcile: (shard ? (r: Reconciler) => shard.guard(r) : (r: Reconciler) => r)(
+      appServiceReconciler({
+        getAppService,
+        getDeployment: (ns, name) => deployments.store.get(`${ns}/${name}`),
+        getService: (ns, name) => services.store.get(`${ns}/${name}`),
+        appServices,
+        deployments: (ns) => o.client.resource(CORE_TYPES.deployments, ns),
+        services: (ns) => o.client.resource(CORE_TYPES.services, ns),
+        database: o.database,
+        breaker:
+          o.breaker ??
+          new CircuitBreaker({ dependency: DATABASE_DEPENDENCY, ...(o.clock ? { clock: o.clock } : {}) }),
+        ...(o.fencingToken ? { fencingToken: o.fencingToken } : {}),
+        ...(shard ? { shardLabel: shard.label } : {}),
+        recorder: o.recorder,
+        ...(o.clock ? { clock: o.clock } : {}),
+      }),
+    ),
   })
 }
 
@@ -122,7 +136,7 @@ export const APPSERVICE_FLAGS = {
 
 /**
  * The AppService operator as `runOperator` / `operatorCommand` run it: leader-elected with
- * `--leader-elect`, watching `--namespace` (all when absent), events as
+ * `--leader-elect` or sharded with `--shard`, watching `--namespace` (all when absent), events as
  * `platform.example.com/appservice-operator`; `check` verifies the CRD is served and the ClusterRole's
  * rules are granted.
  */
@@ -144,7 +158,16 @@ export const appServiceOperator: OperatorSpec<typeof APPSERVICE_FLAGS> = {
       namespaces: o.namespace,
       database: o.databaseApi ? databaseApi(o.databaseApi) : undefined,
       breaker: new CircuitBreaker({ dependency: DATABASE_DEPENDENCY, registry: manager.registry }),
-      ...(manager.elector ? { fencingToken: () => manager.elector?.fencingToken() } : {}),
+      // Sharded, the object's epoch while the membership Lease is held.
+      ...(manager.elector
+        ? {
+            fencingToken: (app: AppService) => {
+              const t = manager.elector?.fencingToken()
+              return t === undefined || !manager.shard ? t : manager.shard.token(app)
+            },
+          }
+        : {}),
+      shard: manager.shard,
       recorder,
       maxConcurrentReconciles: o.maxConcurrentReconciles,
       logger: log,
