@@ -111,7 +111,7 @@ export const OPERATOR_FLAGS = {
   }),
   'leader-elect': booleanFlag('Elect a leader through a Lease, so that only one replica reconciles.'),
   shard: booleanFlag(
-    'Split the objects among the replicas instead (each holds a Lease in the ring --leader-election-id).',
+    'Split the objects among the replicas (the ring --leader-election-id, at most 63 characters) instead.',
   ),
   'leader-election-id': stringFlag(
     'Name of the Lease used for leader election (a DNS-1123 subdomain). Required with --leader-elect.',
@@ -243,10 +243,8 @@ export function validateMetricsOptions(
 export function validateOperatorOptions(o: OperatorOptions): string | undefined {
   const metrics = validateMetricsOptions(o)
   if (metrics !== undefined || !(o.leaderElect || o.shard)) return metrics
-  const id = o.leaderElectionId
-  if (id === '') return `--leader-election-id: required with --${o.shard ? 'shard' : 'leader-elect'}`
-  // With --shard it is also a label's name: at most 63 characters.
-  if (o.shard && id.length > 63) return '--leader-election-id: at most 63 characters with --shard'
+  if (o.leaderElectionId === '')
+    return `--leader-election-id: required with --${o.shard ? 'shard' : 'leader-elect'}`
   const lease = o.leaderElectionLeaseDuration
   const renew = o.leaderElectionRenewDeadline
   const retry = o.leaderElectionRetryPeriod

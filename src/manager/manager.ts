@@ -182,7 +182,7 @@ export class Manager {
             clock: this.clock,
             logger: this.#log,
             registry: this.registry,
-            ...(le.retryPeriodMs === undefined ? {} : { periodMs: le.retryPeriodMs }),
+            periodMs: le.retryPeriodMs,
           })
         : undefined
       this.elector = new LeaderElector({

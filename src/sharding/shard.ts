@@ -12,7 +12,8 @@
  *   watches and caches only its own objects: memory falls with the number of members. Children
  *   carry the owner's label too, so their informers select the same way.
  * - **Every member is an assigner** (no extra component). Each {@link Shard.run} tick, every
- *   {@link DEFAULT_SHARD_PERIOD_MS}, it lists (metadata only) the objects labelled with no live
+ *   {@link DEFAULT_SHARD_PERIOD_MS}, it lists (metadata only, one page: in steady state it is
+ *   empty, after a death it holds that member's share) the objects labelled with no live
  *   member — unassigned, or owned by a member whose Lease expired or was released — *then* the
  *   membership Leases, and labels those the ring gives to itself (a compare-and-swap on the
  *   resourceVersion). Listing objects first makes "no live member" safe: a member labels objects
@@ -27,9 +28,9 @@
  *   grow per object, so an external service that refuses a token lower than it has seen for that
  *   object refuses a deposed owner (one paused past its Lease) once the new owner has written.
  *
- * Metrics: `edgeop_shard_objects` (objects this replica owns) and
- * `edgeop_shard_handovers_total{direction}` (`out`: drained to another member; `in`: taken over
- * from a dead one).
+ * Metrics: `edgeop_shard_objects` (objects this replica owns) and `edgeop_shard_handovers_total`
+ * (objects it drained to another member or took over from a dead one). No per-object or
+ * per-member labels: each replica reports its own share, so series stay bounded.
  */
 import type { KubeClient } from '../client/kube-client.ts'
 import { CORE_TYPES, type ResourceType } from '../client/resource.ts'
@@ -38,7 +39,7 @@ import { type Clock, realClock, sleep } from '../core/clock.ts'
 import { errorMessage } from '../core/errors.ts'
 import { type Logger, noopLogger } from '../core/log.ts'
 import type { KubeObject, Lease } from '../core/types.ts'
-import type { MetricsRegistry } from '../observability/metrics-registry.ts'
+import type { Counter, Gauge, MetricsRegistry } from '../observability/metrics-registry.ts'
 import { Membership, ownerOf } from './ring.ts'
 
 /** Assignment label prefix: the ring's name follows. */
@@ -47,11 +48,10 @@ export const SHARD_LABEL_PREFIX = 'shard.edgeop.io/'
 export const EPOCH_ANNOTATION_PREFIX = 'epoch.shard.edgeop.io/'
 /** Interval between assignment passes: 2 s, client-go's leader election retry period (how soon a change of members is acted on). */
 export const DEFAULT_SHARD_PERIOD_MS = 2_000
-/** Page size of the list of unowned objects: bounds the memory a takeover of many objects takes at once. */
-const PAGE = 500
 
 /** Options of {@link Shard}. */
 export interface ShardOptions {
+  /** Lists Leases and the sharded kind, and patches its objects' labels. */
   client: KubeClient
   /** The ring's name (a DNS-1123 label of at most 63 characters): prefix of the Lease names, suffix of the label. */
   ring: string
@@ -60,8 +60,10 @@ export interface ShardOptions {
   /** This member's id: a label value, unique in the ring. */
   id: string
   /** Default {@link DEFAULT_SHARD_PERIOD_MS}. */
-  periodMs?: number
+  periodMs?: number | undefined
+  /** Time of the period, the reconcile log and Lease expiry (monotonic). Default: real time. */
   clock?: Clock
+  /** Pass failures (warn), assignments and reconcile intervals (debug). Default: none. */
   logger?: Logger
   /** Where the shard metrics go; none when omitted. */
   registry?: MetricsRegistry
@@ -69,7 +71,9 @@ export interface ShardOptions {
 
 /** The sharded kind's informer as the shard reads it: its store and namespaces (empty: all). */
 export interface ShardSource {
+  /** The informer's cache: this member's objects. */
   store: { get(key: string): KubeObject | undefined; list(): KubeObject[]; readonly size: number }
+  /** The namespaces it watches; empty: all. */
   namespaces: readonly string[]
 }
 
@@ -98,7 +102,7 @@ export class Shard {
   readonly #busy = new Map<string, Promise<unknown>>()
   #live: string[] = []
   #src: [ResourceType, ShardSource] | undefined
-  #moved: ((direction: string) => void) | undefined
+  readonly #metrics: [Gauge, Counter] | undefined
 
   /** Builds the member; reads and writes nothing until {@link run}. */
   constructor(o: ShardOptions) {
@@ -111,17 +115,13 @@ export class Shard {
     this.#period = o.periodMs ?? DEFAULT_SHARD_PERIOD_MS
     this.#log = o.logger ?? noopLogger
     this.#clock = o.clock ?? realClock
-    const r = o.registry
-    if (r) {
-      const owned = r.gauge({ name: 'edgeop_shard_objects', help: 'Objects of the ring this replica owns.' })
-      const moved = r.counter({
+    this.#metrics = o.registry && [
+      o.registry.gauge({ name: 'edgeop_shard_objects', help: 'Objects this replica owns.' }),
+      o.registry.counter({
         name: 'edgeop_shard_handovers_total',
-        help: 'Objects drained to another member (out) or taken over from a dead one (in).',
-        labelNames: ['direction'],
-      })
-      r.addCollector(() => owned.set({}, this.#src?.[1].store.size ?? 0))
-      this.#moved = (direction) => moved.inc({ direction })
-    }
+        help: 'Objects this replica handed over or took over.',
+      }),
+    ]
   }
 
   /** Registers the sharded kind: its type, and its informer, which must select {@link selector}. One kind per ring. */
@@ -178,19 +178,14 @@ export class Shard {
     // 1. Objects no live member owned at the last pass, listed before the Leases (see the module doc).
     const orphans: KubeObject[] = []
     if (this.#live.length)
-      for (const ns of src.namespaces.length ? src.namespaces : [undefined]) {
-        let cont: string | undefined
-        do {
-          const page = await client.resource(type, ns).listMetadata({
-            labelSelector: `${label} notin (${this.#live})`,
-            limit: PAGE,
-            ...(cont ? { continue: cont } : {}),
-            signal,
-          })
-          for (const m of page.items ?? []) orphans.push({ metadata: m.metadata }) // null when empty
-          cont = page.metadata?.continue || undefined
-        } while (cont)
-      }
+      for (const ns of src.namespaces.length ? src.namespaces : [undefined])
+        orphans.push(
+          ...((
+            await client
+              .resource(type, ns)
+              .listMetadata({ labelSelector: `${label} notin (${this.#live})`, signal })
+          ).items ?? []), // null when empty
+        )
     // 2. The members.
     const leases = await client
       .resource<Lease>(CORE_TYPES.leases, this.#o.namespace)
@@ -201,12 +196,12 @@ export class Shard {
       const c = src.store.get(k)
       if (!c || this.#epochOf(c) > e) this.#draining.delete(k)
     }
-    const moves: Promise<void>[] = []
+    const moves: Promise<unknown>[] = []
     // 3. Take what the ring gives this member from no live member.
     for (const o of orphans) {
       const from = o.metadata.labels?.[label]
       if (!live.includes(from!) && ownerOf(keyOf(o), ring) === this.id)
-        moves.push(this.#assign(type, o, this.id).then(() => void (from && this.#moved?.('in'))))
+        moves.push(this.#assign(type, o, this.id, !!from))
     }
     // 4. Drain what the ring gives another member.
     for (const o of src.store.list()) {
@@ -217,24 +212,24 @@ export class Shard {
       moves.push(
         (async () => {
           await this.#busy.get(k)?.catch(() => {})
-          this.#draining.set(k, await this.#assign(type, o, to))
-          this.#moved?.('out')
+          this.#draining.set(k, await this.#assign(type, o, to, true))
         })().catch((err) => {
           this.#draining.delete(k)
           throw err
         }),
       )
     }
-    for (const r of await Promise.allSettled(moves))
-      if (r.status === 'rejected') this.#log.debug('shard move failed', { error: errorMessage(r.reason) })
+    // A failed move (the object changed since read: 409) is tried again at the next pass.
+    await Promise.allSettled(moves)
+    this.#metrics?.[0].set({}, src.store.size)
   }
 
   #epochOf(o: KubeObject): number {
     return Number(o.metadata.annotations?.[this.#epoch] ?? 0)
   }
 
-  /** Labels `o` for member `to` with the next epoch, if it is unchanged since read; resolves with that epoch. */
-  async #assign(type: ResourceType, o: KubeObject, to: string): Promise<number> {
+  /** Labels `o` for member `to` with the next epoch, if it is unchanged since read; resolves with that epoch. A `handover` is counted. */
+  async #assign(type: ResourceType, o: KubeObject, to: string, handover: boolean): Promise<number> {
     const epoch = this.#epochOf(o) + 1
     const m = o.metadata
     await this.#o.client.resource(type, m.namespace).patch(m.name!, {
@@ -245,6 +240,7 @@ export class Shard {
       },
     })
     this.#log.debug('assigned', { object: keyOf(o), to, epoch })
+    if (handover) this.#metrics?.[1].inc()
     return epoch
   }
 }
