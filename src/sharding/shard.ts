@@ -39,7 +39,7 @@ import { type Clock, realClock, sleep } from '../core/clock.ts'
 import { errorMessage } from '../core/errors.ts'
 import { type Logger, noopLogger } from '../core/log.ts'
 import type { KubeObject, Lease } from '../core/types.ts'
-import type { Counter, Gauge, MetricsRegistry } from '../observability/metrics-registry.ts'
+import type { Counter, MetricsRegistry } from '../observability/metrics-registry.ts'
 import { Membership, ownerOf } from './ring.ts'
 
 /** Assignment label prefix: the ring's name follows. */
@@ -102,7 +102,7 @@ export class Shard {
   readonly #busy = new Map<string, Promise<unknown>>()
   #live: string[] = []
   #src: [ResourceType, ShardSource] | undefined
-  readonly #metrics: [Gauge, Counter] | undefined
+  #handovers: Counter | undefined
 
   /** Builds the member; reads and writes nothing until {@link run}. */
   constructor(o: ShardOptions) {
@@ -115,13 +115,15 @@ export class Shard {
     this.#period = o.periodMs ?? DEFAULT_SHARD_PERIOD_MS
     this.#log = o.logger ?? noopLogger
     this.#clock = o.clock ?? realClock
-    this.#metrics = o.registry && [
-      o.registry.gauge({ name: 'edgeop_shard_objects', help: 'Objects this replica owns.' }),
-      o.registry.counter({
+    const r = o.registry
+    if (r) {
+      const owned = r.gauge({ name: 'edgeop_shard_objects', help: 'Objects this replica owns.' })
+      r.addCollector(() => owned.set({}, this.#src?.[1].store.size ?? 0))
+      this.#handovers = r.counter({
         name: 'edgeop_shard_handovers_total',
         help: 'Objects this replica handed over or took over.',
-      }),
-    ]
+      })
+    }
   }
 
   /** Registers the sharded kind: its type, and its informer, which must select {@link selector}. One kind per ring. */
@@ -221,7 +223,6 @@ export class Shard {
     }
     // A failed move (the object changed since read: 409) is tried again at the next pass.
     await Promise.allSettled(moves)
-    this.#metrics?.[0].set({}, src.store.size)
   }
 
   #epochOf(o: KubeObject): number {
@@ -240,7 +241,7 @@ export class Shard {
       },
     })
     this.#log.debug('assigned', { object: keyOf(o), to, epoch })
-    if (handover) this.#metrics?.[1].inc()
+    if (handover) this.#handovers?.inc()
     return epoch
   }
 }
