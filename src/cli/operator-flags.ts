@@ -110,6 +110,9 @@ export const OPERATOR_FLAGS = {
     empty: 'must not be empty (leave --namespace out to watch all namespaces)',
   }),
   'leader-elect': booleanFlag('Elect a leader through a Lease, so that only one replica reconciles.'),
+  shard: booleanFlag(
+    'Split the objects among the replicas (the ring --leader-election-id, at most 63 characters) instead.',
+  ),
   'leader-election-id': stringFlag(
     'Name of the Lease used for leader election (a DNS-1123 subdomain). Required with --leader-elect.',
     { schema: kubeName('subdomain', 'a Lease name'), placeholder: 'name' },
@@ -239,8 +242,9 @@ export function validateMetricsOptions(
  */
 export function validateOperatorOptions(o: OperatorOptions): string | undefined {
   const metrics = validateMetricsOptions(o)
-  if (metrics !== undefined || !o.leaderElect) return metrics
-  if (o.leaderElectionId === '') return '--leader-election-id: required with --leader-elect'
+  if (metrics !== undefined || !(o.leaderElect || o.shard)) return metrics
+  if (o.leaderElectionId === '')
+    return `--leader-election-id: required with --${o.shard ? 'shard' : 'leader-elect'}`
   const lease = o.leaderElectionLeaseDuration
   const renew = o.leaderElectionRenewDeadline
   const retry = o.leaderElectionRetryPeriod

@@ -50,6 +50,7 @@ import {
   workqueueMetrics,
 } from '../observability/runtime-metrics.ts'
 import type { QueueMetrics } from '../queue/metrics.ts'
+import { Shard } from '../sharding/shard.ts'
 import { findUnserved, UnservedResourcesError } from './served-resources.ts'
 import { DEFAULT_SHUTDOWN_GRACE_PERIOD_MS, withGracePeriod } from './shutdown.ts'
 
@@ -76,8 +77,13 @@ export interface LeaderElectionOptions {
   leaseDurationMs?: number
   /** How long the leader keeps trying to renew before giving up. Default the elector's (10 s). */
   renewDeadlineMs?: number
-  /** Wait between attempts to acquire or renew. Default the elector's (2 s). */
+  /** Wait between attempts to acquire or renew. Default the elector's (2 s); also the {@link Shard}'s period. */
   retryPeriodMs?: number
+  /**
+   * Shard instead of electing one leader: `name` names a ring, every replica holds its own Lease
+   * `<name>-<id>` and runs the controllers on its share of the objects ({@link Manager.shard}).
+   */
+  sharding?: boolean
   /**
    * Where the leader record lives. Default: a `LeaseLock` on `namespace/name` through the manager's
    * client. Tests pass an in-memory lock.
@@ -144,8 +150,10 @@ export class Manager {
   readonly healthz = new HealthChecks('healthz')
   /** Readiness checks served at `/readyz`; {@link run} adds `informers` (and `leader-election`). */
   readonly readyz = new HealthChecks('readyz')
-  /** The leader elector, when leader election is configured. */
+  /** The leader elector, when leader election is configured; with sharding, it holds the membership Lease. */
   readonly elector: LeaderElector | undefined
+  /** This replica's member of the ring, with `leaderElection.sharding`; run while the membership Lease is held. */
+  readonly shard: Shard | undefined
   /** The time source everything the manager runs uses. */
   readonly clock: Clock
   readonly #o: ManagerOptions
@@ -170,8 +178,21 @@ export class Manager {
     this.factory = new InformerFactory(options.client, { logger: this.#log, clock: this.clock })
     const le = options.leaderElection
     if (le) {
+      const id = randomBytes(4).toString('hex')
+      this.shard = le.sharding
+        ? new Shard({
+            client: options.client,
+            ring: le.name,
+            namespace: le.namespace,
+            id,
+            clock: this.clock,
+            logger: this.#log,
+            registry: this.registry,
+            periodMs: le.retryPeriodMs,
+          })
+        : undefined
       this.elector = new LeaderElector({
-        lock: le.lock ?? leaseLock(options.client, le),
+        lock: le.lock ?? leaseLock(options.client, le, id, this.shard),
         releaseOnCancel: true,
         logger: this.#log,
         clock: this.clock,
@@ -370,6 +391,7 @@ export class Manager {
     return new Promise<void>((resolve, reject) => {
       this.#leading = s
       for (const c of this.#controllers) this.#start(c)
+      if (this.shard) this.#runs.push(this.shard.run(s))
       // Controllers started later (member clusters engaged meanwhile) are drained too.
       const all = (async () => {
         for (const p of this.#runs) await p
@@ -430,9 +452,12 @@ export class Manager {
   }
 }
 
-/** The default lock: the Lease `namespace/name` through `client`, as `<hostname>_<random>` unless named. */
-function leaseLock(client: KubeClient, le: LeaderElectionOptions): LeaseLock {
-  const identity = le.identity ?? `${process.env.HOSTNAME || hostname()}_${randomBytes(4).toString('hex')}`
+/**
+ * The default lock: the Lease `namespace/name` (a member's `<name>-<id>`, labelled) through `client`,
+ * as `<hostname>_<id>` unless named.
+ */
+function leaseLock(client: KubeClient, le: LeaderElectionOptions, id: string, shard?: Shard): LeaseLock {
+  const identity = le.identity ?? `${process.env.HOSTNAME || hostname()}_${id}`
   const leases = () => client.resource<Lease>(CORE_TYPES.leases, le.namespace)
   return new LeaseLock(
     {
@@ -440,6 +465,11 @@ function leaseLock(client: KubeClient, le: LeaderElectionOptions): LeaseLock {
       create: (lease, o) => leases().create(lease, o),
       update: (lease, o) => leases().update(lease, o),
     },
-    { namespace: le.namespace, name: le.name, identity },
+    {
+      namespace: le.namespace,
+      name: shard ? `${le.name}-${id}` : le.name,
+      identity,
+      ...(shard ? { labels: { [shard.label]: id } } : {}),
+    },
   )
 }

@@ -133,8 +133,9 @@ type RunValues = Pick<
 
 /** The Lease settings when `--leader-elect` is set; the Lease's namespace defaults to the config's. */
 function leaderElection(o: RunValues, config: ClusterConfig): LeaderElectionOptions | undefined {
-  if (!o.leaderElect || !o.leaderElectionId) return undefined
+  if (!(o.leaderElect || o.shard) || !o.leaderElectionId) return undefined
   return {
+    sharding: !!o.shard,
     name: o.leaderElectionId,
     namespace: o.leaderElectionNamespace || config.namespace,
     leaseDurationMs: o.leaderElectionLeaseDuration,

@@ -16,16 +16,15 @@ import { MetricsRegistry } from '../../src/observability/metrics-registry.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
 import { databaseApi } from '../../src/operators/appservice/database-api.ts'
 import { CircuitBreaker } from '../../src/resilience/circuit-breaker.ts'
-import { type DatabaseStandin, startDatabaseStandin } from '../standin/database-api.ts'
+import type { DatabaseStandin } from '../standin/database-api.ts'
 import {
   appServiceGone,
+  appServiceSetup,
   appServiceWhere,
   condition,
-  installAppServiceCrd,
   runAppServiceController,
 } from '../support/appservice.ts'
 import { eventually } from '../support/eventually.ts'
-import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
 /** Small limits so a test sees every phase: 3 failures open it for 1.5 s (doubling, +20 %). */
@@ -41,14 +40,7 @@ let breaker: CircuitBreaker
 const registry = new MetricsRegistry()
 
 setup(async () => {
-  client = adminClient(env(), env().server)
-  await installAppServiceCrd(client)
-  db = await startDatabaseStandin()
-  defer(
-    () => client.close(),
-    () => db.close(),
-  )
-  ns = await env().createNamespace('appsrv-ext')
+  ;({ client, db, ns } = await appServiceSetup({ env, defer }, 'appsrv-ext'))
   breaker = new CircuitBreaker({ dependency: 'database-api', registry, limits: LIMITS })
   const { stop } = await runAppServiceController(client, {
     namespaces: [ns],
@@ -218,9 +210,10 @@ test('a partitioned old leader: its late write carries the older leaseTransition
   assert.equal((await leases.get('fence')).spec?.leaseTransitions, newToken)
   await api.create('fenced-2', { name: 'f2', namespace: ns, class: 'small' }, { fencingToken: newToken })
 
-  // The old leader's write, started before it noticed the partition, arrives late.
-  await assert.rejects(api.remove('fenced', { fencingToken: oldToken }), { code: 'EDGEOP_ERR_LEADER' })
-  assert.ok(db.entries.has('fenced'), 'the refused write changed nothing')
+  // The old leader's write, started before it noticed the partition, arrives late (the fence is per entry).
+  await assert.rejects(api.remove('fenced-2', { fencingToken: oldToken }), { code: 'EDGEOP_ERR_LEADER' })
+  assert.ok(db.entries.has('fenced-2'), 'the refused write changed nothing')
+  await api.remove('fenced-2', { fencingToken: newToken })
   await api.remove('fenced', { fencingToken: newToken })
   assert.equal(db.entries.has('fenced'), false)
 })

@@ -18,9 +18,8 @@ import { EventRecorder } from '../../src/objects/events.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
 import { databaseApi } from '../../src/operators/appservice/database-api.ts'
 import { appServiceReconciler } from '../../src/operators/appservice/reconcile.ts'
-import { type DatabaseStandin, startDatabaseStandin } from '../standin/database-api.ts'
-import { installAppServiceCrd } from '../support/appservice.ts'
-import { adminClient } from '../support/kube.ts'
+import type { DatabaseStandin } from '../standin/database-api.ts'
+import { appServiceSetup } from '../support/appservice.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
 const { env, setup, defer } = useTestEnv()
@@ -32,12 +31,7 @@ const ac = new AbortController()
 const ctx: ReconcileContext = { signal: ac.signal, log: noopLogger, reconcileId: 'test' }
 
 setup(async () => {
-  client = adminClient(env(), env().server)
-  defer(() => client.close())
-  await installAppServiceCrd(client)
-  db = await startDatabaseStandin()
-  defer(() => db.close())
-  ns = await env().createNamespace('stale')
+  ;({ client, db, ns } = await appServiceSetup({ env, defer }, 'stale'))
   recorder = new EventRecorder(client, { controller: 'platform.example.com/appservice', instance: 'test' })
   defer(
     () => ac.abort(),

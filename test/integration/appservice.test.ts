@@ -11,16 +11,15 @@ import { retryOnConflict } from '../../src/client/retry-on-conflict.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
 import { databaseApi } from '../../src/operators/appservice/database-api.ts'
-import { type DatabaseStandin, startDatabaseStandin } from '../standin/database-api.ts'
+import type { DatabaseStandin } from '../standin/database-api.ts'
 import {
   appServiceGone,
+  appServiceSetup,
   appServiceWhere,
   condition,
-  installAppServiceCrd,
   runAppServiceController,
 } from '../support/appservice.ts'
 import { eventually } from '../support/eventually.ts'
-import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
 const { env, setup, defer } = useTestEnv()
@@ -31,14 +30,7 @@ const reconciled: string[] = []
 
 setup(async () => {
   await env().startControllers()
-  client = adminClient(env(), env().server)
-  await installAppServiceCrd(client)
-  db = await startDatabaseStandin()
-  defer(
-    () => client.close(),
-    () => db.close(),
-  )
-  ns = await env().createNamespace('appsrv')
+  ;({ client, db, ns } = await appServiceSetup({ env, defer }, 'appsrv'))
   const { stop } = await runAppServiceController(
     client,
     { namespaces: [ns], database: databaseApi(db.url) },

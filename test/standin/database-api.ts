@@ -11,8 +11,9 @@
  *   DELETE /v1/databases/{key}   → 204 | 404
  *
  * Writes (POST, PUT, DELETE) may carry a `fencing-token` header: one lower than the highest
- * token seen is refused with 409 `{error: "fenced"}` and changes nothing; writes without one are
- * not checked (the API as it was before fencing).
+ * token seen for that entry's key is refused with 409 `{error: "fenced"}` and changes nothing
+ * (per key, so that sharded owners, each fencing its own objects, do not fence each other);
+ * writes without one are not checked (the API as it was before fencing).
  *
  * Tests inject trouble in-process: `down` (every request 503), `failNext(n)`, `slowMs` (every
  * answer delayed), `commitThenHang(n)` (the next n writes are applied but never answered, as a
@@ -48,7 +49,7 @@ export interface DatabaseStandin {
   readonly created: string[]
   /** Every answered request, for assertions. */
   readonly requests: { method: string; key: string; status: number; fencingToken?: number }[]
-  /** The highest fencing token seen. */
+  /** The highest fencing token seen (for any key). */
   readonly fence: number
   /** When true, every request gets 503. */
   down: boolean
@@ -70,6 +71,7 @@ export async function startDatabaseStandin(port = 0): Promise<DatabaseStandin> {
   const entries = new Map<string, Entry>()
   const tasks = new Map<string, Task>()
   const created: string[] = []
+  const fences = new Map<string, number>()
   const requests: DatabaseStandin['requests'] = []
   let failing = 0
   let hanging = 0
@@ -110,8 +112,12 @@ export async function startDatabaseStandin(port = 0): Promise<DatabaseStandin> {
     }
     if (!m) return done(404, { error: 'not found' })
     if (write && token !== undefined) {
-      if (token < state.fence) return done(409, { error: 'fenced', fence: state.fence })
-      state.fence = token
+      // Per entry: sharded owners write different entries with unrelated tokens.
+      const k = key || String((JSON.parse(Buffer.concat(chunks).toString() || '{}') as Partial<Entry>).key)
+      const fence = fences.get(k) ?? 0
+      if (token < fence) return done(409, { error: 'fenced', fence })
+      fences.set(k, token)
+      state.fence = Math.max(state.fence, token)
     }
     if (write && hanging > 0) {
       hanging--

@@ -14,7 +14,28 @@ import {
   type AppServiceOperatorOptions,
   appServiceController,
 } from '../../src/operators/appservice/operator.ts'
+import { type DatabaseStandin, startDatabaseStandin } from '../standin/database-api.ts'
 import { eventually } from './eventually.ts'
+import { adminClient } from './kube.ts'
+import type { TestEnvSuite } from './test-env.ts'
+
+/**
+ * What every AppService suite starts from: an admin client with the CRD installed, the database
+ * stand-in, and a fresh namespace named from `prefix`; the client and the stand-in closed by `defer`.
+ */
+export async function appServiceSetup(
+  { env, defer }: Pick<TestEnvSuite, 'env' | 'defer'>,
+  prefix: string,
+): Promise<{ client: KubeClient; db: DatabaseStandin; ns: string }> {
+  const client = adminClient(env(), env().server)
+  await installAppServiceCrd(client)
+  const db = await startDatabaseStandin()
+  defer(
+    () => client.close(),
+    () => db.close(),
+  )
+  return { client, db, ns: await env().createNamespace(prefix) }
+}
 
 /** Installs (or updates) the AppService CRD with server-side apply and waits until it is Established. */
 export async function installAppServiceCrd(client: KubeClient): Promise<void> {

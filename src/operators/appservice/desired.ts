@@ -17,12 +17,22 @@ function labels(app: AppService): Record<string, string> {
   return { 'app.kubernetes.io/name': app.metadata.name!, ...MANAGED_BY, [APP_LABEL]: app.metadata.name! }
 }
 
-/** The Deployment (same name as the AppService). */
-export function desiredDeployment(app: AppService, spec: AppServiceSpec): Deployment {
+/** A child's metadata: its labels, plus the AppService's `shardLabel` when given (not on pods: a handover must not restart them). */
+const meta = (app: AppService, shardLabel?: string) => ({
+  name: app.metadata.name,
+  namespace: app.metadata.namespace,
+  labels: {
+    ...labels(app),
+    ...(shardLabel ? { [shardLabel]: app.metadata.labels?.[shardLabel] ?? '' } : {}),
+  },
+})
+
+/** The Deployment (same name as the AppService); `shardLabel` as for the Service. */
+export function desiredDeployment(app: AppService, spec: AppServiceSpec, shardLabel?: string): Deployment {
   return withControllerReference(app, {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { name: app.metadata.name, namespace: app.metadata.namespace, labels: labels(app) },
+    metadata: meta(app, shardLabel),
     spec: {
       replicas: spec.replicas,
       selector: { matchLabels: { [APP_LABEL]: app.metadata.name! } },
@@ -38,12 +48,12 @@ export function desiredDeployment(app: AppService, spec: AppServiceSpec): Deploy
   })
 }
 
-/** The Service (same name as the AppService). */
-export function desiredService(app: AppService, spec: AppServiceSpec): Service {
+/** The Service (same name as the AppService); with `shardLabel`, it carries the AppService's value of that label. */
+export function desiredService(app: AppService, spec: AppServiceSpec, shardLabel?: string): Service {
   return withControllerReference(app, {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: { name: app.metadata.name, namespace: app.metadata.namespace, labels: labels(app) },
+    metadata: meta(app, shardLabel),
     spec: {
       selector: { [APP_LABEL]: app.metadata.name! },
       ports: [{ name: 'http', port: spec.port, targetPort: spec.port }],

@@ -9,6 +9,7 @@ import {
   type ControllerObserver,
   generationChanged,
   type Predicate,
+  type Reconciler,
   type RetryPolicy,
 } from '../../controller/index.ts'
 import type { Clock, KubeObject, Logger } from '../../core/index.ts'
@@ -23,6 +24,7 @@ import {
 } from '../../operator/index.ts'
 import type { QueueMetrics } from '../../queue/index.ts'
 import { CircuitBreaker } from '../../resilience/index.ts'
+import type { Shard } from '../../sharding/index.ts'
 import { APPSERVICES, type AppService, GROUP, KIND } from './api.ts'
 import { type DatabaseApi, databaseApi } from './database-api.ts'
 import { CHILD_SELECTOR } from './desired.ts'
@@ -38,8 +40,10 @@ export interface AppServiceOperatorOptions {
   database: DatabaseApi | undefined
   /** The database API's circuit breaker, shared by every AppService; one with the default limits when omitted. */
   breaker?: CircuitBreaker
-  /** The fencing token database writes carry (e.g. `LeaderElector.fencingToken`); unfenced when omitted. */
-  fencingToken?: () => number | undefined
+  /** The fencing token database writes about an AppService carry (e.g. `LeaderElector.fencingToken`); unfenced when omitted. */
+  fencingToken?: (app: AppService) => number | undefined
+  /** Sharded: this replica's member (e.g. `Manager.shard`); its informers then cache only its own AppServices and their children. */
+  shard?: Shard | undefined
   recorder: EventRecorder
   maxConcurrentReconciles?: number
   logger?: Logger
@@ -67,11 +71,18 @@ const specOrDeletion: Predicate = {
 
 /** Builds the AppService controller and registers its informers with `factory` (start the factory after). */
 export function appServiceController(o: AppServiceOperatorOptions): Controller<AppService> {
-  const apps = o.factory.multiNamespaceInformer<AppService>({ type: APPSERVICES }, o.namespaces)
+  const { shard } = o
+  const mine = shard ? { labelSelector: shard.selector } : {}
+  const apps = o.factory.multiNamespaceInformer<AppService>({ type: APPSERVICES, ...mine }, o.namespaces)
+  shard?.own(APPSERVICES, apps)
   const child = <T extends KubeObject>(type: ResourceType<T>) =>
-    o.factory.multiNamespaceInformer({ type, labelSelector: CHILD_SELECTOR }, o.namespaces, {
-      indexers: { [CONTROLLER_UID_INDEX]: controllerUidIndexFunc },
-    })
+    o.factory.multiNamespaceInformer(
+      { type, labelSelector: CHILD_SELECTOR + (shard ? `,${shard.selector}` : '') },
+      o.namespaces,
+      {
+        indexers: { [CONTROLLER_UID_INDEX]: controllerUidIndexFunc },
+      },
+    )
   const deployments = child(CORE_TYPES.deployments)
   const services = child(CORE_TYPES.services)
   const getAppService = (key: string) => apps.store.get(key)
@@ -100,22 +111,25 @@ export function appServiceController(o: AppServiceOperatorOptions): Controller<A
       recorder: o.recorder,
       ...(o.clock ? { clock: o.clock } : {}),
     }),
-    reconcile: appServiceReconciler({
-      getAppService,
-      getDeployment: (ns, name) => deployments.store.get(`${ns}/${name}`),
-      getService: (ns, name) => services.store.get(`${ns}/${name}`),
-      appServices,
-      deployments: (ns) => o.client.resource(CORE_TYPES.deployments, ns),
-      services: (ns) => o.client.resource(CORE_TYPES.services, ns),
-      database: o.database,
-      breaker:
-        o.breaker ??
-        new CircuitBreaker({ dependency: DATABASE_DEPENDENCY, ...(o.clock ? { clock: o.clock } : {}) }),
-      ...(o.fencingToken ? { fencingToken: o.fencingToken } : {}),
-      recorder: o.recorder,
-      ...(o.clock ? { clock: o.clock } : {}),
-      cluster: o.cluster,
-    }),
+    reconcile: (shard ? (r: Reconciler) => shard.guard(r) : (r: Reconciler) => r)(
+      appServiceReconciler({
+        getAppService,
+        getDeployment: (ns, name) => deployments.store.get(`${ns}/${name}`),
+        getService: (ns, name) => services.store.get(`${ns}/${name}`),
+        appServices,
+        deployments: (ns) => o.client.resource(CORE_TYPES.deployments, ns),
+        services: (ns) => o.client.resource(CORE_TYPES.services, ns),
+        database: o.database,
+        breaker:
+          o.breaker ??
+          new CircuitBreaker({ dependency: DATABASE_DEPENDENCY, ...(o.clock ? { clock: o.clock } : {}) }),
+        ...(o.fencingToken ? { fencingToken: o.fencingToken } : {}),
+        ...(shard ? { shardLabel: shard.label } : {}),
+        recorder: o.recorder,
+        ...(o.clock ? { clock: o.clock } : {}),
+        cluster: o.cluster,
+      }),
+    ),
   })
 }
 
@@ -134,8 +148,9 @@ export const APPSERVICE_FLAGS = {
 
 /**
  * The AppService operator as `runOperator` / `operatorCommand` run it: leader-elected with
- * `--leader-elect` (in the home cluster), watching `--namespace` (all when absent) in the home cluster
- * and in each member cluster of `--clusters-file` (one controller per member), events as
+ * `--leader-elect` (in the home cluster) or sharded with `--shard`, watching `--namespace` (all when
+ * absent) in the home cluster and in each member cluster of `--clusters-file` (one controller per
+ * member), events as
  * `platform.example.com/appservice-operator`; `check` verifies the CRD is served and the ClusterRole's
  * rules are granted.
  */
@@ -143,7 +158,10 @@ export const appServiceOperator: OperatorSpec<typeof APPSERVICE_FLAGS> = {
   name: 'edgeop',
   description: 'Run the AppService operator (the default command)',
   flags: APPSERVICE_FLAGS,
-  validate: validateOperatorOptions,
+  // Sharding covers the home cluster only: every replica would otherwise reconcile every member.
+  validate: (o) =>
+    validateOperatorOptions(o) ??
+    (o.shard && o.clustersFile ? '--clusters-file: not supported with --shard yet' : undefined),
   reportingController: `${APPSERVICES.group}/${OPERATOR_NAME}`,
   startFields: (o) => ({ namespaces: o.namespace.length ? o.namespace : 'all' }),
   check: {
@@ -155,7 +173,15 @@ export const appServiceOperator: OperatorSpec<typeof APPSERVICE_FLAGS> = {
       namespaces: o.namespace,
       database: o.databaseApi ? databaseApi(o.databaseApi) : undefined,
       breaker: new CircuitBreaker({ dependency: DATABASE_DEPENDENCY, registry: manager.registry }),
-      ...(manager.elector ? { fencingToken: () => manager.elector?.fencingToken() } : {}),
+      // Sharded, the object's epoch while the membership Lease is held.
+      ...(manager.elector
+        ? {
+            fencingToken: (app: AppService) => {
+              const t = manager.elector?.fencingToken()
+              return t === undefined || !manager.shard ? t : manager.shard.token(app)
+            },
+          }
+        : {}),
       maxConcurrentReconciles: o.maxConcurrentReconciles,
       logger: log,
     }
@@ -171,6 +197,8 @@ export const appServiceOperator: OperatorSpec<typeof APPSERVICE_FLAGS> = {
         signal,
       ),
     )
-    return [appServiceController({ ...shared, client, factory: manager.factory, recorder })]
+    return [
+      appServiceController({ ...shared, client, factory: manager.factory, recorder, shard: manager.shard }),
+    ]
   },
 }

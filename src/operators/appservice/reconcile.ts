@@ -73,10 +73,13 @@ export interface AppServiceDeps {
   /** Guards every call to `database`; unguarded when omitted. */
   breaker?: CircuitBreaker
   /**
-   * The fencing token database writes carry (the Lease's `leaseTransitions` while leading). When
-   * given and it returns undefined (not leading), nothing is written. Unfenced when omitted.
+   * The fencing token database writes about `app` carry (the Lease's `leaseTransitions` while
+   * leading; sharded, the object's epoch while owned). When given and it returns undefined (not
+   * leading, not the owner), nothing is written. Unfenced when omitted.
    */
-  fencingToken?: () => number | undefined
+  fencingToken?: (app: AppService) => number | undefined
+  /** Sharded: the assignment label, copied from the AppService to its children (their informers select on it). */
+  shardLabel?: string
   recorder: EventRecorder
   clock?: Clock
   /** The member cluster the objects are in: part of the database key and entry name. Absent: the home cluster. */
@@ -190,7 +193,7 @@ async function ensureFinalizerOrCleanUp(pass: Pass, app: AppService): Promise<Ap
       const db = deps.database
       if (!db) return
       try {
-        await guarded(pass, () => db.remove(databaseKey(gone, deps.cluster), callOptions(pass)))
+        await guarded(pass, () => db.remove(databaseKey(gone, deps.cluster), callOptions(pass, gone)))
       } catch (err) {
         await externalFailed(
           pass,
@@ -217,14 +220,14 @@ async function applyChildren(pass: Pass, app: AppService, spec: AppServiceSpec):
   const name = app.metadata.name!
   const dep = await applyIfDrifted(
     deps.deployments(ns),
-    desiredDeployment(app, spec),
+    desiredDeployment(app, spec, deps.shardLabel),
     deps.getDeployment(ns, name),
     FIELD_MANAGER,
     ctx.signal,
   )
   await applyIfDrifted(
     deps.services(ns),
-    desiredService(app, spec),
+    desiredService(app, spec, deps.shardLabel),
     deps.getService(ns, name),
     FIELD_MANAGER,
     ctx.signal,
@@ -277,21 +280,21 @@ async function syncDatabase(
   let percent: number | undefined
   try {
     if (action === 'remove') {
-      await guarded(pass, () => db!.remove(key, callOptions(pass)))
+      await guarded(pass, () => db!.remove(key, callOptions(pass, app)))
       recorded = undefined
     } else if (action === 'create') {
       // The intent first: should the answer be lost, whoever reconciles next reads back.
       recorded = { phase: 'Creating' }
       app = await updateStatus(pass, app, { ...status, database: recorded }, rollout)
-      recorded = progressOfRecord(await guarded(pass, () => db!.create(key, entry, callOptions(pass))))
+      recorded = progressOfRecord(await guarded(pass, () => db!.create(key, entry, callOptions(pass, app))))
     } else if (action === 'read-back') {
       const found = await guarded(pass, () => db!.get(key, { signal: ctx.signal }))
       ctx.log.info('database create outcome unknown: read back', { found: found !== undefined })
       recorded = progressOfRecord(
-        found ?? (await guarded(pass, () => db!.create(key, entry, callOptions(pass)))),
+        found ?? (await guarded(pass, () => db!.create(key, entry, callOptions(pass, app)))),
       )
     } else if (action === 'poll') {
-      const task = await guarded(pass, () => db!.task(recorded!.task ?? '', callOptions(pass)))
+      const task = await guarded(pass, () => db!.task(recorded!.task ?? '', callOptions(pass, app)))
       percent = task?.progress
       recorded = progressOfTask(recorded!, task)
     }
@@ -314,9 +317,9 @@ function guarded<T>(pass: Pass, fn: () => Promise<T>): Promise<T> {
  * The options of a database call: the pass's signal and the fencing token (writes carry it). With
  * a token source that has none (not leading), the service is not called at all.
  */
-function callOptions(pass: Pass): DatabaseCallOptions {
+function callOptions(pass: Pass, app: AppService): DatabaseCallOptions {
   const source = pass.deps.fencingToken
-  const fencingToken = source?.()
+  const fencingToken = source?.(app)
   if (source && fencingToken === undefined)
     throw new EdgeopError('EDGEOP_ERR_LEADER', 'not leading', { step: 'fence database call' })
   return { signal: pass.ctx.signal, fencingToken }

@@ -49,7 +49,7 @@ test('async provisioning: create returns a task that runs, then succeeds', async
   assert.equal(await api.task('unknown'), undefined)
 })
 
-test('the fence: a write with a lower token than one seen is refused and changes nothing', async (t) => {
+test('the fence: a write with a lower token than one seen for its key is refused and changes nothing', async (t) => {
   const db = await startDatabaseStandin()
   t.after(() => db.close())
   const api = databaseApi(db.url)
@@ -59,6 +59,9 @@ test('the fence: a write with a lower token than one seen is refused and changes
   await api.remove('k1', { fencingToken: 2 })
   assert.equal(db.entries.has('k1'), false)
   assert.equal(db.fence, 2)
+  // Per key: another entry's writer (a sharded owner) has its own tokens.
+  await api.create('k2', ENTRY, { fencingToken: 1 })
+  assert.ok(db.entries.has('k2'))
 })
 
 test('unavailability is retryable: 503 and an unreachable service', async (t) => {
