@@ -109,7 +109,7 @@ test('three replicas split the AppServices; a killed one’s move, an added one 
   for (let i = 0; i < COUNT; i++)
     await apps().create({
       metadata: { name: `app-${i}` },
-      spec: { image: 'nginx:1.27', replicas: 1, database: { enabled: true } },
+      spec: { image: 'nginx:1.27', replicas: 1, database: { enabled: true, class: 'standard' } },
     } as AppService)
   const first = ownedBy(await converged(ids, 'all reconciled by the three'))
   t.diagnostic(`owned: ${JSON.stringify([...first])}`)
