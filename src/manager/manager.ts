@@ -50,6 +50,7 @@ import {
   workqueueMetrics,
 } from '../observability/runtime-metrics.ts'
 import type { QueueMetrics } from '../queue/metrics.ts'
+import type { Tracer } from '../tracing/tracer.ts'
 import { findUnserved, UnservedResourcesError } from './served-resources.ts'
 import { DEFAULT_SHUTDOWN_GRACE_PERIOD_MS, withGracePeriod } from './shutdown.ts'
 
@@ -124,6 +125,8 @@ export interface ManagerOptions {
   clock?: Clock
   /** The process monitors. Default: Node's. */
   monitors?: ProcessMonitorFactories
+  /** Traces the reconciles of every controller {@link Manager.add} is given that has no tracer of its own. Default: none. */
+  tracer?: Tracer
 }
 
 /**
@@ -208,6 +211,7 @@ export class Manager {
     c.instrument({
       observer: () => reconcileMetrics(this.registry, c.name, c.maxConcurrentReconciles),
       queueMetrics: () => workqueueMetrics(this.registry, c.name),
+      ...(this.#o.tracer ? { tracer: this.#o.tracer } : {}),
     })
     this.#controllers.push(c as unknown as Controller)
     return c

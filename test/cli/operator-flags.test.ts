@@ -29,6 +29,7 @@ const DEFAULTS: OperatorOptions = {
   logLevel: 'info',
   logFormat: 'json',
   shutdownGracePeriod: 30_000,
+  tracing: 'off',
   cacheDir: '',
 }
 
