@@ -204,14 +204,14 @@ export const OPERATOR_FLAGS = {
     'How long in-flight reconciles may run after SIGTERM; 0 does not wait, negative waits forever.',
     { default: DEFAULT_SHUTDOWN_GRACE_PERIOD_MS, max: MAX_SHUTDOWN_GRACE_PERIOD_MS },
   ),
+  'cache-dir': stringFlag(
+    'Directory for cache snapshots (warm restarts, offline start); one process per directory.',
+    { schema: nonEmpty(), placeholder: 'dir' },
+  ),
   tracing: enumFlag(
     'otlp: export traces of reconciles and their calls over OTLP/HTTP JSON, set up by the OTEL_* variables.',
     ['off', 'otlp'],
     'off',
-  ),
-  'cache-dir': stringFlag(
-    'Directory for cache snapshots (warm restarts, offline start); one process per directory.',
-    { schema: nonEmpty(), placeholder: 'dir' },
   ),
 }
 
