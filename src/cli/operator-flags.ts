@@ -209,7 +209,7 @@ export const OPERATOR_FLAGS = {
     { schema: nonEmpty(), placeholder: 'dir' },
   ),
   tracing: enumFlag(
-    'otlp: export traces of reconciles and their calls over OTLP/HTTP JSON, set up by the OTEL_* variables.',
+    'otlp: export traces over OTLP/HTTP JSON, as the OTEL_* variables configure.',
     ['off', 'otlp'],
     'off',
   ),
