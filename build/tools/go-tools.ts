@@ -7,7 +7,9 @@
  * proxy, pinned by build/tools/<tool>/go.mod (versions in build/tools/versions.env). No system
  * package; `npm run tools` builds all three ahead of the tests. Measured cold (empty Go build cache,
  * modules downloaded, 2 cores): kustomize 46 s of CPU, helm 231 s of CPU (wall time on a loaded
- * machine was 187 s and 726 s). kubectl (`kubectl kustomize`) was not chosen: even on the control
+ * machine was 187 s and 726 s); jaeger (for the tracing test) about 500 s of CPU (424 s user,
+ * 76 s system; 34 min of wall time on 2 cores at a load average of 15–29, measured in two runs
+ * on one empty build cache, the first cut short near its end). kubectl (`kubectl kustomize`) was not chosen: even on the control
  * plane's warm build cache it took 35 s of CPU, about kustomize's cold cost, and cold it would
  * build most of k8s.io/kubernetes' client side.
  */
