@@ -1,6 +1,6 @@
 /**
  * Dependencies point one way: core → config → client → watch → cache → controller → manager,
- * with queue (core only) and leader (core, client) beside them, objects (helpers on
+ * with queue (core only) and leader (core, client) beside them, tracing (core only) below the client, objects (helpers on
  * Kubernetes objects) and observability (metrics, probes, logging) on client, the reconcile loop
  * logging through observability's default logger, and only the manager depending on leader election; reference operators import only the public entry points. This test reads every import in src/ and fails
  * on any edge the table does not allow, and on any npm import outside its home.
@@ -17,17 +17,22 @@ const ALLOWED: Record<string, string[]> = {
   config: ['core'],
   // Generated, type-only built-in objects (edgeop/api): a leaf on core.
   api: ['core'],
-  client: ['core', 'config', 'api', '.'],
+  // Tracing (spans, W3C propagation, OTLP export) sits on core alone: the client makes its calls
+  // children of the active span, so it must be below client, and everything above may use it.
+  tracing: ['core'],
+  client: ['core', 'config', 'api', 'tracing', '.'],
   watch: ['core', 'client'],
   cache: ['core', 'client', 'watch'],
   queue: ['core'],
   leader: ['core', 'client'],
   objects: ['core', 'client'],
   observability: ['core', 'client', 'queue'],
-  controller: ['core', 'client', 'watch', 'cache', 'queue', 'observability'],
+  controller: ['core', 'client', 'watch', 'cache', 'queue', 'observability', 'tracing'],
   // Sharding: membership Leases and assignment labels through the client, the reconciler type, metrics.
   sharding: ['core', 'client', 'controller', 'observability'],
-  manager: 'core client watch cache queue leader objects observability controller sharding'.split(' '),
+  manager: 'core client watch cache queue leader objects observability controller sharding tracing'.split(
+    ' ',
+  ),
   // edgeop/testing: a leaf on the public folders; nothing imports it (checked below), so the artifact does not grow.
   testing: ['core', 'config', 'client'],
   // Guards for calls to dependencies outside the cluster (circuit breaker); metrics through observability.
@@ -35,7 +40,18 @@ const ALLOWED: Record<string, string[]> = {
   // bundle-time only (edgeop/esbuild): node built-ins and esbuild's types, nothing of the runtime.
   esbuild: [],
   // edgeop/operator: a process around the manager (flags through the CLI); main.ts and the operators use it.
-  operator: ['core', 'config', 'client', 'cache', 'objects', 'observability', 'controller', 'manager', 'cli'],
+  operator: [
+    'core',
+    'config',
+    'client',
+    'cache',
+    'objects',
+    'observability',
+    'controller',
+    'manager',
+    'cli',
+    'tracing',
+  ],
   // src/index.ts (the library barrel) and src/version.ts; src/main.ts (the binary) is checked below.
   '.': [
     'core',
@@ -52,6 +68,7 @@ const ALLOWED: Record<string, string[]> = {
     'manager',
     'resilience',
     'sharding',
+    'tracing',
     '.',
   ],
 }

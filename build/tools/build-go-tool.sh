@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Builds one of the build tools (umoci, kustomize, helm) from the Go module proxy into a cache
+# Builds one of the build tools (umoci, kustomize, helm, jaeger) from the Go module proxy into a cache
 # keyed by version, and prints the binary's path on its last stdout line. The pinned module
 # is build/tools/<tool>/go.mod; the version (the cache key) is in versions.env. A second run
 # with the binary present builds nothing and does not need Go.
 #
-#   build-go-tool.sh umoci|kustomize|helm
-#   EDGEOP_UMOCI / EDGEOP_KUSTOMIZE / EDGEOP_HELM=/path  use this prebuilt binary instead
+#   build-go-tool.sh umoci|kustomize|helm|jaeger
+#   EDGEOP_UMOCI / EDGEOP_KUSTOMIZE / EDGEOP_HELM / EDGEOP_JAEGER=/path  use this prebuilt binary instead
 #   EDGEOP_CACHE_DIR=/dir                 where built binaries are cached (default: ~/.cache/edgeop)
 #   EDGEOP_TOOL_GOCACHE=/dir              a Go build cache of its own (to measure a cold build)
 set -euo pipefail
@@ -18,7 +18,8 @@ case "$tool" in
   umoci) version=$UMOCI_VERSION; pkg=github.com/opencontainers/umoci/cmd/umoci; override=${EDGEOP_UMOCI:-}; var=EDGEOP_UMOCI ;;
   kustomize) version=$KUSTOMIZE_VERSION; pkg=sigs.k8s.io/kustomize/kustomize/v5; override=${EDGEOP_KUSTOMIZE:-}; var=EDGEOP_KUSTOMIZE ;;
   helm) version=$HELM_VERSION; pkg=helm.sh/helm/v4/cmd/helm; override=${EDGEOP_HELM:-}; var=EDGEOP_HELM ;;
-  *) echo "usage: build-go-tool.sh umoci|kustomize|helm" >&2; exit 2 ;;
+  jaeger) version=$JAEGER_VERSION; pkg=github.com/jaegertracing/jaeger/cmd/jaeger; override=${EDGEOP_JAEGER:-}; var=EDGEOP_JAEGER ;;
+  *) echo "usage: build-go-tool.sh umoci|kustomize|helm|jaeger" >&2; exit 2 ;;
 esac
 
 if [ -n "$override" ]; then
@@ -44,12 +45,13 @@ echo "build-go-tool: building $tool $version into $out (once per version)" >&2
 tmp="$out/.$tool.tmp.$$"
 trap 'rm -f "$tmp"' EXIT
 timed() { if [ -x /usr/bin/time ]; then /usr/bin/time -f "build-go-tool: $1: %e s wall, %U s user, %M KB peak RSS" "${@:2}"; else "${@:2}"; fi; }
-# kustomize and helm print a development version unless the release is stamped in; umoci embeds
-# its VERSION file.
+# kustomize, helm and jaeger print a development version unless the release is stamped in; umoci
+# embeds its VERSION file.
 case "$tool" in
   umoci) ldflags="-s -w" ;;
   kustomize) ldflags="-s -w -X sigs.k8s.io/kustomize/api/provenance.version=v$version" ;;
   helm) ldflags="-s -w -X helm.sh/helm/v4/internal/version.version=v$version" ;;
+  jaeger) ldflags="-s -w -X github.com/jaegertracing/jaeger/internal/version.latestVersion=v$version" ;;
 esac
 (cd "$here/$tool" && timed "$tool" go build -trimpath -ldflags "$ldflags" -o "$tmp" "$pkg")
 # A rename is atomic: a concurrent run sees either no binary or a whole one.

@@ -211,6 +211,11 @@ export const OPERATOR_FLAGS = {
     'Directory for cache snapshots (warm restarts, offline start); one process per directory.',
     { schema: nonEmpty(), placeholder: 'dir' },
   ),
+  tracing: enumFlag(
+    'otlp: export traces over OTLP/HTTP JSON, as the OTEL_* variables configure.',
+    ['off', 'otlp'],
+    'off',
+  ),
 }
 
 /** Parsed operator options (durations in milliseconds). */

@@ -40,11 +40,15 @@ export async function currentCredentials(
   }
 }
 
-/** The headers of one attempt of `spec`: User-Agent, Accept, Content-Type when there is a body, Authorization when credentials give one. */
+/**
+ * The headers of one attempt of `spec`: User-Agent, Accept, Content-Type when there is a body,
+ * Authorization when credentials give one, `traceparent` when the call is traced.
+ */
 export function requestHeaders(
   spec: RequestSpec,
   userAgent: string,
   credentials: Credentials | undefined,
+  traceparent?: string,
 ): Record<string, string> {
   const headers: Record<string, string> = {
     'user-agent': userAgent,
@@ -53,5 +57,6 @@ export function requestHeaders(
   if (spec.body !== undefined) headers['content-type'] = spec.contentType ?? 'application/json'
   const authorization = credentials && authorizationHeader(credentials)
   if (authorization) headers.authorization = authorization
+  if (traceparent) headers.traceparent = traceparent
   return headers
 }

@@ -12,6 +12,7 @@ import { arch, version as nodeVersion, platform } from 'node:process'
 import type { ClusterConfig } from '../config/cluster-config.ts'
 import { type Clock, realClock, sleep } from '../core/clock.ts'
 import { EdgeopError } from '../core/errors.ts'
+import { activeSpan, type Span } from '../tracing/span.ts'
 import { VERSION } from '../version.ts'
 import type { ApiError } from './api-error.ts'
 import { currentCredentials, requestHeaders } from './auth-headers.ts'
@@ -26,7 +27,13 @@ import {
   transportError,
   withPrevious,
 } from './request-errors.ts'
-import type { Method, RequestSpec, StreamResponse, StreamSpec } from './request-spec.ts'
+import {
+  displayPath,
+  type Method,
+  type RequestSpec,
+  type StreamResponse,
+  type StreamSpec,
+} from './request-spec.ts'
 import { type AttemptOutcome, DEFAULT_MAX_RETRIES, decideRetry } from './retry-policy.ts'
 import { type Dispatcher, request } from './undici.ts'
 
@@ -191,9 +198,36 @@ export class Transport {
     await this.#pool.close()
   }
 
+  /**
+   * Sends `spec`; inside a traced reconcile a non-watch call is a client span whose `traceparent`
+   * goes out with every attempt (a watch outlives any reconcile: it is not traced).
+   */
   async #send(
     spec: StreamSpec,
     streaming: boolean,
+  ): Promise<{ res: Dispatcher.ResponseData; ctx: FailureContext }> {
+    const path = displayPath(spec.path)
+    const span = streaming
+      ? undefined
+      : activeSpan()?.child(`${spec.method} ${path}`, {
+          kind: 'client',
+          attributes: { 'http.request.method': spec.method, 'url.full': this.origin + this.#basePath + path },
+        })
+    if (!span) return this.#attempts(spec, streaming, undefined)
+    try {
+      return await this.#attempts(spec, streaming, span)
+    } catch (err) {
+      span.fail(err)
+      throw err
+    } finally {
+      span.end()
+    }
+  }
+
+  async #attempts(
+    spec: StreamSpec,
+    streaming: boolean,
+    span: Span | undefined,
   ): Promise<{ res: Dispatcher.ResponseData; ctx: FailureContext }> {
     if (this.#closed) throw new EdgeopError('EDGEOP_ERR_ABORTED', 'the client is closed', { step: spec.path })
     // Throttle the first attempt before the deadline starts (client-go), except watches.
@@ -228,13 +262,14 @@ export class Transport {
         const res = await request(dispatcher, {
           path,
           method: spec.method,
-          headers: requestHeaders(spec, this.#userAgent, credentials),
+          headers: requestHeaders(spec, this.#userAgent, credentials, span?.traceparent),
           body,
           signal,
           headersTimeout: ctx.headersTimeoutMs,
           bodyTimeout: ctx.bodyTimeoutMs,
         })
         this.#observer.onResponse?.(spec.method, res.statusCode, this.#clock.monotonic() - started)
+        span?.set('http.response.status_code', res.statusCode)
         if (res.statusCode < 400) return { res, ctx }
         const text = await readText(res.body, ctx).catch(() => '')
         const retryAfter = res.headers['retry-after']

@@ -23,6 +23,9 @@ import {
   type RateLimiter,
 } from '../queue/rate-limiter.ts'
 import { createRateLimitingQueue, type RateLimitingQueue } from '../queue/rate-limiting-queue.ts'
+import { type Span, withSpan } from '../tracing/span.ts'
+import { type SpanContext, writerContext } from '../tracing/trace-context.ts'
+import type { Tracer } from '../tracing/tracer.ts'
 import { ErrorStacks } from './error-stacks.ts'
 import { MAX_PARKED_MESSAGE_CHARS, ParkedKeys, rearms } from './parked-keys.ts'
 import { allOf, type Predicate } from './predicates.ts'
@@ -100,6 +103,8 @@ export interface ControllerInstrumentation {
   observer?: () => ControllerObserver
   /** Makes the workqueue metrics sink (e.g. `workqueueMetrics(registry, name)`). */
   queueMetrics?: () => QueueMetrics
+  /** The tracer of reconciles (see {@link ControllerOptions.tracer}), used when the controller has none. */
+  tracer?: Tracer
 }
 
 /** What {@link ControllerOptions.onFailure} is told about a failed reconcile. */
@@ -164,6 +169,14 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
   clock?: Clock
   /** Default {@link defaultLogger}: warnings and errors as JSON lines on stderr. */
   logger?: Logger
+  /**
+   * Traces every reconcile: a span `reconcile <name>` (attributes `edgeop.controller`,
+   * `edgeop.object`, `edgeop.reconcile_id`, `edgeop.result`) active while it runs, so its API calls
+   * are child spans carrying `traceparent`; its log lines get `trace_id` and `span_id`; an event whose
+   * object carries a new `edgeop.io/traceparent` annotation links the next reconcile of its key to
+   * that span. Absent: a manager's {@link Controller.instrument} may provide one; else no tracing.
+   */
+  tracer?: Tracer
 }
 
 /**
@@ -206,6 +219,9 @@ export class Controller<T extends KubeObject = KubeObject> {
   /** Stands in for workqueue metrics that {@link instrument} may bind later; undefined when given. */
   readonly #deferredQueueMetrics: DeferredQueueMetrics | undefined
   #observer: ControllerObserver | undefined
+  #tracer: Tracer | undefined
+  /** Queued keys whose event named the writer's span (`edgeop.io/traceparent`): their next reconcile links to it. */
+  readonly #links = new Map<string, SpanContext>()
   #active = 0
   #started = false
 
@@ -223,6 +239,7 @@ export class Controller<T extends KubeObject = KubeObject> {
       options.maxConcurrentReconciles ?? DEFAULT_MAX_CONCURRENT_RECONCILES,
     )
     this.#observer = options.observer
+    this.#tracer = options.tracer
     this.#policy = options.retryPolicy ?? defaultRetryPolicy()
     this.#parked = new ParkedKeys(options.name, options.maxParkedKeys)
     this.#retryBucket = new TokenBucket({
@@ -240,8 +257,8 @@ export class Controller<T extends KubeObject = KubeObject> {
   }
 
   /**
-   * Gives the controller the metrics hooks it has none of (neither in its options nor from an
-   * earlier call): each factory is called at most once. Hooks given in the options win. Work queued
+   * Gives the controller the metrics hooks (and the tracer) it has none of (neither in its options
+   * nor from an earlier call): each factory is called at most once. Hooks given in the options win. Work queued
    * before is accounted for (depth, adds, retries). Throws `EDGEOP_ERR_INVALID` once {@link run}
    * has started. The manager calls this for every controller it is given.
    */
@@ -251,6 +268,7 @@ export class Controller<T extends KubeObject = KubeObject> {
         step: 'instrument controller',
       })
     if (hooks.observer && !this.#observer) this.#observer = hooks.observer()
+    this.#tracer ??= hooks.tracer
     const deferred = this.#deferredQueueMetrics
     if (hooks.queueMetrics && deferred && !deferred.bound) deferred.bind(hooks.queueMetrics())
   }
@@ -348,11 +366,14 @@ export class Controller<T extends KubeObject = KubeObject> {
     primary?: (old: KubeObject | undefined, obj: KubeObject) => boolean,
   ): void {
     const preds = predicates ?? []
-    const enqueue = (k: string | undefined): void => {
-      if (k !== undefined && !this.#parked.has(k)) this.queue.add(k)
+    const enqueue = (k: string | undefined, writer?: SpanContext): void => {
+      if (k === undefined || this.#parked.has(k)) return
+      if (writer) this.#links.set(k, writer)
+      this.queue.add(k)
     }
-    const add = (obj: KubeObject): void => {
-      for (const k of keys(obj)) enqueue(k)
+    const add = (obj: KubeObject, old?: KubeObject): void => {
+      const writer = this.#tracer && writerContext(obj, old)
+      for (const k of keys(obj)) enqueue(k, writer)
     }
     this.#registrations.push(
       source.addEventHandler({
@@ -361,7 +382,7 @@ export class Controller<T extends KubeObject = KubeObject> {
         },
         onUpdate: (old, obj) => {
           if (primary?.(old, obj) || !allOf(preds, 'update', old, obj)) return
-          add(obj)
+          add(obj, old)
           // An owner or mapping may have changed: the old one must learn too (controller-runtime).
           for (const k of keys(old)) if (!keys(obj).includes(k)) enqueue(k)
         },
@@ -405,11 +426,36 @@ export class Controller<T extends KubeObject = KubeObject> {
     }
   }
 
-  async #reconcileOne(key: string, stop: AbortSignal): Promise<void> {
+  /** Reconciles `key`, inside its span when tracing (so that the calls it makes are the span's children). */
+  #reconcileOne(key: string, stop: AbortSignal): Promise<void> {
+    const reconcileId = randomBytes(8).toString('hex')
+    const link = this.#links.get(key)
+    this.#links.delete(key)
+    const span = this.#tracer?.startSpan(`reconcile ${this.name}`, {
+      attributes: {
+        'edgeop.controller': this.name,
+        'edgeop.object': key,
+        'edgeop.reconcile_id': reconcileId,
+      },
+      ...(link ? { links: [link] } : {}),
+    })
+    const run = () => this.#reconcile(key, stop, reconcileId, span)
+    return span ? withSpan(span, run) : run()
+  }
+
+  async #reconcile(
+    key: string,
+    stop: AbortSignal,
+    reconcileId: string,
+    span: Span | undefined,
+  ): Promise<void> {
     const o = this.#options
     const request: ReconcileRequest = { ...splitObjectKey(key), ...(o.cluster ? { cluster: o.cluster } : {}) }
-    const reconcileId = randomBytes(8).toString('hex')
-    const log = this.#log.child({ object: key, reconcileID: reconcileId })
+    const log = this.#log.child({
+      object: key,
+      reconcileID: reconcileId,
+      ...(span ? { trace_id: span.context.traceId, span_id: span.context.spanId } : {}),
+    })
     const timeoutMs = o.reconcileTimeoutMs ? o.reconcileTimeoutMs : undefined
     let timedOut = false
     const deadline = deadlineSignal(
@@ -443,6 +489,7 @@ export class Controller<T extends KubeObject = KubeObject> {
       this.#failures.delete(key)
     } catch (err) {
       outcome = failureOutcome(err, timedOut)
+      span?.fail(err)
       // The throw site, the first time this object fails this way (frames only: no message, no cause).
       const stack = err instanceof Error ? this.#stacks.stackFor(key, err) : undefined
       const where = stack === undefined ? {} : { stack }
@@ -451,6 +498,7 @@ export class Controller<T extends KubeObject = KubeObject> {
     } finally {
       deadline.dispose()
       this.#observer?.onReconcile?.(outcome, (this.#clock.monotonic() - started) / 1000)
+      span?.set('edgeop.result', outcome).end()
     }
   }
 

@@ -51,6 +51,7 @@ import {
 } from '../observability/runtime-metrics.ts'
 import type { QueueMetrics } from '../queue/metrics.ts'
 import { Shard } from '../sharding/shard.ts'
+import type { Tracer } from '../tracing/tracer.ts'
 import { findUnserved, UnservedResourcesError } from './served-resources.ts'
 import { DEFAULT_SHUTDOWN_GRACE_PERIOD_MS, withGracePeriod } from './shutdown.ts'
 
@@ -130,6 +131,8 @@ export interface ManagerOptions {
   clock?: Clock
   /** The process monitors. Default: Node's. */
   monitors?: ProcessMonitorFactories
+  /** Traces the reconciles of every controller {@link Manager.add} is given that has no tracer of its own. Default: none. */
+  tracer?: Tracer
 }
 
 /**
@@ -240,6 +243,7 @@ export class Manager {
     c.instrument({
       observer: () => reconcileMetrics(this.registry, c.name, c.maxConcurrentReconciles),
       queueMetrics: () => workqueueMetrics(this.registry, c.name),
+      ...(this.#o.tracer ? { tracer: this.#o.tracer } : {}),
     })
     const a = c as unknown as Controller
     this.#controllers.push(a)

@@ -5,7 +5,8 @@
  * From the parsed flags it builds, in order: the logger (`--log-level`, `--log-format`, or the user's),
  * the shutdown signal handler (controller-runtime `SetupSignalHandler`), the cluster configuration and a
  * {@link KubeClient} whose requests feed `rest_client_*` metrics, the {@link Manager} (probes, metrics,
- * leader election with `--leader-elect`, the grace period), an {@link EventRecorder}; then it adds the
+ * leader election with `--leader-elect`, the grace period, a tracer with `--tracing=otlp`), an
+ * {@link EventRecorder}; then it adds the
  * spec's controllers (`manager.add`: their reconcile and workqueue metrics) and runs until a signal.
  * Exit code: 0 after a clean stop, 1 when start-up failed or leadership was lost.
  */
@@ -43,6 +44,7 @@ import { EventRecorder } from '../objects/index.ts'
 import { createLogger, type LogFormat, MetricsRegistry, restClientMetrics } from '../observability/index.ts'
 import { clusterRef, followClustersFile, readClustersFile } from './clusters-file.ts'
 import type { RbacRule } from './rule-permissions.ts'
+import { otlpTracer } from './tracing.ts'
 
 /** What an operator's `controllers` function receives: everything already wired. */
 export interface OperatorContext<F extends FlagSet = typeof OPERATOR_FLAGS> {
@@ -175,6 +177,16 @@ export async function runOperatorWith<F extends FlagSet & ProcessFlags>(
       : (spec.logger ?? createLogger({ level: o.logLevel, format: o.logFormat }))
   const shutdown = run.signal ?? onShutdownSignals()
   const registry = new MetricsRegistry()
+  // --tracing=otlp: reconciles and their requests as spans, configured by the OTEL_* variables.
+  const tracer =
+    o.tracing === 'otlp'
+      ? otlpTracer(
+          process.env,
+          { name: spec.name, ...(version === undefined ? {} : { version }) },
+          registry,
+          log,
+        )
+      : undefined
   const config = await loadClusterConfig({
     ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}),
     ...(o.context ? { context: o.context } : {}),
@@ -197,6 +209,7 @@ export async function runOperatorWith<F extends FlagSet & ProcessFlags>(
     healthProbeBindAddress: o.healthProbeBindAddress,
     shutdownGracePeriodMs: o.shutdownGracePeriod,
     ...(elect ? { leaderElection: elect } : {}),
+    ...(tracer ? { tracer } : {}),
     // --metrics-secure: HTTPS, every scrape authenticated (TokenReview) and authorized (SubjectAccessReview).
     ...(o.metricsSecure
       ? {
@@ -237,6 +250,7 @@ export async function runOperatorWith<F extends FlagSet & ProcessFlags>(
     manager.onStop(() => clusters.update({}))
   }
   manager.onStop(() => recorder.flush())
+  if (tracer) manager.onStop(() => tracer.shutdown())
   if (run.releaseCacheDir) manager.onStop(run.releaseCacheDir)
   try {
     await manager.run(shutdown)

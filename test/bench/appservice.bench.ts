@@ -17,7 +17,7 @@ import { APPSERVICES, type AppService } from '../../src/operators/appservice/api
 import { getTestEnv } from '../controlplane/env.ts'
 import { installAppServiceCrd } from '../support/appservice.ts'
 import { adminClient } from '../support/kube.ts'
-import { startOperator } from '../support/operator-process.ts'
+import { benchRunArgs, startOperator } from '../support/operator-process.ts'
 
 const { values } = parseArgs({
   options: { count: { type: 'string', default: '1000' }, starts: { type: 'string', default: '15' } },
@@ -54,16 +54,8 @@ await env.startControllers() // Deployments need controller-manager to report st
 const admin = adminClient(env, env.server)
 await installAppServiceCrd(admin)
 const ns = await env.createNamespace('bench')
-const args = [
-  'run',
-  `--kubeconfig=${env.kubeconfig}`,
-  `--namespace=${ns}`,
-  '--qps=200',
-  '--burst=400',
-  '--max-concurrent-reconciles=4',
-]
 const t0 = performance.now()
-const op = await startOperator('bench', args)
+const op = await startOperator('bench', benchRunArgs(env.kubeconfig, ns))
 await op.waitForLog((l) => l.msg === 'caches synced')
 rows.push([
   'cold start of `edgeop run` to caches synced (process spawn included)',

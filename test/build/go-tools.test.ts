@@ -1,5 +1,5 @@
 /**
- * Where kustomize and helm come from (build/tools/go-tools.ts + build-go-tool.sh): each version
+ * Where kustomize, helm and jaeger come from (build/tools/go-tools.ts + build-go-tool.sh): each version
  * in versions.env is the one its go.mod pins, the override variable is used as given or refused,
  * a cached binary needs no Go, and without Go or a cached binary the failure is loud.
  */
@@ -25,6 +25,13 @@ const TOOLS_TABLE = [
     override: 'EDGEOP_HELM',
     module: 'helm.sh/helm/v4',
     pkg: 'helm.sh/helm/v4/cmd/helm',
+  },
+  {
+    tool: 'jaeger',
+    key: 'JAEGER_VERSION',
+    override: 'EDGEOP_JAEGER',
+    module: 'github.com/jaegertracing/jaeger',
+    pkg: 'github.com/jaegertracing/jaeger/cmd/jaeger',
   },
 ] as const
 const tempDir = scratchDirs('edgeop-go-tool-')

@@ -31,6 +31,7 @@ const DEFAULTS: OperatorOptions = {
   logFormat: 'json',
   shutdownGracePeriod: 30_000,
   cacheDir: '',
+  tracing: 'off',
 }
 
 const LABEL = 'DNS-1123 label: at most 63 of a-z, 0-9 and "-", starting and ending with a letter or digit'
@@ -44,7 +45,7 @@ function parse(argv: string[], env: Record<string, string> = {}) {
 }
 
 describe('operator flags', () => {
-  test('exactly the flags of issue 6 (and issue 19: --cache-dir), with controller-runtime defaults', () => {
+  test('exactly the flags of issue 6 (and issue 19: --cache-dir, issue 22: --tracing), with controller-runtime defaults', () => {
     assert.deepEqual(Object.keys(OPERATOR_FLAGS), [
       'kubeconfig',
       'context',
@@ -69,6 +70,7 @@ describe('operator flags', () => {
       'log-format',
       'shutdown-grace-period',
       'cache-dir',
+      'tracing',
     ])
     assert.deepEqual(parse([]), DEFAULTS)
   })
@@ -159,6 +161,8 @@ describe('operator flags', () => {
       { leaderElectionId: 'edgeop.example.com' },
     ],
     ['logging', ['--log-level=debug', '--log-format=text'], {}, { logLevel: 'debug', logFormat: 'text' }],
+    ['tracing', ['--tracing=otlp'], {}, { tracing: 'otlp' }],
+    ['tracing from EDGEOP_TRACING', [], { EDGEOP_TRACING: 'otlp' }, { tracing: 'otlp' }],
     [
       'grace period: 0 and negative are meaningful',
       ['--shutdown-grace-period=0'],
@@ -273,6 +277,7 @@ describe('operator flags', () => {
     ],
     [['--log-level=trace'], {}, '--log-level: expected one of debug, info, warn, error, got "trace"'],
     [['--log-format=yaml'], {}, '--log-format: expected one of json, text, got "yaml"'],
+    [['--tracing=jaeger'], {}, '--tracing: expected one of off, otlp, got "jaeger"'],
     [
       ['--leader-election-lease-duration=15'],
       {},

@@ -136,7 +136,7 @@ describe('parseCommandLine', () => {
     )
     assert.match(
       top.text,
-      /--shutdown-grace-period duration\n.*\(default 30s; range at most 24h0m0s; env EDGEOP_SHUTDOWN_GRACE_PERIOD\)\n {2}--cache-dir dir\n.*\(default ""; env EDGEOP_CACHE_DIR\)\n$/,
+      /--shutdown-grace-period duration\n.*\(default 30s; range at most 24h0m0s; env EDGEOP_SHUTDOWN_GRACE_PERIOD\)\n {2}--cache-dir dir\n.*\(default ""; env EDGEOP_CACHE_DIR\)\n {2}--tracing off\|otlp\n.*\(default "off"; env EDGEOP_TRACING\)\n$/,
     )
     const sub = parseCommandLine(SPEC, ['check', '--help'], {})
     assert.ok(sub.kind === 'help')

@@ -21,6 +21,9 @@ import { resultLabel } from '../../src/observability/controller-observer.ts'
 import { MetricsRegistry } from '../../src/observability/metrics-registry.ts'
 import { reconcileMetrics } from '../../src/observability/runtime-metrics.ts'
 import { InMemoryQueueMetrics } from '../../src/queue/memory-metrics.ts'
+import { activeSpan, type SpanData } from '../../src/tracing/span.ts'
+import { formatTraceparent, TRACEPARENT_ANNOTATION } from '../../src/tracing/trace-context.ts'
+import { Tracer } from '../../src/tracing/tracer.ts'
 import { until } from '../support/http-stub.ts'
 
 /** Lets the workers take whatever is queued: virtual time moves, and pending callbacks run; nothing sleeps. */
@@ -499,4 +502,131 @@ test('a member cluster controller puts its cluster into every request and log li
   ])
   assert.equal(fields[0]?.cluster, 'east', 'starting workers names the cluster')
   assert.ok(!('cluster' in fields.at(-1)!))
+})
+
+/** A logger keeping the fields (bound ones included) of every info line. */
+function fieldLogger(lines: LogFields[], bound: LogFields = {}): Logger {
+  return {
+    ...noopLogger,
+    info: (_m, f) => void lines.push({ ...bound, ...f }),
+    child: (more) => fieldLogger(lines, { ...bound, ...more }),
+  }
+}
+
+test('with a tracer: each reconcile is a span with its attributes and result, its log lines carry its IDs, and an annotated write is linked', async () => {
+  const exported: SpanData[] = []
+  const tracer = new Tracer(async (spans) => void exported.push(...spans))
+  const lines: LogFields[] = []
+  const seen: (string | undefined)[] = []
+  let fail = true
+  const t = setup(
+    async (_r, ctx) => {
+      seen.push(activeSpan()?.context.spanId)
+      ctx.log.info('working')
+      if (fail) {
+        fail = false
+        throw new Error('first time')
+      }
+    },
+    { tracer, logger: fieldLogger(lines) },
+  )
+  const writer = { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), sampled: true }
+  const annotated = (rv: string, generation = 1): KubeObject => {
+    const o = app('a', generation, rv)
+    return {
+      ...o,
+      metadata: { ...o.metadata, annotations: { [TRACEPARENT_ANNOTATION]: formatTraceparent(writer) } },
+    }
+  }
+  t.primary.add(annotated('1'))
+  await until(() => t.outcomes.length === 1 && t.clock.pending > 0)
+  await t.clock.advance(5)
+  await until(() => t.outcomes.length === 2)
+  // An event that leaves the annotation as it was is not the writer's: no link.
+  t.primary.update(annotated('1'), annotated('2', 2))
+  await until(() => t.outcomes.length === 3)
+  t.ac.abort()
+  await t.done
+  await tracer.flush()
+  assert.deepEqual(
+    exported.map((s) => [s.name, s.attributes['edgeop.object'], s.attributes['edgeop.result'], s.error]),
+    [
+      ['reconcile test', 'ns/a', 'error', 'first time'],
+      ['reconcile test', 'ns/a', 'success', undefined],
+      ['reconcile test', 'ns/a', 'success', undefined],
+    ],
+  )
+  assert.deepEqual(
+    exported.map((s) => s.links),
+    [[writer], [], []],
+    'the first reconcile after the write links to it',
+  )
+  assert.deepEqual(
+    seen,
+    exported.map((s) => s.context.spanId),
+    'the span is active while the reconciler runs',
+  )
+  const working = lines.filter((l) => l.reconcileID !== undefined)
+  assert.equal(working.length, 3)
+  for (const [i, s] of exported.entries()) {
+    assert.equal(s.attributes['edgeop.controller'], 'test')
+    assert.equal(working[i]?.trace_id, s.context.traceId)
+    assert.equal(working[i]?.span_id, s.context.spanId)
+    assert.equal(working[i]?.reconcileID, s.attributes['edgeop.reconcile_id'])
+  }
+})
+
+test('without a tracer nothing is active and log lines have no trace fields', async () => {
+  const lines: LogFields[] = []
+  let active: unknown = 'unset'
+  const t = setup(
+    async (_r, ctx) => {
+      active = activeSpan()
+      ctx.log.info('working')
+    },
+    { logger: fieldLogger(lines) },
+  )
+  t.primary.add(app('a'))
+  await until(() => t.outcomes.length === 1)
+  t.ac.abort()
+  await t.done
+  assert.equal(active, undefined)
+  const working = lines.find((l) => l.reconcileID !== undefined)
+  assert.ok(working)
+  assert.equal('trace_id' in working, false)
+})
+
+test('instrument gives its tracer to a controller without one, and not to one with its own', async () => {
+  const mine: string[] = []
+  const theirs: string[] = []
+  const tracer = (into: string[]) => new Tracer(async (s) => void into.push(...s.map((x) => x.name)))
+  const own = tracer(mine)
+  for (const [name, options] of [
+    ['bare', {}],
+    ['owned', { tracer: own }],
+  ] as const) {
+    const source = new FakeSource()
+    let ran = false
+    const ctl = new Controller({
+      name,
+      for: { source, kind: 'App', group: 'example.com', namespaced: true },
+      reconcile: async () => {
+        ran = true
+      },
+      logger: noopLogger,
+      ...options,
+    })
+    const given = tracer(theirs)
+    ctl.instrument({ tracer: given })
+    const ac = new AbortController()
+    const done = ctl.run(ac.signal)
+    source.add(app('a'))
+    await until(() => ran)
+    ac.abort()
+    await done
+    await given.flush()
+    await own.flush()
+  }
+  assert.deepEqual(theirs, ['reconcile bare'])
+  assert.deepEqual(mine, ['reconcile owned'])
 })

@@ -66,7 +66,10 @@ setup(async () => {
 const apps = (c: KubeClient) => c.resource<AppService>(APPSERVICES, ns)
 const deployments = (c: KubeClient) => c.resource<Deployment>(CORE_TYPES.deployments, ns)
 const create = (c: KubeClient, name: string, image: string) =>
-  apps(c).create({ metadata: { name }, spec: { image, database: { enabled: true, class: 'standard' } } } as AppService)
+  apps(c).create({
+    metadata: { name },
+    spec: { image, database: { enabled: true, class: 'standard' } },
+  } as AppService)
 /** The AppService `name` in `c` is reconciled at its generation, its database entry ready, its Deployment running `image`. */
 async function converged(c: KubeClient, name: string, image: string, what: string): Promise<AppService> {
   const a = await appServiceWhere(

@@ -48,7 +48,14 @@ export interface DatabaseStandin {
   /** Entries ever created (a second create of the same key shows here twice). */
   readonly created: string[]
   /** Every answered request, for assertions. */
-  readonly requests: { method: string; key: string; status: number; fencingToken?: number }[]
+  readonly requests: {
+    method: string
+    key: string
+    status: number
+    fencingToken?: number
+    /** The W3C `traceparent` header, when the caller sent one. */
+    traceparent?: string
+  }[]
   /** The highest fencing token seen (for any key). */
   readonly fence: number
   /** When true, every request gets 503. */
@@ -97,7 +104,14 @@ export async function startDatabaseStandin(port = 0): Promise<DatabaseStandin> {
     const token = typeof header === 'string' && /^\d+$/.test(header) ? Number(header) : undefined
     let hang = false
     const done = (status: number, body?: unknown): void => {
-      requests.push({ method, key, status, ...(token === undefined ? {} : { fencingToken: token }) })
+      const traceparent = req.headers.traceparent
+      requests.push({
+        method,
+        key,
+        status,
+        ...(token === undefined ? {} : { fencingToken: token }),
+        ...(typeof traceparent === 'string' ? { traceparent } : {}),
+      })
       if (hang) return // committed; the answer is never sent
       const send = () => {
         res.writeHead(status, { 'content-type': 'application/json' })

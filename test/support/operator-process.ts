@@ -9,6 +9,19 @@ import { scrape } from './scrape.ts'
 
 export const ARTIFACT = join(import.meta.dirname, '../../dist/edgeop.cjs')
 
+/**
+ * `edgeop run` as the operator benchmarks run it, on one namespace: the client limit raised (qps 200,
+ * burst 400) and 4 workers, so that the operator, not its throttle, is measured.
+ */
+export const benchRunArgs = (kubeconfig: string, namespace: string): string[] => [
+  'run',
+  `--kubeconfig=${kubeconfig}`,
+  `--namespace=${namespace}`,
+  '--qps=200',
+  '--burst=400',
+  '--max-concurrent-reconciles=4',
+]
+
 /** One JSON log line. */
 export type LogLine = { ts?: string; level?: string; msg?: string; [k: string]: unknown }
 
@@ -33,13 +46,13 @@ export interface OperatorProcess {
  * metrics/probe ports; `options.command` replaces the `node … dist/edgeop.cjs` prefix (e.g. a single
  * executable under qemu). With `options.metricsToken`, metrics are served as in production (HTTPS,
  * every scrape authenticated and authorized) and scraped with that bearer token; without,
- * `--metrics-secure=false`.
+ * `--metrics-secure=false`. `options.env` is added to this process's environment for it.
  */
 export async function startOperator(
   name: string,
   args: string[],
   startTimeoutMs = 60_000,
-  options: { metricsToken?: string; command?: readonly string[] } = {},
+  options: { metricsToken?: string; command?: readonly string[]; env?: Record<string, string> } = {},
 ): Promise<OperatorProcess> {
   const command = options.command ?? [process.execPath, ...NODE_FLAGS, ARTIFACT] // as the images run it
   const child = spawn(
@@ -54,6 +67,7 @@ export async function startOperator(
     ],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
     },
   )
   const logs: LogLine[] = []

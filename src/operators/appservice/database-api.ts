@@ -10,9 +10,11 @@
  * the service does not deduplicate creates, so the caller reads back before creating again
  * whenever the outcome of a create is unknown. Writes carry a `fencing-token` header when given
  * one; the service refuses one lower than it has seen (409). Uses Node's built-in fetch: no
- * bytes added to the artifact.
+ * bytes added to the artifact. Inside a traced reconcile each call is a client span
+ * `database-api <method>` and carries its `traceparent`.
  */
 import { EdgeopError } from '../../core/index.ts'
+import { activeSpan, type Span } from '../../tracing/index.ts'
 
 /** Per-call deadline: 10 s (an external API slower than that counts as unavailable). */
 export const DATABASE_API_TIMEOUT_MS = 10_000
@@ -65,6 +67,26 @@ export interface DatabaseApi {
 export function databaseApi(baseUrl: string, timeoutMs = DATABASE_API_TIMEOUT_MS): DatabaseApi {
   const base = `${baseUrl.replace(/\/+$/, '')}/v1/`
   const call = async (method: string, path: string, o: DatabaseCallOptions = {}, body?: unknown) => {
+    const span = activeSpan()?.child(`database-api ${method}`, {
+      kind: 'client',
+      attributes: { 'http.request.method': method, 'url.full': base + path },
+    })
+    try {
+      return await send(method, path, o, body, span)
+    } catch (err) {
+      span?.fail(err)
+      throw err
+    } finally {
+      span?.end()
+    }
+  }
+  const send = async (
+    method: string,
+    path: string,
+    o: DatabaseCallOptions,
+    body: unknown,
+    span: Span | undefined,
+  ) => {
     const step = `${method} ${path}`
     const fail = (
       code: 'EDGEOP_ERR_NETWORK' | 'EDGEOP_ERR_TIMEOUT' | 'EDGEOP_ERR_API',
@@ -80,6 +102,7 @@ export function databaseApi(baseUrl: string, timeoutMs = DATABASE_API_TIMEOUT_MS
     const headers: Record<string, string> = {}
     if (body !== undefined) headers['content-type'] = 'application/json'
     if (o.fencingToken !== undefined) headers['fencing-token'] = String(o.fencingToken)
+    if (span) headers.traceparent = span.traceparent
     let res: Response
     let text: string
     try {
@@ -96,6 +119,7 @@ export function databaseApi(baseUrl: string, timeoutMs = DATABASE_API_TIMEOUT_MS
         : fail('EDGEOP_ERR_NETWORK', 'unreachable', cause)
     }
     const s = res.status
+    span?.set('http.response.status_code', s)
     if (s === 404 && method !== 'POST') return undefined
     if (s === 409 && text.includes('"fenced"'))
       throw new EdgeopError('EDGEOP_ERR_LEADER', `database API ${step}: fenced`, {
