@@ -101,7 +101,7 @@ test('one trace: the reconcile span, its API and database call spans, and the ap
   await withSpan(writer, () =>
     apps.create({
       metadata: { name: 'traced', annotations: { [TRACEPARENT_ANNOTATION]: writer.traceparent } },
-      spec: { image: 'nginx:1.27', replicas: 1, port: 80, database: { enabled: true } },
+      spec: { image: 'nginx:1.27', replicas: 1, port: 80, database: { enabled: true, class: 'standard' } },
     } as AppService),
   )
   writer.end()
