@@ -88,9 +88,14 @@ func config(j job) *rest.Config {
 		fail(err)
 	}
 	cfg.QPS = -1 // no client-side throttling, like the TypeScript peers
+	// The wire format is always set: client-go's typed clients default to protobuf when it is not,
+	// so a "JSON" row without these lines measured protobuf.
 	if j.Protobuf {
 		cfg.ContentType = "application/vnd.kubernetes.protobuf"
 		cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	} else {
+		cfg.ContentType = "application/json"
+		cfg.AcceptContentTypes = "application/json"
 	}
 	return cfg
 }

@@ -38,6 +38,8 @@ function rotated<T>(xs: readonly T[], r: number): T[] {
 }
 
 const count = (n: number): string => `${n.toLocaleString('en')} Pods`
+/** The case suffix of client-go's protobuf runs (its typed clients' default wire format). */
+export const PROTOBUF = 'protobuf'
 
 /** Runs `fn` and turns a failure into a note instead of ending the suite. */
 async function attempt(notes: string[], what: string, fn: () => Promise<void>): Promise<void> {
@@ -55,15 +57,22 @@ export async function coldStart(ctx: Ctx, sizes: number[], idleSeconds: number):
   const notes: string[] = []
   const namespaces = new Map<number, string>()
   for (const n of sizes) namespaces.set(n, await ctx.podsNamespace(n))
+  // client-go runs twice per size: JSON (the row every peer shares) and protobuf, its default.
+  const runs = ctx.peers.flatMap((peer) => [
+    { peer, wire: 'JSON' },
+    ...(peer.id === 'client-go' ? [{ peer, wire: PROTOBUF }] : []),
+  ])
   for (let round = 0; round < ctx.rounds; round++) {
     for (const n of sizes) {
-      for (const peer of rotated(ctx.peers, round)) {
-        await attempt(notes, `${peer.id} with ${count(n)}, round ${round + 1}`, async () => {
+      for (const { peer, wire } of rotated(runs, round)) {
+        const c = wire === PROTOBUF ? `${count(n)}, ${PROTOBUF}` : count(n)
+        await attempt(notes, `${peer.id} with ${c}, round ${round + 1}`, async () => {
           const p = PeerProcess.start(peer, {
             workload: 'coldstart',
             kubeconfig: ctx.kubeconfig,
             namespace: namespaces.get(n),
             expect: n,
+            ...(wire === PROTOBUF ? { protobuf: true } : {}),
           })
           try {
             const ready = await p.next('ready', 60_000)
@@ -81,7 +90,7 @@ export async function coldStart(ctx: Ctx, sizes: number[], idleSeconds: number):
               await sleep(idleSeconds * 1000)
               metrics.idleRssMb = p.sample().rssMb
             }
-            samples.push({ case: count(n), peer: peer.id, round, metrics })
+            samples.push({ case: c, peer: peer.id, round, metrics })
           } finally {
             await p.stop()
           }
@@ -93,7 +102,7 @@ export async function coldStart(ctx: Ctx, sizes: number[], idleSeconds: number):
     id: 'coldstart',
     title: '1. Cold start to a synced Pod cache',
     method: [
-      `A fresh process per run builds a client from the kubeconfig file and a Pod informer on one namespace, with each library's defaults (edgeop strips managedFields and freezes objects; the others cache full objects), then waits for it to sync. ${ctx.rounds} rounds, peers interleaved.`,
+      `A fresh process per run builds a client from the kubeconfig file and a Pod informer on one namespace, with each library's defaults (edgeop strips managedFields and freezes objects; the others cache full objects), then waits for it to sync. Every peer reads JSON (client-go with its content type set to \`application/json\`); the "${PROTOBUF}" rows are client-go with \`application/vnd.kubernetes.protobuf\`, its typed clients' default, compared with edgeop's JSON row. ${ctx.rounds} rounds, peers interleaved.`,
       '"informer start → synced" is timed inside the process; "spawn → synced" adds runtime start and module loading (edgeop and client-node run as one minified ESM bundle each, made with esbuild from the peer script and the library: 0.6 MB and 2.0 MB); peak RSS is VmHWM from /proc at sync; CPU is user+system seconds from /proc at sync.',
       idleSeconds > 0
         ? `With 0 Pods the process then idles ${idleSeconds} s and its RSS is read again (used in workload 6).`
@@ -106,7 +115,8 @@ export async function coldStart(ctx: Ctx, sizes: number[], idleSeconds: number):
       { key: 'cpuSeconds', label: 'CPU to sync', unit: 's', better: 'lower', digits: 2 },
     ],
     chartMetric: 'syncMs',
-    cases: sizes.map(count),
+    cases: sizes.flatMap((n) => [count(n), `${count(n)}, ${PROTOBUF}`]),
+    baseCases: Object.fromEntries(sizes.map((n) => [`${count(n)}, ${PROTOBUF}`, count(n)])),
     peers: ctx.peers.map((p) => p.id),
     samples,
     notes,
@@ -321,7 +331,7 @@ export async function listThroughput(ctx: Ctx, pods: number, iterations: number)
   const FLOOR = 'bare undici + JSON.parse'
   const runs: { peer: Peer; c: string; extra: object }[] = ctx.peers.flatMap((peer) => [
     { peer, c: 'JSON', extra: {} },
-    ...(peer.id === 'client-go' ? [{ peer, c: 'protobuf', extra: { protobuf: true } }] : []),
+    ...(peer.id === 'client-go' ? [{ peer, c: PROTOBUF, extra: { protobuf: true } }] : []),
     ...(peer.id === 'edgeop' ? [{ peer, c: FLOOR, extra: { raw: true } }] : []),
   ])
   for (let round = 0; round < ctx.rounds; round++) {
@@ -361,7 +371,7 @@ export async function listThroughput(ctx: Ctx, pods: number, iterations: number)
     title: `4. List throughput (one unpaginated list of ${count(pods)})`,
     method: [
       `Each process lists the namespace's ${count(pods)} (${(bytes / 1e6).toFixed(1)} MB of JSON) once to warm up, then ${iterations} times, timing each call from request to decoded objects (edgeop: \`ResourceClient.list\`; client-node: \`CoreV1Api.listNamespacedPod\`, which also converts to its model classes; client-go: \`Pods(ns).List\`; kube-rs: \`Api::list\`); the process's median is one sample. The apiserver's encoding time is in every number, so the ratios understate client differences. ${ctx.rounds} rounds, peers interleaved.`,
-      "MB/s counts JSON bytes (for client-go protobuf too, so its MB/s compares work done, not bytes moved). The protobuf row is client-go with `application/vnd.kubernetes.protobuf`; the bare-undici row is the edgeop peer process doing a plain undici request, `body.text()` and `JSON.parse` with no client code around it: the baseline any Node client starts from. Both are compared with edgeop's JSON list.",
+      "MB/s counts JSON bytes (for client-go protobuf too, so its MB/s compares work done, not bytes moved). Every JSON row reads JSON (client-go with its content type set to `application/json`: its typed clients default to protobuf otherwise); the protobuf row is client-go with `application/vnd.kubernetes.protobuf`; the bare-undici row is the edgeop peer process doing a plain undici request, `body.text()` and `JSON.parse` with no client code around it: the baseline any Node client starts from. Both are compared with edgeop's JSON list.",
     ],
     metrics: [
       { key: 'ms', label: 'list time', unit: 'ms', better: 'lower' },
@@ -370,8 +380,8 @@ export async function listThroughput(ctx: Ctx, pods: number, iterations: number)
       { key: 'peakRssMb', label: 'peak RSS', unit: 'MB', better: 'lower' },
     ],
     chartMetric: 'objPerSec',
-    cases: ['JSON', 'protobuf', FLOOR],
-    baseCases: { protobuf: 'JSON', [FLOOR]: 'JSON' },
+    cases: ['JSON', PROTOBUF, FLOOR],
+    baseCases: { [PROTOBUF]: 'JSON', [FLOOR]: 'JSON' },
     peers: ctx.peers.map((p) => p.id),
     samples,
     notes,
