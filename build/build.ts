@@ -4,7 +4,7 @@
  *     node build/build.ts [--library]   (--library: dist/lib and dist/types only; `npm pack` runs it)
  *
  *   dist/lib/*.js          ESM, one entry per subpath (core, config, client, watch, cache,
- *                          queue, leader, objects, observability, controller, manager, testing, resilience, and
+ *                          queue, leader, objects, observability, controller, manager, testing, resilience, webhook, and
  *                          esbuild: the bundle-time plugin) with shared chunks; undici and zod external
  *   dist/types/**.d.ts     declarations (tsc --emitDeclarationOnly)
  *   dist/edgeop.cjs        the operator: one file, minified, dependencies inlined
@@ -32,6 +32,7 @@ const SUBPATHS = [
   'operator',
   'testing',
   'resilience',
+  'webhook',
   'esbuild',
 ] as const
 

@@ -32,8 +32,21 @@ const ALLOWED: Record<string, string[]> = {
   resilience: ['core', 'observability'],
   // bundle-time only (edgeop/esbuild): node built-ins and esbuild's types, nothing of the runtime.
   esbuild: [],
+  // Admission webhooks: an HTTPS server (observability's certificates and metrics) and a certificate controller (client).
+  webhook: ['core', 'client', 'observability'],
   // edgeop/operator: a process around the manager (flags through the CLI); main.ts and the operators use it.
-  operator: ['core', 'config', 'client', 'cache', 'objects', 'observability', 'controller', 'manager', 'cli'],
+  operator: [
+    'core',
+    'config',
+    'client',
+    'cache',
+    'objects',
+    'observability',
+    'controller',
+    'manager',
+    'webhook',
+    'cli',
+  ],
   // src/index.ts (the library barrel) and src/version.ts; src/main.ts (the binary) is checked below.
   '.': [
     'core',
@@ -49,6 +62,7 @@ const ALLOWED: Record<string, string[]> = {
     'controller',
     'manager',
     'resilience',
+    'webhook',
     '.',
   ],
 }
