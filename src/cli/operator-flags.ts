@@ -22,6 +22,7 @@ import {
   DEFAULT_METRICS_BIND_ADDRESS,
   parseBindAddress,
 } from '../observability/index.ts'
+import { DEFAULT_WEBHOOK_BIND_ADDRESS } from '../webhook/index.ts'
 import { formatDuration } from './duration.ts'
 import {
   booleanFlag,
@@ -206,6 +207,19 @@ export const OPERATOR_FLAGS = {
   ),
   'cache-dir': stringFlag(
     'Directory for cache snapshots (warm restarts, offline start); one process per directory.',
+    { schema: nonEmpty(), placeholder: 'dir' },
+  ),
+}
+
+/** The flags of an operator that serves admission webhooks (`OperatorSpec.webhooks`); spread them into its set. */
+export const WEBHOOK_FLAGS = {
+  'webhook-bind-address': stringFlag('Address of the admission webhook server (HTTPS); "0" disables it.', {
+    default: DEFAULT_WEBHOOK_BIND_ADDRESS,
+    schema: BIND_ADDRESS,
+    placeholder: 'address',
+  }),
+  'webhook-cert-dir': stringFlag(
+    'Directory with the webhook tls.crt and tls.key (cert-manager), reloaded on change. Unset: the operator keeps its own CA in a Secret.',
     { schema: nonEmpty(), placeholder: 'dir' },
   ),
 }
