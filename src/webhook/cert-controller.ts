@@ -190,7 +190,8 @@ export class WebhookCertController {
     if (kind !== 'new-serving') {
       const ca = issueCertificate({
         isCA: true,
-        commonName: `${this.#o.secretName}-ca`,
+        // Unique per CA (client-go's `<host>-ca@<unix time>`): clients pick a bundle's issuer by name.
+        commonName: `${this.#o.secretName}-ca@${Math.floor(now / 1000)}`,
         validityMs: t.caValidityMs ?? WEBHOOK_CA_VALIDITY_MS,
         now,
       })
