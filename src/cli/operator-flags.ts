@@ -22,7 +22,6 @@ import {
   DEFAULT_METRICS_BIND_ADDRESS,
   parseBindAddress,
 } from '../observability/index.ts'
-import { DEFAULT_WEBHOOK_BIND_ADDRESS } from '../webhook/index.ts'
 import { formatDuration } from './duration.ts'
 import {
   booleanFlag,
@@ -213,13 +212,18 @@ export const OPERATOR_FLAGS = {
 
 /** The flags of an operator that serves admission webhooks (`OperatorSpec.webhooks`); spread them into its set. */
 export const WEBHOOK_FLAGS = {
-  'webhook-bind-address': stringFlag('Address of the admission webhook server (HTTPS); "0" disables it.', {
-    default: DEFAULT_WEBHOOK_BIND_ADDRESS,
-    schema: BIND_ADDRESS,
-    placeholder: 'address',
-  }),
+  // Off unless asked for (the shipped manifests ask for :9443): a webhook needs its Service and
+  // configurations, which a process started outside the cluster does not have.
+  'webhook-bind-address': stringFlag(
+    'Address of the admission webhook server (HTTPS), e.g. :9443; "0" disables it.',
+    {
+      default: '0',
+      schema: BIND_ADDRESS,
+      placeholder: 'address',
+    },
+  ),
   'webhook-cert-dir': stringFlag(
-    'Directory with the webhook tls.crt and tls.key (cert-manager), reloaded on change. Unset: the operator keeps its own CA in a Secret.',
+    'Directory with the webhook tls.crt and tls.key, reloaded on change. Unset: own CA kept in a Secret.',
     { schema: nonEmpty(), placeholder: 'dir' },
   ),
 }

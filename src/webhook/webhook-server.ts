@@ -9,7 +9,6 @@
  * one that throws answers 500, so the apiserver applies the webhook's `failurePolicy`.
  */
 import { createServer, type Server } from 'node:https'
-import type { AddressInfo } from 'node:net'
 import type { KubeObject } from '../core/index.ts'
 import { EdgeopError, errorMessage, type Logger, noopLogger } from '../core/index.ts'
 import {
@@ -18,6 +17,7 @@ import {
   parseBindAddress,
   RECONCILE_TIME_BUCKETS,
 } from '../observability/index.ts'
+import { listen } from '../observability/ops-server.ts'
 import { type AdmissionRequest, type AdmissionResult, jsonPatch } from './admission.ts'
 
 /** controller-runtime's webhook port (`webhook.DefaultPort`), also kubebuilder's Service `targetPort`. */
@@ -188,8 +188,7 @@ export class WebhookServer {
    * @throws EdgeopError `EDGEOP_ERR_CONFIG` for a bad or busy address.
    */
   async start(bindAddress: string, certificate: CertificatePair): Promise<string> {
-    const at = parseBindAddress(bindAddress)
-    if (!at)
+    if (!parseBindAddress(bindAddress))
       throw new EdgeopError('EDGEOP_ERR_CONFIG', 'webhook bind address is disabled', {
         step: 'start webhooks',
       })
@@ -217,19 +216,7 @@ export class WebhookServer {
       },
     )
     this.#server = server
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', (cause) =>
-        reject(
-          new EdgeopError('EDGEOP_ERR_CONFIG', `cannot listen on ${bindAddress}: ${errorMessage(cause)}`, {
-            step: 'start webhooks',
-            cause,
-          }),
-        ),
-      )
-      server.listen({ host: at.host, port: at.port }, resolve)
-    })
-    const a = server.address() as AddressInfo
-    return `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`
+    return listen(server, bindAddress, 'start webhooks')
   }
 
   /** Serves `certificate` from the next TLS handshake on, without a restart. */

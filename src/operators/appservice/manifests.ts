@@ -184,6 +184,21 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
     ...(namespaced ? { namespace: OPERATOR_NAMESPACE } : {}),
     labels,
   })
+  /** A (Cluster)Role `<operator><suffix>` with `rules`, and its binding to the operator's ServiceAccount. */
+  const role = (kind: 'ClusterRole' | 'Role', suffix: string, rules: unknown[]): KubeObject[] => {
+    const metadata = meta(OPERATOR_NAME + suffix, kind === 'Role')
+    const apiVersion = 'rbac.authorization.k8s.io/v1'
+    return [
+      { apiVersion, kind, metadata, rules },
+      {
+        apiVersion,
+        kind: `${kind}Binding`,
+        metadata,
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind, name: metadata.name },
+        subjects: [{ kind: 'ServiceAccount', name: OPERATOR_NAME, namespace: OPERATOR_NAMESPACE }],
+      },
+    ]
+  }
   return {
     '00-namespace.yaml': [
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: OPERATOR_NAMESPACE, labels } },
@@ -196,70 +211,10 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
         metadata: meta(OPERATOR_NAME),
         automountServiceAccountToken: true,
       },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRole',
-        metadata: meta(OPERATOR_NAME, false),
-        rules: operatorRules(),
-      },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: meta(OPERATOR_NAME, false),
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: OPERATOR_NAME },
-        subjects: [{ kind: 'ServiceAccount', name: OPERATOR_NAME, namespace: OPERATOR_NAMESPACE }],
-      },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRole',
-        metadata: meta(`${OPERATOR_NAME}-metrics-auth`, false),
-        rules: metricsAuthRules(),
-      },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: meta(`${OPERATOR_NAME}-metrics-auth`, false),
-        roleRef: {
-          apiGroup: 'rbac.authorization.k8s.io',
-          kind: 'ClusterRole',
-          name: `${OPERATOR_NAME}-metrics-auth`,
-        },
-        subjects: [{ kind: 'ServiceAccount', name: OPERATOR_NAME, namespace: OPERATOR_NAMESPACE }],
-      },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRole',
-        metadata: meta(`${OPERATOR_NAME}-webhook`, false),
-        rules: webhookRules(),
-      },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: meta(`${OPERATOR_NAME}-webhook`, false),
-        roleRef: {
-          apiGroup: 'rbac.authorization.k8s.io',
-          kind: 'ClusterRole',
-          name: `${OPERATOR_NAME}-webhook`,
-        },
-        subjects: [{ kind: 'ServiceAccount', name: OPERATOR_NAME, namespace: OPERATOR_NAMESPACE }],
-      },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'Role',
-        metadata: meta(`${OPERATOR_NAME}-webhook-cert`),
-        rules: webhookSecretRules(),
-      },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'RoleBinding',
-        metadata: meta(`${OPERATOR_NAME}-webhook-cert`),
-        roleRef: {
-          apiGroup: 'rbac.authorization.k8s.io',
-          kind: 'Role',
-          name: `${OPERATOR_NAME}-webhook-cert`,
-        },
-        subjects: [{ kind: 'ServiceAccount', name: OPERATOR_NAME, namespace: OPERATOR_NAMESPACE }],
-      },
+      ...role('ClusterRole', '', operatorRules()),
+      ...role('ClusterRole', '-metrics-auth', metricsAuthRules()),
+      ...role('ClusterRole', '-webhook', webhookRules()),
+      ...role('Role', '-webhook-cert', webhookSecretRules()),
       // Bind a scraper's ServiceAccount (Prometheus) to it; no binding ships.
       {
         apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -267,23 +222,7 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
         metadata: { name: METRICS_READER_ROLE, labels: { 'app.kubernetes.io/part-of': 'edgeop' } },
         rules: metricsReaderRules(),
       },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'Role',
-        metadata: meta(`${OPERATOR_NAME}-leader-election`),
-        rules: leaseRules(),
-      },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'RoleBinding',
-        metadata: meta(`${OPERATOR_NAME}-leader-election`),
-        roleRef: {
-          apiGroup: 'rbac.authorization.k8s.io',
-          kind: 'Role',
-          name: `${OPERATOR_NAME}-leader-election`,
-        },
-        subjects: [{ kind: 'ServiceAccount', name: OPERATOR_NAME, namespace: OPERATOR_NAMESPACE }],
-      },
+      ...role('Role', '-leader-election', leaseRules()),
     ],
     'deployment.yaml': [
       {
@@ -317,11 +256,11 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
                     // the default); self-signed unless --metrics-cert-path names a mounted Secret.
                     `--metrics-bind-address=:${METRICS_PORT}`,
                     `--health-probe-bind-address=:${PROBE_PORT}`,
+                    `--webhook-bind-address=:${WEBHOOK_PORT}`,
                     `--shutdown-grace-period=${DRAIN_GRACE_MS / 1000}s`,
                     `--leader-election-renew-deadline=${RELEASE_BOUND_MS / 1000}s`,
                     // No `--database-api`: no database service ships with edgeop (deploy/README.md).
                   ],
-                  // The webhooks listen on --webhook-bind-address's default, :9443 (WEBHOOK_PORT).
                   ports: [
                     { name: 'metrics', containerPort: METRICS_PORT },
                     { name: 'probes', containerPort: PROBE_PORT },
