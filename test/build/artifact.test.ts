@@ -39,10 +39,17 @@ const run = promisify(execFile)
  * llhttp module moved from the first line to the last, where fewer code symbols share its block.
  * Lowered 2026-12-01 to just above 353,992 bytes, 123,056 (GNU gzip -9 122,554, zlib default
  * 122,770): a third terser pass. To be set again 2026-12-01 after the merges of multi-cluster
- * support (+1,146 gzip -9) and CEL rules with field descriptions (+583).
+ * support (+1,146 gzip -9) and CEL rules with field descriptions (+583). Raised 2026-12-01 by
+ * exactly what admission webhooks add (branch wt/webhook over main 8d781ba, both built here: 359,370
+ * → 369,943 bytes, 125,090 → 129,524 by the largest measure; zlib default 124,658 → 128,660, GNU
+ * gzip -9 124,201 → 127,697): +10,573 bytes, +4,434 gzip — the webhook server, the certificate
+ * controller (CA in a Secret, rotation, caBundle patches), the AppService handlers, flags and
+ * manifests. The limits are set just above this branch's artifact, so they also hold main's own
+ * excess over the old limits (+5,370 bytes, +2,030 gzip) until it is set again. The HTTP/1.1-on-
+ * node:http change (about −19 KB) is to pay for it.
  */
-const MAX_BYTES = 354_000
-const MAX_GZIP_BYTES = 123_060
+const MAX_BYTES = 369_950
+const MAX_GZIP_BYTES = 129_530
 
 async function artifact(): Promise<Buffer> {
   try {
