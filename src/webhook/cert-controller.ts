@@ -136,8 +136,9 @@ export class WebhookCertController {
         this.#renew(step.kind, data, now)
         secret.data = Object.fromEntries(KEYS.map((k) => [k, Buffer.from(data[k]!).toString('base64')]))
         try {
+          // A Secret's type cannot change: one made before (e.g. Opaque) keeps its own.
           await (secret.metadata.resourceVersion
-            ? secrets.update({ ...secret, type: 'kubernetes.io/tls' })
+            ? secrets.update(secret)
             : secrets.create({ ...secret, type: 'kubernetes.io/tls' }))
         } catch (err) {
           // Another replica renewed first: take its pair on the next read.
