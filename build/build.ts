@@ -5,7 +5,7 @@
  *
  *   dist/lib/*.js          ESM, one entry per subpath (core, config, client, watch, cache,
  *                          queue, leader, objects, observability, controller, manager, testing, resilience, sharding,
- *                          tracing, and
+ *                          tracing, webhook, and
  *                          esbuild: the bundle-time plugin) with shared chunks; undici and zod external
  *   dist/types/**.d.ts     declarations (tsc --emitDeclarationOnly)
  *   dist/edgeop.cjs        the operator: one file, minified, dependencies inlined
@@ -35,6 +35,7 @@ const SUBPATHS = [
   'resilience',
   'sharding',
   'tracing',
+  'webhook',
   'esbuild',
 ] as const
 

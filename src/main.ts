@@ -53,7 +53,7 @@ void runCli({
     }),
     manifests: defineCommand({
       description:
-        'Print every manifest needed to run the operator (namespace, CRD, RBAC, Deployment, PodDisruptionBudget, metrics Service, NetworkPolicy)',
+        'Print every manifest needed to run the operator (namespace, CRD, RBAC, Deployment, PodDisruptionBudget, metrics Service, NetworkPolicy, admission webhooks)',
       flags: {
         image: stringFlag('Container image for the Deployment.', {
           default: `ghcr.io/example/edgeop:${VERSION}`,

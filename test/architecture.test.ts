@@ -39,6 +39,8 @@ const ALLOWED: Record<string, string[]> = {
   resilience: ['core', 'observability'],
   // bundle-time only (edgeop/esbuild): node built-ins and esbuild's types, nothing of the runtime.
   esbuild: [],
+  // Admission webhooks: an HTTPS server (observability's certificates and metrics) and a certificate controller (client).
+  webhook: ['core', 'client', 'observability'],
   // edgeop/operator: a process around the manager (flags through the CLI); main.ts and the operators use it.
   operator: [
     'core',
@@ -49,6 +51,7 @@ const ALLOWED: Record<string, string[]> = {
     'observability',
     'controller',
     'manager',
+    'webhook',
     'cli',
     'tracing',
   ],
@@ -69,6 +72,7 @@ const ALLOWED: Record<string, string[]> = {
     'resilience',
     'sharding',
     'tracing',
+    'webhook',
     '.',
   ],
 }

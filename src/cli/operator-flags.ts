@@ -218,6 +218,24 @@ export const OPERATOR_FLAGS = {
   ),
 }
 
+/** The flags of an operator that serves admission webhooks (`OperatorSpec.webhooks`); spread them into its set. */
+export const WEBHOOK_FLAGS = {
+  // Off unless asked for (the shipped manifests ask for :9443): a webhook needs its Service and
+  // configurations, which a process started outside the cluster does not have.
+  'webhook-bind-address': stringFlag(
+    'Address of the admission webhook server (HTTPS), e.g. :9443; "0" disables it.',
+    {
+      default: '0',
+      schema: BIND_ADDRESS,
+      placeholder: 'address',
+    },
+  ),
+  'webhook-cert-dir': stringFlag(
+    'Directory with the webhook tls.crt and tls.key, reloaded on change. Unset: own CA kept in a Secret.',
+    { schema: nonEmpty(), placeholder: 'dir' },
+  ),
+}
+
 /** Parsed operator options (durations in milliseconds). */
 export type OperatorOptions = FlagValues<typeof OPERATOR_FLAGS>
 

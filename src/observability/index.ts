@@ -94,7 +94,9 @@ export {
   workqueueMetrics,
 } from './runtime-metrics.ts'
 export {
+  type CertificateOptions,
   type CertificatePair,
+  issueCertificate,
   SELF_SIGNED_BACKDATE_MS,
   SELF_SIGNED_HOSTS,
   SELF_SIGNED_VALIDITY_MS,

@@ -132,11 +132,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   }
   const servers: Server[] = []
   let watcher: CertWatcher | undefined
-  const start = async (
-    at: { host: string | undefined; port: number },
-    address: string,
-    routes: { metrics: boolean; probes: boolean },
-  ): Promise<string> => {
+  const start = async (address: string, routes: { metrics: boolean; probes: boolean }): Promise<string> => {
     const serverOptions = { requestTimeout: OPS_REQUEST_TIMEOUT_MS, headersTimeout: OPS_REQUEST_TIMEOUT_MS }
     const handler = (req: IncomingMessage, res: ServerResponse): void =>
       void handle(options, routes, req, res)
@@ -163,19 +159,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
       server = tls
     } else server = createServer(serverOptions, handler)
     servers.push(server)
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', (cause) =>
-        reject(
-          new EdgeopError('EDGEOP_ERR_CONFIG', `cannot listen on ${address}: ${(cause as Error).message}`, {
-            step: 'start ops server',
-            cause,
-          }),
-        ),
-      )
-      server.listen({ host: at.host, port: at.port }, resolve)
-    })
-    const a = server.address() as AddressInfo
-    return `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`
+    return listen(server, address, 'start ops server')
   }
   const close = async (): Promise<void> => {
     watcher?.stop()
@@ -190,15 +174,38 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     )
   }
   try {
-    const metricsAddress = metrics && (await start(metrics, metricsAt, { metrics: true, probes: !!shared }))
+    const metricsAddress = metrics && (await start(metricsAt, { metrics: true, probes: !!shared }))
     const healthProbeAddress = shared
       ? metricsAddress
-      : probes && (await start(probes, probesAt, { metrics: false, probes: true }))
+      : probes && (await start(probesAt, { metrics: false, probes: true }))
     return { metricsAddress, healthProbeAddress, close }
   } catch (err) {
     await close()
     throw err
   }
+}
+
+/**
+ * Listens on `address` (see {@link parseBindAddress}; not disabled); resolves with where it listens
+ * (`host:port`, IPv6 in brackets).
+ *
+ * @throws EdgeopError `EDGEOP_ERR_CONFIG` naming the address, at `step`, when it cannot listen.
+ */
+export async function listen(server: Server, address: string, step: string): Promise<string> {
+  const at = parseBindAddress(address)!
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (cause) =>
+      reject(
+        new EdgeopError('EDGEOP_ERR_CONFIG', `cannot listen on ${address}: ${(cause as Error).message}`, {
+          step,
+          cause,
+        }),
+      ),
+    )
+    server.listen({ host: at.host, port: at.port }, resolve)
+  })
+  const a = server.address() as AddressInfo
+  return `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`
 }
 
 async function handle(

@@ -1,12 +1,14 @@
 /**
- * @module self-signed-cert — a self-signed serving certificate made in memory, for HTTPS `/metrics`
- * when no certificate files are given (controller-runtime does the same with client-go's
- * `GenerateSelfSignedCertKeyWithFixtures`).
+ * @module self-signed-cert — certificates made in memory: a self-signed serving certificate for HTTPS
+ * `/metrics` when no certificate files are given (controller-runtime does the same with client-go's
+ * `GenerateSelfSignedCertKeyWithFixtures`), and a CA with serving certificates it signs, for admission
+ * webhooks (`WebhookCertController`).
  *
  * Node can sign but not build an X.509 certificate, and the images ship no `openssl`: this file
- * encodes the few DER structures of one (X.690) itself. ECDSA P-256, SHA-256, subjectAltName only.
+ * encodes the few DER structures of one (X.690) itself. ECDSA P-256, SHA-256; a serving certificate
+ * has subjectAltName only, a CA basicConstraints `CA:TRUE` only.
  */
-import { generateKeyPairSync, randomBytes, sign } from 'node:crypto'
+import { createPrivateKey, generateKeyPairSync, randomBytes, sign, X509Certificate } from 'node:crypto'
 import { isIP } from 'node:net'
 
 /** Validity: one year from an hour ago (client-go `GenerateSelfSignedCertKeyWithFixtures`: the hour absorbs clock skew). */
@@ -46,12 +48,66 @@ const ECDSA_SHA256 = seq(hex('06082a8648ce3d040302'))
 const COMMON_NAME = hex('0603550403')
 /** OID 2.5.29.17, subjectAltName (RFC 5280 §4.2.1.6). */
 const SUBJECT_ALT_NAME = hex('0603551d11')
+/** basicConstraints (OID 2.5.29.19), critical, `cA TRUE` (RFC 5280 §4.2.1.9): what makes a CA. */
+const CA_TRUE = seq(hex('0603551d13'), hex('0101ff'), tlv(0x04, seq(hex('0101ff'))))
 
 /** UTCTime `YYMMDDHHMMSSZ` (RFC 5280 §4.1.2.5.1: years before 2050). */
 function utcTime(ms: number): Buffer {
   const iso = new Date(ms).toISOString()
   const t = `${iso.slice(2, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}Z`
   return tlv(0x17, Buffer.from(t, 'ascii'))
+}
+
+/** What {@link issueCertificate} makes. */
+export interface CertificateOptions {
+  /** DNS names and IPv4 addresses (subjectAltName); the first is also the subject CN unless `commonName` is given. Default {@link SELF_SIGNED_HOSTS}; unused for a CA. */
+  hosts?: readonly string[]
+  /** The subject CN. */
+  commonName?: string
+  /** Make a CA (basicConstraints `CA:TRUE`, no subjectAltName). */
+  isCA?: boolean
+  /** The CA that signs it (made by this function: its subject is its CN only). Absent: self-signed. */
+  issuer?: CertificatePair
+  /** Default {@link SELF_SIGNED_VALIDITY_MS}. */
+  validityMs?: number
+  /** Default: `Date.now()`. */
+  now?: number
+}
+
+/**
+ * A new key pair and a certificate valid `validityMs` from `now` − {@link SELF_SIGNED_BACKDATE_MS}, with a
+ * random 127-bit serial: self-signed, or signed by `issuer` (its issuer name is the CA's CN).
+ */
+export function issueCertificate(o: CertificateOptions = {}): CertificatePair {
+  const hosts = o.hosts ?? SELF_SIGNED_HOSTS
+  const now = o.now ?? Date.now()
+  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
+  const serial = randomBytes(16)
+  serial[0] = (serial[0]! & 0x7f) | 0x40 // positive, no leading zero octet
+  const dn = (cn: string) => seq(tlv(0x31, seq(COMMON_NAME, tlv(0x0c, Buffer.from(cn)))))
+  const name = dn(o.commonName ?? hosts[0] ?? 'localhost')
+  const altNames = hosts.map((h) =>
+    isIP(h) === 4 ? tlv(0x87, Buffer.from(h.split('.').map(Number))) : tlv(0x82, Buffer.from(h, 'ascii')),
+  )
+  const from = now - SELF_SIGNED_BACKDATE_MS
+  const tbs = seq(
+    hex('a003020102'), // [0] version v3
+    tlv(0x02, serial),
+    ECDSA_SHA256,
+    o.issuer ? dn(new X509Certificate(o.issuer.cert).subject.replace(/^CN=/, '')) : name,
+    seq(utcTime(from), utcTime(from + (o.validityMs ?? SELF_SIGNED_VALIDITY_MS))),
+    name,
+    publicKey.export({ type: 'spki', format: 'der' }),
+    tlv(0xa3, seq(o.isCA ? CA_TRUE : seq(SUBJECT_ALT_NAME, tlv(0x04, seq(...altNames))))),
+  )
+  const signer = o.issuer ? createPrivateKey(o.issuer.key) : privateKey
+  const signature = sign('sha256', tbs, { key: signer, dsaEncoding: 'der' })
+  const der = seq(tbs, ECDSA_SHA256, tlv(0x03, Buffer.from([0]), signature))
+  const b64 = der.toString('base64').replace(/.{64}/g, '$&\n')
+  return {
+    cert: `-----BEGIN CERTIFICATE-----\n${b64}${b64.endsWith('\n') ? '' : '\n'}-----END CERTIFICATE-----\n`,
+    key: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+  }
 }
 
 /**
@@ -64,31 +120,5 @@ export function selfSignedCertificate(
   hosts: readonly string[] = SELF_SIGNED_HOSTS,
   now: number = Date.now(),
 ): CertificatePair {
-  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
-  const serial = randomBytes(16)
-  serial[0] = (serial[0]! & 0x7f) | 0x40 // positive, no leading zero octet
-  const name = seq(tlv(0x31, seq(COMMON_NAME, tlv(0x0c, Buffer.from(hosts[0] ?? 'localhost')))))
-  const altNames = hosts.map((h) =>
-    isIP(h) === 4 ? tlv(0x87, Buffer.from(h.split('.').map(Number))) : tlv(0x82, Buffer.from(h, 'ascii')),
-  )
-  const tbs = seq(
-    hex('a003020102'), // [0] version v3
-    tlv(0x02, serial),
-    ECDSA_SHA256,
-    name,
-    seq(
-      utcTime(now - SELF_SIGNED_BACKDATE_MS),
-      utcTime(now - SELF_SIGNED_BACKDATE_MS + SELF_SIGNED_VALIDITY_MS),
-    ),
-    name,
-    publicKey.export({ type: 'spki', format: 'der' }),
-    tlv(0xa3, seq(seq(SUBJECT_ALT_NAME, tlv(0x04, seq(...altNames))))),
-  )
-  const signature = sign('sha256', tbs, { key: privateKey, dsaEncoding: 'der' })
-  const der = seq(tbs, ECDSA_SHA256, tlv(0x03, Buffer.from([0]), signature))
-  const b64 = der.toString('base64').replace(/.{64}/g, '$&\n')
-  return {
-    cert: `-----BEGIN CERTIFICATE-----\n${b64}${b64.endsWith('\n') ? '' : '\n'}-----END CERTIFICATE-----\n`,
-    key: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
-  }
+  return issueCertificate({ hosts, now })
 }

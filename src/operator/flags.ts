@@ -24,4 +24,5 @@ export {
   stringFlag,
   validateMetricsOptions,
   validateOperatorOptions,
+  WEBHOOK_FLAGS,
 } from '../cli/index.ts'

@@ -19,3 +19,4 @@ export {
 } from './operator-command.ts'
 export { type RbacRule, rulePermissions } from './rule-permissions.ts'
 export { operatorCheckCommand, runOperator } from './run-operator.ts'
+export { type OperatorWebhooks, startWebhooks } from './webhooks.ts'

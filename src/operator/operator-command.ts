@@ -45,6 +45,7 @@ import { createLogger, type LogFormat, MetricsRegistry, restClientMetrics } from
 import { clusterRef, followClustersFile, readClustersFile } from './clusters-file.ts'
 import type { RbacRule } from './rule-permissions.ts'
 import { otlpTracer } from './tracing.ts'
+import { type OperatorWebhooks, startWebhooks } from './webhooks.ts'
 
 /** What an operator's `controllers` function receives: everything already wired. */
 export interface OperatorContext<F extends FlagSet = typeof OPERATOR_FLAGS> {
@@ -116,6 +117,11 @@ export interface OperatorSpec<F extends FlagSet & ProcessFlags = typeof OPERATOR
   check?: { resources?: readonly ResourceRequirement[]; rules?: readonly RbacRule[] }
   /** Environment variable prefix of the flags. Default `EDGEOP_`. */
   envPrefix?: string
+  /**
+   * Admission webhooks served on `--webhook-bind-address` (spread `WEBHOOK_FLAGS` into the flag set) by
+   * every replica, leader or not, started after the controllers are added.
+   */
+  webhooks?: OperatorWebhooks<OperatorContext<F>>
 }
 
 /** The options a run reads from its flag set, whatever else the set holds. */
@@ -131,7 +137,7 @@ type RunValues = Pick<
   | 'healthProbeBindAddress'
   | 'shutdownGracePeriod'
 > &
-  Partial<OperatorOptions> & { clustersFile?: string }
+  Partial<OperatorOptions> & { clustersFile?: string; webhookBindAddress?: string; webhookCertDir?: string }
 
 /** The Lease settings when `--leader-elect` is set; the Lease's namespace defaults to the config's. */
 function leaderElection(o: RunValues, config: ClusterConfig): LeaderElectionOptions | undefined {
@@ -240,8 +246,8 @@ export async function runOperatorWith<F extends FlagSet & ProcessFlags>(
           }),
       })
     : undefined
-  for (const c of spec.controllers({ options: values, client, config, manager, recorder, log, clusters }))
-    manager.add(c)
+  const context = { options: values, client, config, manager, recorder, log, clusters }
+  for (const c of spec.controllers(context)) manager.add(c)
   if (clusters) {
     manager.readyz.add('clusters', clusters.check)
     clusters.metrics(registry)
@@ -253,6 +259,17 @@ export async function runOperatorWith<F extends FlagSet & ProcessFlags>(
   if (tracer) manager.onStop(() => tracer.shutdown())
   if (run.releaseCacheDir) manager.onStop(run.releaseCacheDir)
   try {
+    const stopWebhooks =
+      spec.webhooks &&
+      o.webhookBindAddress &&
+      (await startWebhooks(
+        spec.webhooks,
+        context,
+        { bindAddress: o.webhookBindAddress, certDir: o.webhookCertDir, client, namespace: config.namespace },
+        registry,
+        log,
+      ))
+    if (stopWebhooks) manager.onStop(stopWebhooks)
     await manager.run(shutdown)
     return 0
   } catch (err) {

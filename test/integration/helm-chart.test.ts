@@ -138,6 +138,10 @@ test("helm install into the real apiserver; the operator run with the installed 
       `watchNamespaces={${ns}}`,
       '--set',
       'logLevel=debug',
+      // No kubelet runs the pods: a Fail webhook without endpoints would refuse every AppService
+      // write of the other tests sharing this control plane (test/integration/webhooks.test.ts has them).
+      '--set',
+      'webhooks.enabled=false',
     ],
     kubeEnv,
   )
@@ -147,7 +151,7 @@ test("helm install into the real apiserver; the operator run with the installed 
   const container = containerOf(installed, 'Deployment')
   assert.ok(container.args.includes(`--namespace=${ns}`) && container.args.includes('--log-level=debug'))
   // The pod's args, less the bind addresses: the test binds ephemeral loopback ports instead.
-  const args = container.args.filter((a) => !/^--(metrics|health-probe)-bind-address=/.test(a))
+  const args = container.args.filter((a) => !/^--(metrics|health-probe|webhook)-bind-address=/.test(a))
   const serviceAccount = (
     one(installed, 'Deployment').spec as { template: { spec: { serviceAccountName: string } } }
   ).template.spec.serviceAccountName

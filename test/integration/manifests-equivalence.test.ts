@@ -141,6 +141,26 @@ test('helm template with default values renders deploy/\'s operator (release "ed
   )
 })
 
+test('the chart renders the webhook configurations and Service of deploy/ (labels aside); webhooks.enabled=false drops them', async () => {
+  const plain = await deployed()
+  const chart = await helmTemplate('edgeop', OPERATOR_NAMESPACE)
+  for (const [kind, suffix] of [
+    ['ValidatingWebhookConfiguration', ''],
+    ['MutatingWebhookConfiguration', ''],
+    ['Service', '-webhook'],
+  ] as const) {
+    // A Service's selector carries the chart's instance label too: its ports are compared.
+    const body = (o: KubeObject) => (kind === 'Service' ? (o.spec as { ports: unknown }).ports : o.webhooks)
+    assert.deepEqual(body(one(chart, kind, suffix)), body(one(plain, kind, suffix)), kind)
+  }
+  const off = await helmTemplate('edgeop', OPERATOR_NAMESPACE, ['--set', 'webhooks.enabled=false'])
+  assert.deepEqual(
+    off.filter((o) => /Webhook|webhook/.test(`${o.kind}/${o.metadata.name}`)).map((o) => o.metadata.name),
+    [],
+  )
+  assert.ok(!operatorShape(off).args.some((a) => a.startsWith('--webhook')))
+})
+
 test("helm template with non-default values: the values reach the operator, RBAC and security stay deploy/'s", async () => {
   const ns = await env().createNamespace('chart')
   const plain = operatorShape(await deployed())
@@ -179,6 +199,7 @@ test("helm template with non-default values: the values reach the operator, RBAC
     `--leader-election-namespace=${ns}`,
     '--metrics-bind-address=:8443',
     '--health-probe-bind-address=:8081',
+    '--webhook-bind-address=:9443',
     '--shutdown-grace-period=1m',
     '--leader-election-renew-deadline=20s',
     '--leader-election-lease-duration=30s',

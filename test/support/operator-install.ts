@@ -57,7 +57,9 @@ type PodTemplate = { spec: { serviceAccountName: string; containers: { args: str
 /** Reads {@link InstalledOperator} from the installed objects (the Deployment `*-appservice` and the RBAC). */
 function readInstalled(objects: readonly KubeObject[], deployment: KubeObject): InstalledOperator {
   const pod = (deployment.spec as { template: PodTemplate }).template.spec
-  const args = pod.containers[0]!.args.filter((a) => !/^--(metrics|health-probe)-bind-address=/.test(a))
+  const args = pod.containers[0]!.args.filter(
+    (a) => !/^--(metrics|health-probe|webhook)-bind-address=/.test(a),
+  )
   const leaseName = args.find((a) => a.startsWith('--leader-election-id='))?.split('=')[1]
   if (leaseName === undefined) throw new Error(`no --leader-election-id in ${args.join(' ')}`)
   return {
@@ -128,6 +130,9 @@ export const installWithHelm: OperatorInstaller = async (request) => {
       },
       watchNamespaces: [request.watchNamespace],
       extraArgs: request.extraArgs,
+      // No kubelet runs the pods: a Fail webhook without endpoints would refuse every AppService
+      // write of the other tests sharing this control plane.
+      webhooks: { enabled: false },
     }),
   )
   const kubeEnv = { KUBECONFIG: env.kubeconfig }

@@ -61,6 +61,37 @@
   - update
 {{- end -}}
 
+{{- define "edgeop.webhookRules" -}}
+- apiGroups:
+  - admissionregistration.k8s.io
+  resources:
+  - validatingwebhookconfigurations
+  - mutatingwebhookconfigurations
+  resourceNames:
+  - edgeop-appservice
+  verbs:
+  - get
+  - patch
+{{- end -}}
+
+{{- define "edgeop.webhookSecretRules" -}}
+- apiGroups:
+  - ""
+  resources:
+  - secrets
+  resourceNames:
+  - edgeop-appservice-webhook-cert
+  verbs:
+  - get
+  - update
+- apiGroups:
+  - ""
+  resources:
+  - secrets
+  verbs:
+  - create
+{{- end -}}
+
 {{- define "edgeop.agentRules" -}}
 - apiGroups:
   - platform.example.com

@@ -21,6 +21,22 @@ export const OPERATOR_NAME = 'edgeop-appservice'
 export const METRICS_PORT = 8443
 /** Port of the plain-HTTP probes (kubebuilder's `--health-probe-bind-address` default, 8081). */
 export const PROBE_PORT = 8081
+/** Port of the admission webhooks (controller-runtime's webhook server default, 9443). */
+export const WEBHOOK_PORT = 9443
+/** Service the apiserver calls the webhooks through; certificates are issued for `<this>.<namespace>.svc`. */
+export const WEBHOOK_SERVICE = `${OPERATOR_NAME}-webhook`
+/** Secret holding the operator's own webhook CA and serving certificate. */
+export const WEBHOOK_SECRET = `${OPERATOR_NAME}-webhook-cert`
+/** Path of the validating webhook. */
+export const VALIDATE_PATH = '/validate-appservice'
+/** Path of the mutating webhook. */
+export const MUTATE_PATH = '/mutate-appservice'
+/**
+ * How long the apiserver waits for a webhook: 5 s (the API default is 10). The handlers answer from
+ * memory in well under a millisecond; a replica that does not answer in 5 s is gone, and with
+ * `failurePolicy: Fail` every AppService write waits that long for it.
+ */
+export const WEBHOOK_TIMEOUT_SECONDS = 5
 /** The ClusterRole scrapers are bound to; the node agent's manifests (deploy/agent/) ship the same one. */
 export const METRICS_READER_ROLE = 'edgeop-metrics-reader'
 
@@ -74,6 +90,83 @@ export function metricsReaderRules() {
   return [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }]
 }
 
+/**
+ * The ClusterRole rules of the webhook certificate controller: read its two webhook configurations and
+ * patch their `caBundle`, by name.
+ */
+export function webhookRules() {
+  return [
+    {
+      apiGroups: ['admissionregistration.k8s.io'],
+      resources: ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations'],
+      resourceNames: [OPERATOR_NAME],
+      verbs: ['get', 'patch'],
+    },
+  ]
+}
+
+/** The Role rules in the operator's namespace for the webhook certificate Secret (`create` cannot be limited by name). */
+export function webhookSecretRules() {
+  return [
+    { apiGroups: [''], resources: ['secrets'], resourceNames: [WEBHOOK_SECRET], verbs: ['get', 'update'] },
+    { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+  ]
+}
+
+/**
+ * The webhook configurations: validation fails closed (`Fail`: a spec the operator cannot honour must
+ * not be stored while it is away; two replicas and a disruption budget keep one answering), the label
+ * default fails open (`Ignore`: a missing label is cosmetic). Neither sees the operator's namespace,
+ * nor the operator's own writes (finalizers on an AppService whose spec became invalid must still go
+ * through). `caBundle` is left out: the operator patches it in.
+ */
+export function webhookConfigurations(
+  namespace = OPERATOR_NAMESPACE,
+  serviceAccount = OPERATOR_NAME,
+): KubeObject[] {
+  const webhook = (name: string, path: string, failurePolicy: 'Fail' | 'Ignore') => ({
+    name: `${name}.${GROUP}`,
+    admissionReviewVersions: ['v1'],
+    clientConfig: { service: { name: WEBHOOK_SERVICE, namespace, path, port: 443 } },
+    rules: [
+      {
+        apiGroups: [GROUP],
+        apiVersions: ['*'],
+        operations: ['CREATE', 'UPDATE'],
+        resources: ['appservices'],
+        scope: 'Namespaced',
+      },
+    ],
+    failurePolicy,
+    sideEffects: 'None',
+    timeoutSeconds: WEBHOOK_TIMEOUT_SECONDS,
+    namespaceSelector: {
+      matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: [namespace] }],
+    },
+    matchConditions: [
+      {
+        name: 'not-the-operator',
+        expression: `request.userInfo.username != 'system:serviceaccount:${namespace}:${serviceAccount}'`,
+      },
+    ],
+  })
+  const metadata = { name: OPERATOR_NAME, labels }
+  return [
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata,
+      webhooks: [webhook('validate.appservices', VALIDATE_PATH, 'Fail')],
+    },
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'MutatingWebhookConfiguration',
+      metadata,
+      webhooks: [{ ...webhook('default.appservices', MUTATE_PATH, 'Ignore'), reinvocationPolicy: 'Never' }],
+    },
+  ]
+}
+
 /** The Role rules in the operator's own namespace: leader election. */
 export function leaseRules() {
   return [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] }]
@@ -91,6 +184,21 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
     ...(namespaced ? { namespace: OPERATOR_NAMESPACE } : {}),
     labels,
   })
+  /** A (Cluster)Role `<operator><suffix>` with `rules`, and its binding to the operator's ServiceAccount. */
+  const role = (kind: 'ClusterRole' | 'Role', suffix: string, rules: unknown[]): KubeObject[] => {
+    const metadata = meta(OPERATOR_NAME + suffix, kind === 'Role')
+    const apiVersion = 'rbac.authorization.k8s.io/v1'
+    return [
+      { apiVersion, kind, metadata, rules },
+      {
+        apiVersion,
+        kind: `${kind}Binding`,
+        metadata,
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind, name: metadata.name },
+        subjects: [{ kind: 'ServiceAccount', name: OPERATOR_NAME, namespace: OPERATOR_NAMESPACE }],
+      },
+    ]
+  }
   return {
     '00-namespace.yaml': [
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: OPERATOR_NAMESPACE, labels } },
@@ -103,36 +211,10 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
         metadata: meta(OPERATOR_NAME),
         automountServiceAccountToken: true,
       },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRole',
-        metadata: meta(OPERATOR_NAME, false),
-        rules: operatorRules(),
-      },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: meta(OPERATOR_NAME, false),
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: OPERATOR_NAME },
-        subjects: [{ kind: 'ServiceAccount', name: OPERATOR_NAME, namespace: OPERATOR_NAMESPACE }],
-      },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRole',
-        metadata: meta(`${OPERATOR_NAME}-metrics-auth`, false),
-        rules: metricsAuthRules(),
-      },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: meta(`${OPERATOR_NAME}-metrics-auth`, false),
-        roleRef: {
-          apiGroup: 'rbac.authorization.k8s.io',
-          kind: 'ClusterRole',
-          name: `${OPERATOR_NAME}-metrics-auth`,
-        },
-        subjects: [{ kind: 'ServiceAccount', name: OPERATOR_NAME, namespace: OPERATOR_NAMESPACE }],
-      },
+      ...role('ClusterRole', '', operatorRules()),
+      ...role('ClusterRole', '-metrics-auth', metricsAuthRules()),
+      ...role('ClusterRole', '-webhook', webhookRules()),
+      ...role('Role', '-webhook-cert', webhookSecretRules()),
       // Bind a scraper's ServiceAccount (Prometheus) to it; no binding ships.
       {
         apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -140,23 +222,7 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
         metadata: { name: METRICS_READER_ROLE, labels: { 'app.kubernetes.io/part-of': 'edgeop' } },
         rules: metricsReaderRules(),
       },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'Role',
-        metadata: meta(`${OPERATOR_NAME}-leader-election`),
-        rules: leaseRules(),
-      },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'RoleBinding',
-        metadata: meta(`${OPERATOR_NAME}-leader-election`),
-        roleRef: {
-          apiGroup: 'rbac.authorization.k8s.io',
-          kind: 'Role',
-          name: `${OPERATOR_NAME}-leader-election`,
-        },
-        subjects: [{ kind: 'ServiceAccount', name: OPERATOR_NAME, namespace: OPERATOR_NAMESPACE }],
-      },
+      ...role('Role', '-leader-election', leaseRules()),
     ],
     'deployment.yaml': [
       {
@@ -190,6 +256,7 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
                     // the default); self-signed unless --metrics-cert-path names a mounted Secret.
                     `--metrics-bind-address=:${METRICS_PORT}`,
                     `--health-probe-bind-address=:${PROBE_PORT}`,
+                    `--webhook-bind-address=:${WEBHOOK_PORT}`,
                     `--shutdown-grace-period=${DRAIN_GRACE_MS / 1000}s`,
                     `--leader-election-renew-deadline=${RELEASE_BOUND_MS / 1000}s`,
                     // No `--database-api`: no database service ships with edgeop (deploy/README.md).
@@ -197,6 +264,7 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
                   ports: [
                     { name: 'metrics', containerPort: METRICS_PORT },
                     { name: 'probes', containerPort: PROBE_PORT },
+                    { name: 'webhook', containerPort: WEBHOOK_PORT },
                   ],
                   livenessProbe: {
                     httpGet: { path: '/healthz', port: 'probes' },
@@ -232,6 +300,19 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
         },
       },
     ],
+    'webhook-service.yaml': [
+      {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: meta(WEBHOOK_SERVICE),
+        spec: {
+          type: 'ClusterIP',
+          selector: { 'app.kubernetes.io/name': OPERATOR_NAME },
+          ports: [{ name: 'webhook', port: 443, targetPort: 'webhook', protocol: 'TCP' }],
+        },
+      },
+    ],
+    'webhooks.yaml': webhookConfigurations(),
     'networkpolicy.yaml': [
       {
         apiVersion: 'networking.k8s.io/v1',
@@ -245,8 +326,10 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
               from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
               ports: [{ port: METRICS_PORT, protocol: 'TCP' }],
             },
-            // Probes come from the kubelet on the node.
+            // Probes come from the kubelet on the node; admission calls from the apiserver, whose
+            // address a NetworkPolicy cannot name portably.
             { ports: [{ port: PROBE_PORT, protocol: 'TCP' }] },
+            { ports: [{ port: WEBHOOK_PORT, protocol: 'TCP' }] },
           ],
         },
       },

@@ -21,6 +21,7 @@ import {
   type OperatorSpec,
   stringFlag,
   validateOperatorOptions,
+  WEBHOOK_FLAGS,
 } from '../../operator/index.ts'
 import type { QueueMetrics } from '../../queue/index.ts'
 import { CircuitBreaker } from '../../resilience/index.ts'
@@ -30,6 +31,7 @@ import { type DatabaseApi, databaseApi } from './database-api.ts'
 import { CHILD_SELECTOR } from './desired.ts'
 import { OPERATOR_NAME, operatorRules } from './manifests.ts'
 import { appServiceFailureReporter, appServiceReconciler } from './reconcile.ts'
+import { appServiceWebhooks } from './webhooks.ts'
 
 /** Options of {@link appServiceController}. */
 export interface AppServiceOperatorOptions {
@@ -133,9 +135,10 @@ export function appServiceController(o: AppServiceOperatorOptions): Controller<A
   })
 }
 
-/** `edgeop run`'s flags: the operator flags and the database service's URL. */
+/** `edgeop run`'s flags: the operator flags, the webhook flags and the database service's URL. */
 export const APPSERVICE_FLAGS = {
   ...OPERATOR_FLAGS,
+  ...WEBHOOK_FLAGS,
   'database-api': stringFlag(
     'Base URL (absolute http:// or https://) of the external database service (needed for AppServices with database.enabled).',
     { schema: httpUrl(), placeholder: 'url' },
@@ -150,7 +153,7 @@ export const APPSERVICE_FLAGS = {
  * The AppService operator as `runOperator` / `operatorCommand` run it: leader-elected with
  * `--leader-elect` (in the home cluster) or sharded with `--shard`, watching `--namespace` (all when
  * absent) in the home cluster and in each member cluster of `--clusters-file` (one controller per
- * member), events as
+ * member), admission webhooks on `--webhook-bind-address` (every replica; see webhooks.ts), events as
  * `platform.example.com/appservice-operator`; `check` verifies the CRD is served and the ClusterRole's
  * rules are granted.
  */
@@ -168,6 +171,7 @@ export const appServiceOperator: OperatorSpec<typeof APPSERVICE_FLAGS> = {
     resources: [{ group: APPSERVICES.group, resource: APPSERVICES.resource }],
     rules: operatorRules(),
   },
+  webhooks: appServiceWebhooks(),
   controllers: ({ options: o, client, manager, recorder, log, clusters }) => {
     const shared = {
       namespaces: o.namespace,

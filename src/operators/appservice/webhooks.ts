@@ -1,0 +1,48 @@
+/**
+ * @module webhooks — the AppService admission webhooks. Validation refuses, at write time, a spec the
+ * reconciler could only mark Degraded: the image reference check of {@link unusableSpec}, a regular
+ * expression over the whole reference that CEL's cost limits make awkward in the CRD. Mutation
+ * defaults the `app.kubernetes.io/name` label to the object's name, so every AppService can be
+ * selected by the recommended label.
+ */
+import type { OperatorWebhooks } from '../../operator/index.ts'
+import type { AdmissionResult, WebhookServer } from '../../webhook/index.ts'
+import { MUTATE_PATH, OPERATOR_NAME, VALIDATE_PATH, WEBHOOK_SECRET, WEBHOOK_SERVICE } from './manifests.ts'
+import { validateSpec } from './validate.ts'
+
+/** The label the mutating webhook defaults (Kubernetes' recommended `app.kubernetes.io/name`). */
+export const NAME_LABEL = 'app.kubernetes.io/name'
+
+/** Denies an AppService whose spec the operator cannot honour; warns about a mutable image tag. */
+export function validateAppService(spec: unknown): AdmissionResult {
+  const check = validateSpec(spec)
+  if (!check.ok) return { allowed: false, message: check.problem, code: 422 }
+  const image = check.spec.image
+  const last = image.slice(image.lastIndexOf('/') + 1)
+  return image.includes('@sha256:') || (last.includes(':') && !last.endsWith(':latest'))
+    ? {}
+    : {
+        warnings: [
+          `spec.image ${JSON.stringify(image)} has no fixed tag or digest: pods may run different code`,
+        ],
+      }
+}
+
+/** The webhooks of `edgeop run`: validation and the label default, their configurations named {@link OPERATOR_NAME}. */
+export function appServiceWebhooks(): OperatorWebhooks<unknown> {
+  return {
+    service: WEBHOOK_SERVICE,
+    secret: WEBHOOK_SECRET,
+    validating: [OPERATOR_NAME],
+    mutating: [OPERATOR_NAME],
+    register: (server: WebhookServer) =>
+      server
+        .validate(VALIDATE_PATH, (req) => (req.object ? validateAppService(req.object.spec) : undefined))
+        .mutate(MUTATE_PATH, (_req, object) => {
+          const name = object.metadata?.name
+          if (name && !object.metadata.labels?.[NAME_LABEL])
+            object.metadata.labels = { ...object.metadata.labels, [NAME_LABEL]: name }
+          return undefined
+        }),
+  }
+}

@@ -1,0 +1,237 @@
+/**
+ * @module webhook-server — the HTTPS server the apiserver calls for admission (controller-runtime's
+ * webhook server): validating and mutating handlers registered by path, each answering an
+ * admission.k8s.io/v1 `AdmissionReview`; mutations go back as a JSON Patch.
+ *
+ * Routes are a table of path → review function, so another review kind (a `ConversionReview` at
+ * `/convert`) is one more entry. Faults stay in the answer: a body that is no `AdmissionReview` gets a
+ * 400 with a message, a validating handler that throws denies with its message (code 500), a mutating
+ * one that throws answers 500, so the apiserver applies the webhook's `failurePolicy`.
+ */
+import { createServer, type Server } from 'node:https'
+import type { KubeObject } from '../core/index.ts'
+import { EdgeopError, errorMessage, type Logger, noopLogger } from '../core/index.ts'
+import {
+  type CertificatePair,
+  type MetricsRegistry,
+  parseBindAddress,
+  RECONCILE_TIME_BUCKETS,
+} from '../observability/index.ts'
+import { listen } from '../observability/ops-server.ts'
+import { type AdmissionRequest, type AdmissionResult, jsonPatch } from './admission.ts'
+
+/** controller-runtime's webhook port (`webhook.DefaultPort`), also kubebuilder's Service `targetPort`. */
+export const DEFAULT_WEBHOOK_BIND_ADDRESS = ':9443'
+/**
+ * Largest review body read: 7 MiB, controller-runtime's limit (`maxRequestSize`): etcd stores objects
+ * up to 1.5 MiB and a review carries the object and the old one, JSON-encoded and escaped.
+ */
+export const MAX_REVIEW_BYTES = 7 * 1024 * 1024
+/** The apiserver waits at most 30 s (`timeoutSeconds`' maximum) for an answer; longer is never read. */
+export const WEBHOOK_REQUEST_TIMEOUT_MS = 30_000
+
+/** Validates a request: return a denial (`allowed: false`) or warnings, or nothing to allow it. */
+export type ValidatingHandler = (
+  request: AdmissionRequest,
+) => AdmissionResult | undefined | Promise<AdmissionResult | undefined>
+/**
+ * Mutates `object`, a copy of `request.object` that the handler changes in place; the patch sent back
+ * is computed from those changes (unless the result carries its own `patch`).
+ */
+export type MutatingHandler = (
+  request: AdmissionRequest,
+  object: KubeObject,
+) => AdmissionResult | undefined | Promise<AdmissionResult | undefined>
+
+/** Options of {@link WebhookServer}. */
+export interface WebhookServerOptions {
+  /** Where `edgeop_webhook_requests_total{webhook,outcome}` and `controller_runtime_webhook_latency_seconds{webhook}` go. */
+  registry?: MetricsRegistry
+  /** Handler errors at warn (path and message only, never the object). Default: none. */
+  logger?: Logger
+}
+
+/** A response: HTTP status and body (an object is sent as JSON, a string as text). */
+export interface WebhookResponse {
+  /** HTTP status. */
+  status: number
+  /** The body. */
+  body: unknown
+}
+
+type Route = (review: Record<string, unknown>) => Promise<[outcome: string, body: unknown, status?: number]>
+/** The `outcome` label values. */
+type Outcome = 'allowed' | 'denied' | 'patched' | 'error' | 'bad_request'
+
+/**
+ * Admission webhooks on their own HTTPS port, for every replica (no leader election): the apiserver
+ * calls whichever pod its Service picks.
+ *
+ * Guarantees: only `POST` (405), registered paths only (404), bodies up to {@link MAX_REVIEW_BYTES}
+ * (413); every answer echoes the request's `uid`; a handler never crashes the server. Metrics (when a
+ * registry is given), label `webhook` = the registered path: `edgeop_webhook_requests_total` by
+ * `outcome` (`allowed`, `denied`, `patched`, `error` = handler threw, `bad_request`) and
+ * `controller_runtime_webhook_latency_seconds`.
+ *
+ * @example
+ * const server = new WebhookServer({ registry })
+ *   .validate('/validate', (req) => (req.object?.metadata.name === 'x' ? { allowed: false, message: 'no x' } : undefined))
+ *   .mutate('/mutate', (_req, obj) => void ((obj.metadata.labels ??= {}).team = 'edge'))
+ * await server.start(':9443', certificatePair)
+ */
+export class WebhookServer {
+  readonly #routes = new Map<string, Route>()
+  readonly #log: Logger
+  readonly #count?: (webhook: string, outcome: Outcome) => void
+  readonly #latency?: (webhook: string, seconds: number) => void
+  #server: Server | undefined
+
+  /** Creates a server with no routes; register them, then {@link start}. */
+  constructor(options: WebhookServerOptions = {}) {
+    this.#log = options.logger ?? noopLogger
+    const r = options.registry
+    if (r) {
+      const requests = r.counter({
+        name: 'edgeop_webhook_requests_total',
+        help: 'Admission reviews answered, by webhook path and outcome.',
+        labelNames: ['webhook', 'outcome'],
+      })
+      const latency = r.histogram({
+        name: 'controller_runtime_webhook_latency_seconds',
+        help: 'Time to answer an admission review.',
+        labelNames: ['webhook'],
+        buckets: RECONCILE_TIME_BUCKETS,
+      })
+      this.#count = (webhook, outcome) => requests.inc({ webhook, outcome })
+      this.#latency = (webhook, s) => latency.observe({ webhook }, s)
+    }
+  }
+
+  /** Serves a validating webhook at `path` (e.g. `/validate-appservice`). */
+  validate(path: string, handler: ValidatingHandler): this {
+    return this.#admission(path, false, handler)
+  }
+
+  /** Serves a mutating webhook at `path`. */
+  mutate(path: string, handler: MutatingHandler): this {
+    return this.#admission(path, true, handler)
+  }
+
+  #admission(path: string, mutating: boolean, handler: MutatingHandler): this {
+    this.#routes.set(path, async (review) => {
+      const request = review.request as AdmissionRequest | undefined
+      if (
+        review.apiVersion !== 'admission.k8s.io/v1' ||
+        review.kind !== 'AdmissionReview' ||
+        typeof request?.uid !== 'string'
+      )
+        return ['bad_request', 'expected an admission.k8s.io/v1 AdmissionReview with request.uid', 400]
+      const object = structuredClone(request.object ?? {}) as KubeObject
+      let r: AdmissionResult
+      let failed = false
+      try {
+        r = (await handler(request, object)) ?? {}
+      } catch (err) {
+        const message = `webhook ${path} failed: ${errorMessage(err).slice(0, 512)}`
+        this.#log.warn('admission handler failed', { webhook: path, uid: request.uid, error: message })
+        if (mutating) return ['error', message, 500]
+        r = { allowed: false, code: 500, message }
+        failed = true
+      }
+      const denied = r.allowed === false
+      const patch = denied || !mutating ? [] : (r.patch ?? jsonPatch(request.object ?? {}, object))
+      const response = {
+        uid: request.uid,
+        allowed: !denied,
+        ...(denied ? { status: { code: r.code ?? 403, message: r.message ?? 'denied' } } : {}),
+        ...(r.warnings?.length ? { warnings: r.warnings } : {}),
+        ...(patch.length
+          ? { patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') }
+          : {}),
+      }
+      const outcome = failed ? 'error' : denied ? 'denied' : patch.length ? 'patched' : 'allowed'
+      return [outcome, { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }]
+    })
+    return this
+  }
+
+  /** The registered paths. */
+  get paths(): string[] {
+    return [...this.#routes.keys()]
+  }
+
+  /**
+   * Answers one review body posted to `path`, as the HTTPS server does (and counts it). Never rejects.
+   */
+  async serve(path: string, body: string): Promise<WebhookResponse> {
+    const route = this.#routes.get(path)
+    if (!route) return { status: 404, body: 'not found' }
+    const started = performance.now()
+    let review: unknown
+    try {
+      review = JSON.parse(body)
+    } catch {
+      review = undefined
+    }
+    const [outcome, out, status = 200] =
+      typeof review === 'object' && review !== null
+        ? await route(review as Record<string, unknown>)
+        : ['bad_request', 'the body is not a JSON object', 400]
+    this.#count?.(path, outcome as Outcome)
+    this.#latency?.(path, (performance.now() - started) / 1000)
+    return { status, body: out }
+  }
+
+  /**
+   * Listens on `bindAddress` (`[host]:port`) with `certificate`; resolves with the address listened on.
+   *
+   * @throws EdgeopError `EDGEOP_ERR_CONFIG` for a bad or busy address.
+   */
+  async start(bindAddress: string, certificate: CertificatePair): Promise<string> {
+    if (!parseBindAddress(bindAddress))
+      throw new EdgeopError('EDGEOP_ERR_CONFIG', 'webhook bind address is disabled', {
+        step: 'start webhooks',
+      })
+    const server = createServer(
+      { ...certificate, requestTimeout: WEBHOOK_REQUEST_TIMEOUT_MS },
+      (req, res) => {
+        const reply = (status: number, body: unknown): void => {
+          const json = typeof body !== 'string'
+          res.writeHead(status, { 'content-type': json ? 'application/json' : 'text/plain; charset=utf-8' })
+          res.end(json ? JSON.stringify(body) : `${body}\n`)
+        }
+        const path = new URL(req.url ?? '/', 'https://webhook').pathname
+        if (req.method !== 'POST') return reply(405, 'method not allowed')
+        if (!this.#routes.has(path)) return reply(404, 'not found')
+        const chunks: Buffer[] = []
+        let size = 0
+        req.on('data', (chunk: Buffer) => {
+          size += chunk.length
+          if (size <= MAX_REVIEW_BYTES) chunks.push(chunk)
+        })
+        req.on('end', () => {
+          if (size > MAX_REVIEW_BYTES) return reply(413, `review larger than ${MAX_REVIEW_BYTES} bytes`)
+          void this.serve(path, Buffer.concat(chunks).toString('utf8')).then((r) => reply(r.status, r.body))
+        })
+      },
+    )
+    this.#server = server
+    return listen(server, bindAddress, 'start webhooks')
+  }
+
+  /** Serves `certificate` from the next TLS handshake on, without a restart. */
+  setCertificate(certificate: CertificatePair): void {
+    this.#server?.setSecureContext(certificate)
+  }
+
+  /** Stops accepting, ends every connection and resolves when closed. */
+  close(): Promise<void> {
+    const s = this.#server
+    this.#server = undefined
+    return new Promise((resolve) => {
+      if (!s) return resolve()
+      s.close(() => resolve())
+      s.closeAllConnections()
+    })
+  }
+}

@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict'
+import { request } from 'node:https'
+import { test } from 'node:test'
+import { MetricsRegistry } from '../../src/observability/metrics-registry.ts'
+import { issueCertificate } from '../../src/observability/self-signed-cert.ts'
+import { WebhookServer } from '../../src/webhook/webhook-server.ts'
+
+const review = (request: Record<string, unknown>) =>
+  JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request })
+const req = (object: unknown, extra: Record<string, unknown> = {}) =>
+  review({ uid: 'u1', operation: 'CREATE', object, ...extra })
+
+function server() {
+  const registry = new MetricsRegistry()
+  const s = new WebhookServer({ registry })
+    .validate('/validate', (r) =>
+      r.object?.metadata.name === 'bad'
+        ? { allowed: false, message: 'bad name', warnings: ['w'] }
+        : r.object?.metadata.name === 'boom'
+          ? (() => {
+              throw new Error('kaput')
+            })()
+          : { warnings: r.dryRun ? ['dry'] : [] },
+    )
+    .mutate('/mutate', (r, o) => {
+      if (o.metadata.name === 'boom') throw new Error('kaput')
+      o.metadata.labels = { ...o.metadata.labels, team: 'edge' }
+      return r.dryRun ? { warnings: ['dry'] } : undefined
+    })
+  const count = (webhook: string, outcome: string) =>
+    registry
+      .counter({ name: 'edgeop_webhook_requests_total', help: '', labelNames: ['webhook', 'outcome'] })
+      .get({ webhook, outcome })
+  return { s, count, registry }
+}
+
+test('a validating webhook allows, denies with the message and code 403, and echoes the uid', async () => {
+  const { s, count } = server()
+  const ok = await s.serve('/validate', req({ metadata: { name: 'good' } }, { dryRun: true }))
+  assert.deepEqual(ok, {
+    status: 200,
+    body: {
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      response: { uid: 'u1', allowed: true, warnings: ['dry'] },
+    },
+  })
+  const no = await s.serve('/validate', req({ metadata: { name: 'bad' } }))
+  assert.deepEqual((no.body as { response: unknown }).response, {
+    uid: 'u1',
+    allowed: false,
+    status: { code: 403, message: 'bad name' },
+    warnings: ['w'],
+  })
+  assert.equal(count('/validate', 'allowed'), 1)
+  assert.equal(count('/validate', 'denied'), 1)
+})
+
+test('a mutating webhook answers the JSON Patch of its changes, base64', async () => {
+  const { s, count } = server()
+  const r = await s.serve('/mutate', req({ metadata: { name: 'a', labels: { x: '1' } } }))
+  const response = (r.body as { response: { patch: string; patchType: string } }).response
+  assert.equal(response.patchType, 'JSONPatch')
+  assert.deepEqual(JSON.parse(Buffer.from(response.patch, 'base64').toString()), [
+    { op: 'add', path: '/metadata/labels/team', value: 'edge' },
+  ])
+  assert.equal(count('/mutate', 'patched'), 1)
+})
+
+test('a malformed review is a 400 with a message; an unknown path 404', async () => {
+  const { s, count } = server()
+  for (const body of [
+    '{',
+    '"x"',
+    '{}',
+    review({ operation: 'CREATE' }),
+    JSON.stringify({ kind: 'AdmissionReview', request: { uid: 'u' } }),
+  ]) {
+    const r = await s.serve('/validate', body)
+    assert.equal(r.status, 400, body)
+    assert.match(String(r.body), /not a JSON object|expected an admission.k8s.io\/v1 AdmissionReview/)
+  }
+  assert.equal(count('/validate', 'bad_request'), 5)
+  assert.equal((await s.serve('/nope', req({}))).status, 404)
+})
+
+test('a throwing handler denies (validating) or answers 500 (mutating), counted as error', async () => {
+  const { s, count } = server()
+  const v = await s.serve('/validate', req({ metadata: { name: 'boom' } }))
+  assert.deepEqual((v.body as { response: unknown }).response, {
+    uid: 'u1',
+    allowed: false,
+    status: { code: 500, message: 'webhook /validate failed: kaput' },
+  })
+  const m = await s.serve('/mutate', req({ metadata: { name: 'boom' } }))
+  assert.deepEqual(m, { status: 500, body: 'webhook /mutate failed: kaput' })
+  assert.equal(count('/validate', 'error'), 1)
+  assert.equal(count('/mutate', 'error'), 1)
+})
+
+test('over HTTPS: POST only, 413 beyond the limit, certificate swapped without restart', async (t) => {
+  const { s, registry } = server()
+  const ca = issueCertificate({ isCA: true, commonName: 'test-ca' })
+  const address = await s.start('127.0.0.1:0', issueCertificate({ hosts: ['127.0.0.1'], issuer: ca }))
+  t.after(() => s.close())
+  const port = Number(address.split(':')[1])
+  const call = (method: string, body: string, caPem = ca.cert) =>
+    new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const r = request(
+        { host: '127.0.0.1', port, method, path: '/validate', ca: caPem, agent: false },
+        (res) => {
+          let text = ''
+          res.on('data', (d) => (text += d))
+          res.on('end', () => resolve({ status: res.statusCode!, text }))
+        },
+      )
+      r.on('error', reject)
+      r.end(body)
+    })
+  assert.equal((await call('GET', '')).status, 405)
+  const ok = await call('POST', req({ metadata: { name: 'x' } }))
+  assert.equal(ok.status, 200)
+  assert.equal(JSON.parse(ok.text).response.allowed, true)
+  assert.equal((await call('POST', 'x'.repeat(7 * 1024 * 1024 + 1))).status, 413)
+  assert.match(
+    registry.render(),
+    /controller_runtime_webhook_latency_seconds_count\{webhook="\/validate"\} 1/,
+  )
+  const ca2 = issueCertificate({ isCA: true, commonName: 'test-ca-2' })
+  s.setCertificate(issueCertificate({ hosts: ['127.0.0.1'], issuer: ca2 }))
+  await assert.rejects(call('POST', req({})), /self-signed|unable to verify|certificate/)
+  assert.equal((await call('POST', req({ metadata: { name: 'x' } }), ca2.cert)).status, 200)
+})
