@@ -28,7 +28,7 @@ import {
 } from './request-errors.ts'
 import type { Method, RequestSpec, StreamResponse, StreamSpec } from './request-spec.ts'
 import { type AttemptOutcome, DEFAULT_MAX_RETRIES, decideRetry } from './retry-policy.ts'
-import { type Dispatcher, request } from './undici.ts'
+import type { WireResponse } from './wire.ts'
 
 export {
   DEFAULT_CONNECT_TIMEOUT_MS,
@@ -191,10 +191,7 @@ export class Transport {
     await this.#pool.close()
   }
 
-  async #send(
-    spec: StreamSpec,
-    streaming: boolean,
-  ): Promise<{ res: Dispatcher.ResponseData; ctx: FailureContext }> {
+  async #send(spec: StreamSpec, streaming: boolean): Promise<{ res: WireResponse; ctx: FailureContext }> {
     if (this.#closed) throw new EdgeopError('EDGEOP_ERR_ABORTED', 'the client is closed', { step: spec.path })
     // Throttle the first attempt before the deadline starts (client-go), except watches.
     if (!streaming) await this.#throttle(spec.signal)
@@ -220,12 +217,12 @@ export class Transport {
       if (attempt > 0) await this.#throttle(signal)
       const provider = this.config.credentials
       const credentials = provider ? await currentCredentials(provider, spec, signal) : undefined
-      const dispatcher = this.#pool.for(credentials, spec)
+      const send = this.#pool.for(credentials, spec)
       const started = this.#clock.monotonic()
       let err: ApiError
       let outcome: AttemptOutcome
       try {
-        const res = await request(dispatcher, {
+        const res = await send({
           path,
           method: spec.method,
           headers: requestHeaders(spec, this.#userAgent, credentials),
