@@ -9,7 +9,7 @@ import { UNDICI_DEFINE, UNDICI_TRIMS } from './undici-trims.ts'
 export interface EdgeopPluginOptions {
   /**
    * Replace the undici modules edgeop never runs (see `UNDICI_TRIMS`). Default true. Turn off
-   * when the same bundle also uses undici's fetch, FormData or its non-SIMD HTTP/1.1 parser.
+   * when the same bundle also uses undici's fetch, FormData or its HTTP/1.1 client.
    */
   trimUndici?: boolean
   /** Add {@link ESM_REQUIRE_BANNER} to ESM bundles for Node. Default true. */

@@ -65,7 +65,10 @@ test('conflict: an immediate requeue (10 ms, jitter 0.1) for 5 conflicts, then e
   const sixth = d(6)
   assert.ok(sixth.action === 'retry' && sixth.delayMs >= 800 && sixth.delayMs < 1600, JSON.stringify(sixth))
   const seventh = d(7)
-  assert.ok(seventh.action === 'retry' && seventh.delayMs >= 1600 && seventh.delayMs < 3200, JSON.stringify(seventh))
+  assert.ok(
+    seventh.action === 'retry' && seventh.delayMs >= 1600 && seventh.delayMs < 3200,
+    JSON.stringify(seventh),
+  )
 })
 
 test('transient: exponential from 800 ms (the reflector backoff) with upward jitter in [d, 2d), capped at 1000 s before jitter', () => {
@@ -85,7 +88,10 @@ test('transient: exponential from 800 ms (the reflector backoff) with upward jit
   const none = defaultRetryPolicy({ random: high, jitter: 0 })
   assert.deepEqual(none.decide(err, first, T0), { action: 'retry', delayMs: 800 })
   const quick = defaultRetryPolicy({ random: () => 0, transientBaseDelayMs: 5 })
-  assert.deepEqual(quick.decide(err, { attempts: 3, firstFailureAt: T0 }, T0), { action: 'retry', delayMs: 20 })
+  assert.deepEqual(quick.decide(err, { attempts: 3, firstFailureAt: T0 }, T0), {
+    action: 'retry',
+    delayMs: 20,
+  })
 })
 
 test('unknown: exponential from 5 ms (client-go per-item), jittered', () => {
@@ -94,7 +100,10 @@ test('unknown: exponential from 5 ms (client-go per-item), jittered', () => {
     [1, 5],
     [3, 20],
   ] as const)
-    assert.deepEqual(p.decide(new Error('boom'), { attempts, firstFailureAt: T0 }, T0), { action: 'retry', delayMs: d })
+    assert.deepEqual(p.decide(new Error('boom'), { attempts, firstFailureAt: T0 }, T0), {
+      action: 'retry',
+      delayMs: d,
+    })
 })
 
 test('transient: never sooner than the Retry-After a 429 asked for', () => {

@@ -59,10 +59,7 @@ test('readClustersFile: a missing file is one EDGEOP_ERR_CONFIG naming it; a bad
     return true
   })
   await writeFile(join(dir, 'bad'), 'east=e\nWest=w\n')
-  await assert.rejects(
-    readClustersFile(join(dir, 'bad')),
-    /clusters file line 2:/,
-  )
+  await assert.rejects(readClustersFile(join(dir, 'bad')), /clusters file line 2:/)
 })
 
 test('followClustersFile re-reads the file every poll period; a bad file changes nothing', async () => {
