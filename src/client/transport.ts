@@ -83,7 +83,11 @@ export interface TransportOptions {
   bodyTimeoutMs?: number
   /** Retries per call (429/5xx with `Retry-After`, lost GET connections); negative counts as 0. Default {@link DEFAULT_MAX_RETRIES}. */
   maxRetries?: number
-  /** Negotiate HTTP/2 (ALPN) so that requests and watches share one connection. Default true. */
+  /**
+   * Negotiate HTTP/2 (ALPN) so that requests and watches share one connection. Default true. HTTP/1.1
+   * (Node's own client, keep-alive) serves `http:` servers, `http2: false`, and a TLS server that does
+   * not select h2, after which that server stays on HTTP/1.1; callers see the same errors either way.
+   */
   http2?: boolean
   /** Drives the rate limiter, retry waits and measured durations (deadlines use real time). Default {@link realClock}. */
   clock?: Clock
@@ -94,7 +98,8 @@ export interface TransportOptions {
 /**
  * The connection to one API server.
  *
- * Guarantees: one pool (keep-alive, TLS from the config); every error is an
+ * Guarantees: one pool (keep-alive, TLS from the config; HTTP/2 through undici, HTTP/1.1 through
+ * `node:http`); every error is an
  * {@link ApiError} (`EDGEOP_ERR_API`, `EDGEOP_ERR_NETWORK`, `EDGEOP_ERR_TIMEOUT`,
  * `EDGEOP_ERR_ABORTED`) or `EDGEOP_ERR_DECODE`; no credential is ever in a message.
  */
