@@ -119,11 +119,12 @@ export class Http1Dispatcher {
         let step: ConnectStep = 'connect'
         const ms = this.#connectTimeoutMs
         arm(ms, () => noteConnectTimeout(coded('Connect Timeout Error', 'UND_ERR_CONNECT_TIMEOUT'), step, ms))
-        socket.once('connect', () => {
-          if (this.#send === httpsRequest) step = 'tls-handshake'
-          else waitHeaders()
-        })
-        socket.once('secureConnect', waitHeaders)
+        const tls = this.#send === httpsRequest
+        socket.once(tls ? 'secureConnect' : 'connect', waitHeaders)
+        if (tls)
+          socket.once('connect', () => {
+            step = 'tls-handshake'
+          })
       })
       req.on('error', (err) => {
         done()
