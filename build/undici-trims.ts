@@ -45,22 +45,13 @@ const abortWith = (kind: 'function' | 'async function', name: string): Declarati
 })
 
 /**
- * undici's request-body writers for streams, Blobs and (async) iterables, on both protocols. The
- * client encodes every body as a string (`encodeBody` in src/client/body-codec.ts) and undici's
- * Request turns a string into a Buffer, which goes through `writeBuffer` (kept); the other writers
- * and the HTTP/1.1 `AsyncWriter` only they use are dead code in the artifact.
+ * undici's HTTP/2 request-body writers for streams, Blobs and (async) iterables. The client encodes
+ * every body as a string (`encodeBody` in src/client/body-codec.ts) and undici's Request turns a
+ * string into a Buffer, which goes through `writeBuffer` (kept); the other writers are dead code in
+ * the artifact. (undici's HTTP/1.1 client, with its own writers, is not bundled at all:
+ * `noHttp1Client` in src/esbuild/undici-trims.ts.)
  */
 export const REQUEST_BODY_WRITERS: readonly FileTrim[] = [
-  {
-    file: 'dispatcher/client-h1.js',
-    reason: 'request bodies are strings (Buffers inside undici): only writeBuffer runs',
-    stubs: [
-      abortWith('function', 'writeStream'),
-      abortWith('async function', 'writeBlob'),
-      abortWith('async function', 'writeIterable'),
-      { kind: 'class', name: 'AsyncWriter', stub: 'class AsyncWriter {}' },
-    ],
-  },
   {
     file: 'dispatcher/client-h2.js',
     reason: 'request bodies are strings (Buffers inside undici): only writeBuffer runs',
@@ -80,19 +71,11 @@ const noop = (name: string): DeclarationStub => ({ kind: 'function', name, stub:
 /**
  * undici's protocol-upgrade and CONNECT handling (WebSocket, proxies' tunnels). The client's methods
  * are GET, POST, PUT, PATCH and DELETE (`Method` in src/client/request-spec.ts) and it never sets
- * undici's `upgrade` option; on HTTP/1.1 the parser reaches `onUpgrade` only for a request that
- * asked for one (any other upgrade response is rejected as a bad upgrade before it), on HTTP/2
+ * undici's `upgrade` option; on HTTP/2 (the only protocol undici serves in the artifact)
  * `setupUpgradeStream` runs only for CONNECT or `upgrade`. The stream listeners only it installs are
  * stubbed with it; `onUpgradeStreamClose` stays a function because a GOAWAY removes it as a listener.
  */
 export const UPGRADE_AND_CONNECT: readonly FileTrim[] = [
-  {
-    file: 'dispatcher/client-h1.js',
-    reason: 'no request asks for an upgrade or uses CONNECT',
-    stubs: [
-      { kind: 'method', name: 'onUpgrade', stub: `onUpgrade () { throw new Error('${UNBUNDLED_UPGRADE}') }` },
-    ],
-  },
   {
     file: 'dispatcher/client-h2.js',
     reason: 'no request asks for an upgrade or uses CONNECT',
@@ -114,7 +97,7 @@ export const UPGRADE_AND_CONNECT: readonly FileTrim[] = [
   },
   {
     file: 'core/request.js',
-    reason: 'called only by the two upgrade paths above',
+    reason: 'called only by the upgrade path above',
     stubs: [
       {
         kind: 'method',

@@ -3,10 +3,10 @@
  */
 import { decodeError, type FailureContext, transportError } from './request-errors.ts'
 import type { RequestSpec } from './request-spec.ts'
-import type { Dispatcher } from './undici.ts'
+import type { WireBody } from './wire.ts'
 
-/** A response body as undici hands it over. */
-export type ResponseBody = Dispatcher.ResponseData['body']
+/** A response body as either HTTP path hands it over. */
+export type ResponseBody = WireBody
 
 /** The wire form of a request body: a string as it is, anything else as JSON; undefined for none. */
 export function encodeBody(body: unknown): string | undefined {

@@ -8,8 +8,8 @@
  */
 import { EdgeopError } from '../core/errors.ts'
 import { ApiError, apiErrorFromResponse } from './api-error.ts'
+import { connectTimeoutStep } from './connect-timeout.ts'
 import { displayPath, type RequestSpec } from './request-spec.ts'
-import { connectTimeoutStep } from './undici.ts'
 
 /** The error for a response with status ≥ 400 whose body text is `text` (JSON or not). */
 export function responseError(

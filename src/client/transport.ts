@@ -35,7 +35,7 @@ import {
   type StreamSpec,
 } from './request-spec.ts'
 import { type AttemptOutcome, DEFAULT_MAX_RETRIES, decideRetry } from './retry-policy.ts'
-import { type Dispatcher, request } from './undici.ts'
+import type { WireResponse } from './wire.ts'
 
 export {
   DEFAULT_CONNECT_TIMEOUT_MS,
@@ -90,7 +90,11 @@ export interface TransportOptions {
   bodyTimeoutMs?: number
   /** Retries per call (429/5xx with `Retry-After`, lost GET connections); negative counts as 0. Default {@link DEFAULT_MAX_RETRIES}. */
   maxRetries?: number
-  /** Negotiate HTTP/2 (ALPN) so that requests and watches share one connection. Default true. */
+  /**
+   * Negotiate HTTP/2 (ALPN) so that requests and watches share one connection. Default true. HTTP/1.1
+   * (Node's own client, keep-alive) serves `http:` servers, `http2: false`, and a TLS server that does
+   * not select h2, after which that server stays on HTTP/1.1; callers see the same errors either way.
+   */
   http2?: boolean
   /** Drives the rate limiter, retry waits and measured durations (deadlines use real time). Default {@link realClock}. */
   clock?: Clock
@@ -101,7 +105,8 @@ export interface TransportOptions {
 /**
  * The connection to one API server.
  *
- * Guarantees: one pool (keep-alive, TLS from the config); every error is an
+ * Guarantees: one pool (keep-alive, TLS from the config; HTTP/2 through undici, HTTP/1.1 through
+ * `node:http`); every error is an
  * {@link ApiError} (`EDGEOP_ERR_API`, `EDGEOP_ERR_NETWORK`, `EDGEOP_ERR_TIMEOUT`,
  * `EDGEOP_ERR_ABORTED`) or `EDGEOP_ERR_DECODE`; no credential is ever in a message.
  */
@@ -202,10 +207,7 @@ export class Transport {
    * Sends `spec`; inside a traced reconcile a non-watch call is a client span whose `traceparent`
    * goes out with every attempt (a watch outlives any reconcile: it is not traced).
    */
-  async #send(
-    spec: StreamSpec,
-    streaming: boolean,
-  ): Promise<{ res: Dispatcher.ResponseData; ctx: FailureContext }> {
+  async #send(spec: StreamSpec, streaming: boolean): Promise<{ res: WireResponse; ctx: FailureContext }> {
     const path = displayPath(spec.path)
     const span = streaming
       ? undefined
@@ -228,7 +230,7 @@ export class Transport {
     spec: StreamSpec,
     streaming: boolean,
     span: Span | undefined,
-  ): Promise<{ res: Dispatcher.ResponseData; ctx: FailureContext }> {
+  ): Promise<{ res: WireResponse; ctx: FailureContext }> {
     if (this.#closed) throw new EdgeopError('EDGEOP_ERR_ABORTED', 'the client is closed', { step: spec.path })
     // Throttle the first attempt before the deadline starts (client-go), except watches.
     if (!streaming) await this.#throttle(spec.signal)
@@ -254,12 +256,12 @@ export class Transport {
       if (attempt > 0) await this.#throttle(signal)
       const provider = this.config.credentials
       const credentials = provider ? await currentCredentials(provider, spec, signal) : undefined
-      const dispatcher = this.#pool.for(credentials, spec)
+      const send = this.#pool.for(credentials, spec)
       const started = this.#clock.monotonic()
       let err: ApiError
       let outcome: AttemptOutcome
       try {
-        const res = await request(dispatcher, {
+        const res = await send({
           path,
           method: spec.method,
           headers: requestHeaders(spec, this.#userAgent, credentials, span?.traceparent),

@@ -4,7 +4,8 @@
  * undici's package entry loads everything (fetch, WebSocket, caches, mocks: 736 KB
  * minified) and, being CommonJS without `sideEffects`, cannot be tree-shaken. The
  * client needs only the connection pool, the connector and the request API, so it imports
- * those modules directly (about 240 KB). These paths are undici internals (undici has no
+ * those modules directly (about 240 KB). It uses undici for HTTP/2 only; HTTP/1.1 goes through
+ * `node:http` (`http1-dispatcher.ts`), so the artifact stubs undici's HTTP/1.1 client out. These paths are undici internals (undici has no
  * `exports` map): test/client/undici-layout.test.ts pins the files and shapes used, and
  * runs against both ends of package.json's undici range (test/build/dependency-range.test.ts).
  */
@@ -12,11 +13,12 @@ import type { buildConnector, Dispatcher, Pool as UndiciPool } from 'undici'
 import requestImpl from 'undici/lib/api/api-request.js'
 import buildConnectorImpl from 'undici/lib/core/connect.js'
 import PoolImpl from 'undici/lib/dispatcher/pool.js'
+import { noteConnectTimeout } from './connect-timeout.ts'
 
 export type { Dispatcher }
 
 /**
- * undici's connection pool (`Pool`), keep-alive, HTTP/1.1 pipelining off, HTTP/2 with `allowH2`.
+ * undici's connection pool (`Pool`), used for HTTP/2 only (`allowH2` with {@link stepAwareConnector}).
  * Typed with undici's published `Pool`, so the emitted .d.ts never names the internal module
  * (its types live in undici-internals.d.ts, which consumers do not have).
  */
@@ -32,17 +34,23 @@ export function request(
   return requestImpl.call(dispatcher, options)
 }
 
-/** The step of opening a connection that undici's connect timeout cut short. */
-export type ConnectStep = 'connect' | 'tls-handshake'
-
-/** Connect-timeout errors seen by {@link stepAwareConnector}, with the step they interrupted and the limit. */
-const timedOut = new WeakMap<object, { step: ConnectStep; timeoutMs: number }>()
+/**
+ * `code` of the error {@link stepAwareConnector} fails a TLS connection with when the server did
+ * not select h2. Internal: `ConnectionPool` answers it by sending the request over HTTP/1.1
+ * (`node:http`); it never reaches a caller.
+ */
+export const NOT_H2 = 'EDGEOP_NOT_H2'
 
 /**
- * undici's connector (TCP, then TLS for https), noting for a connect timeout
+ * undici's connector (TCP, then TLS) for HTTP/2 only, noting for a connect timeout
  * (`UND_ERR_CONNECT_TIMEOUT`, one timer over both steps) whether the TCP connection had been
- * established, i.e. whether TCP connect or the TLS handshake timed out. Read it with
- * {@link connectTimeoutStep}.
+ * established, i.e. whether TCP connect or the TLS handshake timed out (read it with
+ * `connectTimeoutStep`).
+ *
+ * A connection on which ALPN did not select h2 is closed before undici sees it and fails with
+ * {@link NOT_H2}: undici's HTTP/1.1 client is not in the artifact (HTTP/1.1 goes through
+ * `node:http`). undici fails the requests queued for that connection with this error, before
+ * writing a byte of them, so they are safe to send again.
  */
 export function stepAwareConnector(
   options: buildConnector.BuildOptions & { timeout: number },
@@ -51,10 +59,15 @@ export function stepAwareConnector(
   return (target, callback) => {
     let tcpConnected = false
     const socket = connect(target, (err, s) => {
-      if (err !== null && (err as { code?: unknown }).code === 'UND_ERR_CONNECT_TIMEOUT') {
-        const step = target.protocol === 'https:' && tcpConnected ? 'tls-handshake' : 'connect'
-        timedOut.set(err, { step, timeoutMs: options.timeout })
+      if (err === null && (s as { alpnProtocol?: unknown } | null)?.alpnProtocol !== 'h2') {
+        s?.destroy()
+        return callback(
+          Object.assign(new Error('the server did not select h2 (ALPN)'), { code: NOT_H2 }),
+          null,
+        )
       }
+      if (err !== null && (err as { code?: unknown }).code === 'UND_ERR_CONNECT_TIMEOUT')
+        noteConnectTimeout(err, tcpConnected ? 'tls-handshake' : 'connect', options.timeout)
       if (err === null) callback(null, s as NonNullable<typeof s>)
       else callback(err, null)
     })
@@ -63,9 +76,4 @@ export function stepAwareConnector(
       tcpConnected = true
     })
   }
-}
-
-/** For a connect-timeout error from {@link stepAwareConnector}: the step it interrupted and the limit; else undefined. */
-export function connectTimeoutStep(err: unknown): { step: ConnectStep; timeoutMs: number } | undefined {
-  return typeof err === 'object' && err !== null ? timedOut.get(err) : undefined
 }

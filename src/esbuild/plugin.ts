@@ -9,7 +9,7 @@ import { UNDICI_DEFINE, UNDICI_TRIMS } from './undici-trims.ts'
 export interface EdgeopPluginOptions {
   /**
    * Replace the undici modules edgeop never runs (see `UNDICI_TRIMS`). Default true. Turn off
-   * when the same bundle also uses undici's fetch, FormData or its non-SIMD HTTP/1.1 parser.
+   * when the same bundle also uses undici's fetch, FormData or its HTTP/1.1 client.
    */
   trimUndici?: boolean
   /** Add {@link ESM_REQUIRE_BANNER} to ESM bundles for Node. Default true. */
@@ -22,8 +22,8 @@ export interface EdgeopPluginOptions {
  *   `banner.js` (unless the banner already calls `createRequire`), so undici's
  *   `require('node:…')` calls work in the ESM bundle;
  * - defines `esbuildDetection` (unless already defined) and applies the undici trims of
- *   edgeop's own artifact. The README's mirror controller, minified ESM: 206,575 bytes gzip
- *   plain, 98,371 with this plugin (esbuild 0.28.2, undici 8.13.1; `npm run size:library`).
+ *   edgeop's own artifact. The README's mirror controller, minified ESM: 225,684 bytes gzip
+ *   plain, 95,211 with this plugin (2026-12-01, esbuild 0.28.2, undici 8.13.1; `npm run size:library`).
  *
  * It only changes how undici's modules load; everything else is bundled as without it.
  */

@@ -10,24 +10,28 @@
  * These plugins match undici file paths; test/client/undici-layout.test.ts pins the files,
  * so an undici release that moves them fails the tests instead of silently bundling more.
  */
-import { createRequire } from 'node:module'
-import { brotliCompressSync, constants as zlibConstants } from 'node:zlib'
 import type { Plugin } from 'esbuild'
 
-/** Loads a dependency's module at bundle time (absolute path from esbuild's `onLoad`). */
-const requireAtBuild = createRequire(import.meta.url)
+/**
+ * The message of an HTTP/1.1 connection handed to undici in a trimmed bundle. None is: edgeop's
+ * client sends HTTP/1.1 through `node:http`, and its undici connector fails any TLS connection
+ * on which ALPN did not select h2 before undici sees it.
+ */
+export const UNBUNDLED_HTTP1 =
+  'edgeop: undici HTTP/1.1 is not bundled (edgeop sends HTTP/1.1 through node:http)'
 
 /**
- * The non-SIMD llhttp WebAssembly fallback (72 KB) becomes a module that throws a clear error:
- * it only loads where WebAssembly SIMD is missing (riscv64, old ppc64), and HTTP/2 connections
- * never load llhttp at all.
+ * undici's HTTP/1.1 client (`dispatcher/client-h1.js`, 15 KB minified) becomes a function that
+ * throws {@link UNBUNDLED_HTTP1}. With it go the modules only it loads: the llhttp WebAssembly
+ * parser (54 KB SIMD, 72 KB fallback), its constants and, where undici has it, the experimental
+ * Milo parser. undici calls it only for a connection whose ALPN protocol is not h2, and undici
+ * catches the throw and fails that connection's requests with it.
  */
-export const noSimdFallback: Plugin = {
-  name: 'edgeop-llhttp-no-simd-fallback',
+export const noHttp1Client: Plugin = {
+  name: 'edgeop-undici-no-http1-client',
   setup(b) {
-    b.onLoad({ filter: /llhttp[\\/]llhttp-wasm\.js$/ }, () => ({
-      contents:
-        "throw new Error('edgeop: this build parses HTTP/1.1 with WebAssembly SIMD; this CPU has none (use HTTP/2 or a full undici build)')",
+    b.onLoad({ filter: /undici[\\/]lib[\\/]dispatcher[\\/]client-h1\.js$/ }, () => ({
+      contents: `module.exports = function connectH1 () { throw new Error(${JSON.stringify(UNBUNDLED_HTTP1)}) }`,
       loader: 'js',
     }))
   },
@@ -58,66 +62,13 @@ export const noFormData: Plugin = {
   },
 }
 
-/**
- * undici's HTTP/1.1 client reads only `ERROR` and `TYPE` from llhttp's constants module;
- * the rest (17 KB of parser-generator tables) is dead weight. The replacement is the two
- * objects serialised from the real module at bundle time, so they cannot drift.
- */
-export const llhttpConstantsUsedOnly: Plugin = {
-  name: 'edgeop-llhttp-constants-used-only',
-  setup(b) {
-    b.onLoad({ filter: /undici[\\/]lib[\\/]llhttp[\\/]constants\.js$/ }, (args) => {
-      const real = requireAtBuild(args.path) as { ERROR: object; TYPE: object }
-      return {
-        contents: `module.exports = ${JSON.stringify({ ERROR: real.ERROR, TYPE: real.TYPE })}`,
-        loader: 'js',
-      }
-    })
-  },
-}
+/** Both trims, in the order edgeop's artifact applies them. */
+export const UNDICI_TRIMS: readonly Plugin[] = [noHttp1Client, noFormData]
 
 /**
- * Brotli quality for the packed llhttp WebAssembly: the maximum, since it is paid once at
- * bundle time (zlib `BROTLI_MAX_QUALITY`).
- */
-const WASM_BROTLI_QUALITY = zlibConstants.BROTLI_MAX_QUALITY
-
-/**
- * The llhttp SIMD WebAssembly module ships as base64, which gzip shrinks poorly (54 KB of
- * wasm → 72 KB of base64 → 24 KB gzip). Stored brotli-compressed instead (then base64:
- * 15 KB in a gzipped bundle) and decompressed with Node's own zlib the first time an
- * HTTP/1.1 connection needs the parser, exactly as lazily as before.
- */
-export const llhttpBrotli: Plugin = {
-  name: 'edgeop-llhttp-simd-brotli',
-  setup(b) {
-    b.onLoad({ filter: /llhttp[\\/]llhttp_simd-wasm\.js$/ }, (args) => {
-      const wasm = requireAtBuild(args.path) as Buffer
-      const packed = brotliCompressSync(wasm, {
-        params: {
-          [zlibConstants.BROTLI_PARAM_QUALITY]: WASM_BROTLI_QUALITY,
-          [zlibConstants.BROTLI_PARAM_SIZE_HINT]: wasm.length,
-        },
-      }).toString('base64')
-      return {
-        contents: `let w; Object.defineProperty(module, 'exports', { get: () => w ??= require('node:zlib').brotliDecompressSync(Buffer.from('${packed}', 'base64')) })`,
-        loader: 'js',
-      }
-    })
-  },
-}
-
-/** All four trims, in the order edgeop's artifact applies them. */
-export const UNDICI_TRIMS: readonly Plugin[] = [
-  noSimdFallback,
-  noFormData,
-  llhttpConstantsUsedOnly,
-  llhttpBrotli,
-]
-
-/**
- * The `define` that makes undici leave out its experimental Milo HTTP/1.1 parser: undici
- * checks `typeof esbuildDetection` (its own switch, the one Node core uses when it bundles
- * undici; lib/dispatcher/client-h1.js).
+ * undici's own bundler switch (`typeof esbuildDetection`, the one Node core uses when it bundles
+ * undici): its HTTP/1.1 client then leaves out the experimental Milo parser, and its fetch reads
+ * it too. With {@link noHttp1Client} the HTTP/1.1 client is not bundled at all; the define stays
+ * so that a bundle keeps undici's bundled-mode behaviour wherever undici reads it.
  */
 export const UNDICI_DEFINE: Readonly<Record<string, string>> = { esbuildDetection: '"edgeop"' }

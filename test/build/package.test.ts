@@ -3,8 +3,8 @@
  * library), installed with `npm install ./edgeop-x.tgz` into a new project, a small consumer
  * type-checked and run, then bundled with esbuild (ESM and CJS, plain and with the shipped
  * `edgeop()` plugin) and rolldown, and every bundle run. The consumer builds a KubeClient from
- * an in-memory ClusterConfig and GETs /version from a local HTTP/1.1 server, so the bundled
- * undici (llhttp included, trimmed or not) parses a real response. Only committed files are
+ * an in-memory ClusterConfig and GETs /version from a local HTTP/1.1 server, so every bundle
+ * (undici's HTTP/1.1 client trimmed or not) serves HTTP/1.1 through node:http. Only committed files are
  * packed: commit before running this file.
  */
 import assert from 'node:assert/strict'

@@ -4,12 +4,11 @@
  * and its actual limit, with code `EDGEOP_ERR_TIMEOUT` and `retryable: true`.
  */
 import assert from 'node:assert/strict'
-import { type ChildProcess, spawn } from 'node:child_process'
-import { once } from 'node:events'
-import { type AddressInfo, connect, createServer, type Socket } from 'node:net'
+import { type AddressInfo, createServer } from 'node:net'
 import { after, test } from 'node:test'
 import { Transport, type TransportOptions } from '../../src/client/transport.ts'
 import { startStub } from '../support/http-stub.ts'
+import { neverAcceptingListener } from '../support/never-accepting.ts'
 
 const cleanups: (() => unknown)[] = []
 after(async () => {
@@ -33,35 +32,9 @@ const timeout = (reason: string, message: string) => ({
   message,
 })
 
-/**
- * A TCP listener that never accepts: a child process listens with a backlog of 1 and then
- * blocks its event loop, so the kernel queues two connections and drops later SYNs.
- */
-async function neverAcceptingListener(): Promise<{ port: number; stop(): void }> {
-  const script = `
-    const s = require('node:net').createServer()
-    s.listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => {
-      process.stdout.write(s.address().port + '\\n')
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 120000)
-      process.exit(0)
-    })`
-  const child: ChildProcess = spawn(process.execPath, ['-e', script], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  const stop = (): void => void child.kill('SIGKILL')
-  cleanups.push(stop)
-  const [line] = (await once(child.stdout!, 'data')) as [Buffer]
-  const port = Number(line.toString().trim())
-  // Fill the accept queue (backlog + 1 connections); the next SYN gets no answer.
-  for (let i = 0; i < 2; i++) {
-    const filler: Socket = connect(port, '127.0.0.1').on('error', () => {}) // reset when the child dies
-    await once(filler, 'connect')
-  }
-  return { port, stop }
-}
-
 test('TCP connect that never completes: ConnectTimeout with the connect timeout', async () => {
   const listener = await neverAcceptingListener()
+  cleanups.push(listener.stop)
   const t = transport(`http://127.0.0.1:${listener.port}`, { connectTimeoutMs: 150, timeoutMs: 0 })
   try {
     await assert.rejects(

@@ -36,11 +36,9 @@ test('the three modules src/client/undici.ts imports exist with the shapes it us
   assert.equal(typeof buildConnector({}), 'function', 'buildConnector returns a connector')
 })
 
-test('the files the edgeop/esbuild trims replace still exist, and Milo (where present) is still behind esbuildDetection', () => {
+test('the files the edgeop/esbuild trims replace still exist, and undici reaches its HTTP/1.1 client only for a connection without h2', () => {
   const trimmed = [
-    'lib/llhttp/llhttp-wasm.js',
-    'lib/llhttp/llhttp_simd-wasm.js',
-    'lib/llhttp/constants.js',
+    'lib/dispatcher/client-h1.js',
     'lib/web/fetch/formdata.js',
     'lib/web/fetch/body.js',
     'lib/web/webidl/index.js',
@@ -49,15 +47,19 @@ test('the files the edgeop/esbuild trims replace still exist, and Milo (where pr
     trimmed.filter((f) => !existsSync(join(UNDICI, f))),
     [],
   )
-  const constants = require('undici/lib/llhttp/constants.js') as Record<string, unknown>
-  assert.equal(typeof constants.ERROR, 'object', 'llhttp constants export ERROR')
-  assert.equal(typeof constants.TYPE, 'object', 'llhttp constants export TYPE')
-  const h1 = readFileSync(join(UNDICI, 'lib/dispatcher/client-h1.js'), 'utf8')
-  // undici gained the experimental Milo parser in 8.x; where it has it, the define must switch it off.
-  if (/milo/i.test(h1)) assert.match(h1, /typeof esbuildDetection/, 'the Milo switch the define turns off')
+  // noHttp1Client replaces client-h1.js by a function that throws; undici must call it only where
+  // ALPN did not select h2 (which edgeop's connector never hands over), and inside its try/catch.
+  const client = readFileSync(join(UNDICI, 'lib/dispatcher/client.js'), 'utf8')
+  assert.match(client, /const connectH1 = require\(['"]\.\/client-h1(\.js)?['"]\)/)
+  assert.deepEqual([...client.matchAll(/connectH1\(/g)].length, 1, 'one call of connectH1')
   assert.match(
-    h1,
-    /require\(['"]\.\.\/llhttp\/constants(\.js)?['"]\)/,
-    'client-h1 loads llhttp constants from the trimmed path',
+    client,
+    /try \{\s*client\[kHTTPContext\] = socket\.alpnProtocol === 'h2'\s*\? connectH2\(client, socket\)\s*: connectH1\(client, socket\)\s*\} catch/,
+    'connectH1 only for a connection whose ALPN protocol is not h2, with its throw caught',
+  )
+  assert.equal(
+    (require('undici/lib/dispatcher/client-h1.js') as unknown as { name: string }).name,
+    'connectH1',
+    'client-h1.js exports the one function the stub stands for',
   )
 })
