@@ -13,6 +13,7 @@ import {
 } from '../../controller/index.ts'
 import type { Clock, KubeObject, Logger } from '../../core/index.ts'
 import type { EventRecorder } from '../../objects/index.ts'
+import { driftMetrics } from '../../observability/index.ts'
 import {
   httpUrl,
   OPERATOR_FLAGS,
@@ -48,6 +49,8 @@ export interface AppServiceOperatorOptions {
   queueMetrics?: QueueMetrics
   /** Default: the controller's (`defaultRetryPolicy()`). */
   retryPolicy?: RetryPolicy
+  /** Told when an existing Deployment or Service was re-applied because it drifted (its `kind`). */
+  onDrift?: ((kind: string) => void) | undefined
 }
 
 /** The `dependency` label of the database API's circuit breaker. */
@@ -105,6 +108,7 @@ export function appServiceController(o: AppServiceOperatorOptions): Controller<A
         o.breaker ??
         new CircuitBreaker({ dependency: DATABASE_DEPENDENCY, ...(o.clock ? { clock: o.clock } : {}) }),
       ...(o.fencingToken ? { fencingToken: o.fencingToken } : {}),
+      onDrift: o.onDrift,
       recorder: o.recorder,
       ...(o.clock ? { clock: o.clock } : {}),
     }),
@@ -139,6 +143,7 @@ export const appServiceOperator: OperatorSpec<typeof APPSERVICE_FLAGS> = {
   },
   controllers: ({ options: o, client, manager, recorder, log }) => [
     appServiceController({
+      onDrift: driftMetrics(manager.registry, 'appservice'),
       client,
       factory: manager.factory,
       namespaces: o.namespace,
