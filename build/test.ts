@@ -130,8 +130,11 @@ async function main(): Promise<number> {
       const binaries = await resolveBinaries({ log })
       starting = launchSupervisor({ binDir: binaries.dir, uncached: 'eager' })
       starting.then((s) => (supervisor = s)).catch(() => {})
-      // kustomize and helm for the manifest tests, built (once per version) while the unit tests run.
-      tools = Promise.all([goToolPathAsync('kustomize'), goToolPathAsync('helm')])
+      // kustomize and helm for the manifest tests, prometheus and promtool for the monitoring
+      // tests, built (once per version) while the unit tests run.
+      tools = Promise.all(
+        (['kustomize', 'helm', 'prometheus', 'promtool'] as const).map((t) => goToolPathAsync(t)),
+      )
       tools.catch(() => {})
     } catch (err) {
       if (!(err instanceof AssetsUnavailableError)) throw err

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Builds one of the build tools (umoci, kustomize, helm) from the Go module proxy into a cache
-# keyed by version, and prints the binary's path on its last stdout line. The pinned module
-# is build/tools/<tool>/go.mod; the version (the cache key) is in versions.env. A second run
-# with the binary present builds nothing and does not need Go.
+# Builds one of the build tools (umoci, kustomize, helm, prometheus, promtool) from the Go module
+# proxy into a cache keyed by version, and prints the binary's path on its last stdout line. The
+# pinned module is build/tools/<tool>/go.mod (prometheus and promtool share
+# build/tools/prometheus/go.mod); the version (the cache key) is in versions.env. A second run
+# with the binary present builds nothing and does not need Go. Cold build costs (2 cores) are in
+# go-tools.ts: prometheus 264 s of CPU, then promtool 96 s on the Go build cache it left.
 #
-#   build-go-tool.sh umoci|kustomize|helm
-#   EDGEOP_UMOCI / EDGEOP_KUSTOMIZE / EDGEOP_HELM=/path  use this prebuilt binary instead
+#   build-go-tool.sh umoci|kustomize|helm|prometheus|promtool
+#   EDGEOP_UMOCI / EDGEOP_KUSTOMIZE / EDGEOP_HELM / EDGEOP_PROMETHEUS / EDGEOP_PROMTOOL=/path
+#                                         use this prebuilt binary instead
 #   EDGEOP_CACHE_DIR=/dir                 where built binaries are cached (default: ~/.cache/edgeop)
 #   EDGEOP_TOOL_GOCACHE=/dir              a Go build cache of its own (to measure a cold build)
 set -euo pipefail
@@ -18,8 +21,14 @@ case "$tool" in
   umoci) version=$UMOCI_VERSION; pkg=github.com/opencontainers/umoci/cmd/umoci; override=${EDGEOP_UMOCI:-}; var=EDGEOP_UMOCI ;;
   kustomize) version=$KUSTOMIZE_VERSION; pkg=sigs.k8s.io/kustomize/kustomize/v5; override=${EDGEOP_KUSTOMIZE:-}; var=EDGEOP_KUSTOMIZE ;;
   helm) version=$HELM_VERSION; pkg=helm.sh/helm/v4/cmd/helm; override=${EDGEOP_HELM:-}; var=EDGEOP_HELM ;;
-  *) echo "usage: build-go-tool.sh umoci|kustomize|helm" >&2; exit 2 ;;
+  prometheus) version=$PROMETHEUS_VERSION; pkg=github.com/prometheus/prometheus/cmd/prometheus; override=${EDGEOP_PROMETHEUS:-}; var=EDGEOP_PROMETHEUS ;;
+  promtool) version=$PROMETHEUS_VERSION; pkg=github.com/prometheus/prometheus/cmd/promtool; override=${EDGEOP_PROMTOOL:-}; var=EDGEOP_PROMTOOL ;;
+  *) echo "usage: build-go-tool.sh umoci|kustomize|helm|prometheus|promtool" >&2; exit 2 ;;
 esac
+moddir=$tool; tags=
+# remove_all_sd leaves out the cloud service discoveries (AWS, Azure, GCE, ...): the tests scrape
+# static targets. Without the builtinassets tag the web UI is not embedded (only the HTTP API is used).
+case "$tool" in prometheus|promtool) moddir=prometheus; tags=remove_all_sd ;; esac
 
 if [ -n "$override" ]; then
   case "$override" in /*) ;; *) echo "$var=$override must be an absolute path" >&2; exit 1 ;; esac
@@ -28,7 +37,7 @@ if [ -n "$override" ]; then
 fi
 
 cache=${EDGEOP_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/edgeop}
-out="$cache/bin/$tool-$version"
+out="$cache/bin/$moddir-$version"
 if [ -x "$out/$tool" ]; then echo "$out/$tool"; exit 0; fi
 
 if ! command -v go >/dev/null 2>&1; then
@@ -50,8 +59,11 @@ case "$tool" in
   umoci) ldflags="-s -w" ;;
   kustomize) ldflags="-s -w -X sigs.k8s.io/kustomize/api/provenance.version=v$version" ;;
   helm) ldflags="-s -w -X helm.sh/helm/v4/internal/version.version=v$version" ;;
+  # The Go module v0.MNN.P is Prometheus release M.NN.P (v0.316.0 is 3.16.0).
+  prometheus|promtool) minor=${version#0.}; minor=${minor%%.*}
+    ldflags="-s -w -X github.com/prometheus/common/version.Version=$((minor / 100)).$((minor % 100)).${version##*.}" ;;
 esac
-(cd "$here/$tool" && timed "$tool" go build -trimpath -ldflags "$ldflags" -o "$tmp" "$pkg")
+(cd "$here/$moddir" && timed "$tool" go build -trimpath -tags "$tags" -ldflags "$ldflags" -o "$tmp" "$pkg")
 # A rename is atomic: a concurrent run sees either no binary or a whole one.
 mv "$tmp" "$out/$tool"
 echo "$out/$tool"
