@@ -61,7 +61,7 @@ async function render(n: number): Promise<{ series: string[]; names: string[] }>
   const observer = reconcileMetrics(r, 'appservice', 2)
   const q = createWorkQueue<string>({ clock, metrics: workqueueMetrics(r, 'appservice') })
   const rest = restClientMetrics(r)
-  const drift = driftMetrics(r, 'appservice')
+  const drift = driftMetrics(r, 'appservice', ['Deployment', 'Service'])
   const breaker = new CircuitBreaker({ dependency: 'database-api', registry: r, clock })
   informerMetrics(
     r,

@@ -361,13 +361,14 @@ describe('object, drift and process metrics', () => {
     ])
   })
 
-  test('drift corrections count per controller and kind', () => {
+  test('drift corrections count per controller and kind, the kinds given at 0 from the start', () => {
     const r = new MetricsRegistry()
-    const drift = driftMetrics(r, 'app')
+    const drift = driftMetrics(r, 'app', ['Service'])
     drift('Deployment')
     drift('Deployment')
     assert.deepEqual(samples(r, 'edgeop_controller_drift'), [
       'edgeop_controller_drift_corrected_total{controller="app",kind="Deployment"} 2',
+      'edgeop_controller_drift_corrected_total{controller="app",kind="Service"} 0',
     ])
   })
 

@@ -143,7 +143,7 @@ export const appServiceOperator: OperatorSpec<typeof APPSERVICE_FLAGS> = {
   },
   controllers: ({ options: o, client, manager, recorder, log }) => [
     appServiceController({
-      onDrift: driftMetrics(manager.registry, 'appservice'),
+      onDrift: driftMetrics(manager.registry, 'appservice', ['Deployment', 'Service']),
       client,
       factory: manager.factory,
       namespaces: o.namespace,
