@@ -24,6 +24,11 @@ export const RULES_FILE = 'edgeop.rules.yaml'
 export const RULES_TEST_FILE = 'edgeop.rules.test.yaml'
 /** The Grafana dashboard. */
 export const DASHBOARD_FILE = 'dashboard.json'
+/** The hand-written files under config/ (every other file there is generated). */
+export const MONITORING_SOURCES = [DASHBOARD_FILE, RULES_FILE, RULES_TEST_FILE].map(
+  (f) => `${MONITORING_DIR}/${f}`,
+)
+
 /**
  * The label by which Grafana's dashboard sidecar (kiwigrid k8s-sidecar, as the Grafana and
  * kube-prometheus-stack Helm charts configure it: `sidecar.dashboards.label`) loads a ConfigMap.
