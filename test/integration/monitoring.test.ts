@@ -87,6 +87,9 @@ setup(async () => {
     [RULES],
   )
   defer(() => prometheus.close())
+  // Scraping before anything happens, so every counter is seen from its start (Prometheus applies
+  // its first targets a few seconds after it is ready).
+  await eventually(async () => (await prometheus.query('up == 1')).length > 0, 60_000, 'operator scraped')
   // Work for every panel: reconciles, children, database calls.
   const apps = admin.resource<AppService>(APPSERVICES, ns)
   for (const [name, spec] of [
