@@ -150,6 +150,7 @@ export function renderDashboardSvg(
   const when = `${new Date(t0 * 1000).toISOString().slice(0, 16)} – ${new Date(t1 * 1000).toISOString().slice(11, 16)} UTC`
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Inter, Helvetica, Arial, sans-serif">`,
+    `<title>${esc(title)} dashboard, ${esc(when)}, drawn from Prometheus</title>`,
     `<rect width="${width}" height="${height}" fill="#111217"/>`,
     `<text x="12" y="26" fill="#ccccdc" font-size="17" font-weight="600">${esc(title)}</text>`,
     `<text x="${width - 12}" y="26" fill="#8e8e8e" font-size="12" text-anchor="end">${esc(when)} · drawn by build/dashboard-svg.ts from Prometheus</text>`,

@@ -69,4 +69,5 @@ test('the SVG has a line per series, "No data" for an empty panel, and escapes t
   assert.equal(svg.match(/<polyline/g)?.length, 2)
   assert.ok(svg.includes('A &#38; B') && svg.includes('&#60;one&#62;') && svg.includes('No data'))
   assert.ok(!svg.includes('<one>'))
+  assert.match(svg, /^<svg [^>]*>\n<title>t dashboard, /)
 })
