@@ -6,7 +6,8 @@
  *   PodDisruptionBudget, metrics Service, NetworkPolicy) and a kustomization listing them.
  * - `config/default`: the base with the image as a kustomize `images:` entry
  *   (`kustomize edit set image ghcr.io/example/edgeop=<yours>` in any overlay).
- * - `config/prometheus`: default plus a ServiceMonitor for the metrics Service.
+ * - `config/prometheus`: default plus a ServiceMonitor for the metrics Service and config/monitoring
+ *   (alerts as a PrometheusRule, the Grafana dashboard ConfigMap, a PodMonitor for the node agent).
  * - `config/agent`: default plus the NodeConfig node agent (its CRD, RBAC and DaemonSet, copied
  *   from deploy/agent/, whose Namespace is already the base's).
  * - `config/dev`: default with one replica and `--log-level=debug`.
@@ -17,6 +18,7 @@ import { parse } from 'yaml'
 import { toYaml } from '../src/config/yaml-emit.ts'
 import type { KubeObject } from '../src/core/types.ts'
 import { OPERATOR_NAME, OPERATOR_NAMESPACE } from '../src/operators/appservice/manifests.ts'
+import { monitoringConfigFiles, secureScrape } from './monitoring.ts'
 
 /** The image name the generated manifests carry; overlays map it with `images:`. */
 export const DEFAULT_IMAGE_NAME = 'ghcr.io/example/edgeop'
@@ -50,7 +52,7 @@ export function operatorServiceMonitor(): KubeObject {
     },
     spec: {
       selector: { matchLabels: { 'app.kubernetes.io/name': OPERATOR_NAME } },
-      endpoints: [{ port: 'metrics', path: '/metrics', interval: '30s' }],
+      endpoints: [{ port: 'metrics', path: '/metrics', interval: '30s', ...secureScrape() }],
       namespaceSelector: { matchNames: [OPERATOR_NAMESPACE] },
     },
   }
@@ -91,8 +93,9 @@ export function configFiles(deployFiles: Record<string, string>, root: string): 
   })
   out['prometheus/servicemonitor.yaml'] =
     `${GENERATED('build/config-layout.ts')}${toYaml(operatorServiceMonitor())}`
+  Object.assign(out, monitoringConfigFiles(root))
   out['prometheus/kustomization.yaml'] = kustomization('build/config-layout.ts', {
-    resources: ['../default', 'servicemonitor.yaml'],
+    resources: ['../default', 'servicemonitor.yaml', '../monitoring'],
     ...images(),
   })
   const agent = (file: string, text: string) =>

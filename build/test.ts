@@ -130,9 +130,11 @@ async function main(): Promise<number> {
       const binaries = await resolveBinaries({ log })
       starting = launchSupervisor({ binDir: binaries.dir, uncached: 'eager' })
       starting.then((s) => (supervisor = s)).catch(() => {})
-      // kustomize and helm for the manifest tests, jaeger for the tracing test, built (once per
-      // version) while the unit tests run.
-      tools = Promise.all([goToolPathAsync('kustomize'), goToolPathAsync('helm'), goToolPathAsync('jaeger')])
+      // kustomize and helm for the manifest tests, prometheus and promtool for the monitoring
+      // tests, jaeger for the tracing test, built (once per version) while the unit tests run.
+      tools = Promise.all(
+        (['kustomize', 'helm', 'prometheus', 'promtool', 'jaeger'] as const).map((t) => goToolPathAsync(t)),
+      )
       tools.catch(() => {})
     } catch (err) {
       if (!(err instanceof AssetsUnavailableError)) throw err

@@ -225,6 +225,11 @@ export class Controller<T extends KubeObject = KubeObject> {
   #active = 0
   #started = false
 
+  /** The primary objects' source (`for.source`); a manager reports on its cache when it has one. */
+  get source(): EventSource<T> {
+    return this.#options.for.source
+  }
+
   /** Wires the event handlers at once; starts nothing until {@link run}. */
   constructor(options: ControllerOptions<T>) {
     this.name = options.name

@@ -45,6 +45,7 @@ import { type SecureMetricsOptions, startOpsServer } from '../observability/ops-
 import {
   informerMetrics,
   leaderElectionMetrics,
+  objectMetrics,
   processMetrics,
   reconcileMetrics,
   workqueueMetrics,
@@ -194,12 +195,20 @@ export class Manager {
             periodMs: le.retryPeriodMs,
           })
         : undefined
+      const changes = this.registry.counter({
+        name: 'edgeop_leader_changes_total',
+        help: 'Leader changes.',
+        labelNames: ['name'],
+      })
       this.elector = new LeaderElector({
         lock: le.lock ?? leaseLock(options.client, le, id, this.shard),
         releaseOnCancel: true,
         logger: this.#log,
         clock: this.clock,
-        onNewLeader: (id) => this.#log.info('leader observed', { leader: id || '(none)' }),
+        onNewLeader: (id) => {
+          this.#log.info('leader observed', { leader: id || '(none)' })
+          changes.inc({ name: le.name })
+        },
         ...(le.leaseDurationMs === undefined ? {} : { leaseDurationMs: le.leaseDurationMs }),
         ...(le.renewDeadlineMs === undefined ? {} : { renewDeadlineMs: le.renewDeadlineMs }),
         ...(le.retryPeriodMs === undefined ? {} : { retryPeriodMs: le.retryPeriodMs }),
@@ -308,6 +317,7 @@ export class Manager {
     )
     processMetrics(this.registry, { eventLoop: lag, heapAfterGc })
     informerMetrics(this.registry, () => this.factory.informers, this.clock)
+    objectMetrics(this.registry, () => this.#controllers, this.clock)
     const le = this.#o.leaderElection
     const elector = this.elector
     if (le && elector) {

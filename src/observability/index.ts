@@ -82,9 +82,11 @@ export {
 } from './ops-server.ts'
 export type { ParkedKeyInfo, ParkedKeysView } from './parked-keys-view.ts'
 export {
+  driftMetrics,
   type InformerHealthSource,
   informerMetrics,
   leaderElectionMetrics,
+  objectMetrics,
   processMetrics,
   RECONCILE_TIME_BUCKETS,
   REST_CLIENT_BUCKETS,

@@ -7,13 +7,15 @@
  * (or a remover for scrape-time collectors). Calling one twice for the same registry reuses the
  * families (the registry returns what is registered).
  */
+import { readdirSync, readFileSync } from 'node:fs'
 import { getHeapSpaceStatistics, type HeapSpaceInfo } from 'node:v8'
 import type { Method, RequestObserver } from '../client/transport.ts'
 import { type Clock, realClock } from '../core/clock.ts'
+import type { KubeObject } from '../core/types.ts'
 import type { QueueMetrics } from '../queue/metrics.ts'
 import { WORKQUEUE_METRIC_NAMES } from '../queue/metrics.ts'
 import { type ControllerObserver, RECONCILE_RESULTS, resultLabel } from './controller-observer.ts'
-import type { MetricsRegistry } from './metrics-registry.ts'
+import type { Labels, MetricsRegistry } from './metrics-registry.ts'
 
 /**
  * controller-runtime `controller_runtime_reconcile_time_seconds` buckets
@@ -213,6 +215,8 @@ export function restClientMetrics(registry: MetricsRegistry): RequestObserver {
 export interface InformerHealthSource {
   /** What the informer watches; the `name` label of its gauges. */
   readonly describe: string
+  /** Its cache, when it has one: counted and sized at scrape time. */
+  readonly store?: { readonly size: number; list(): readonly KubeObject[] }
   /** Whether it has synced, and when it last did (monotonic ms). */
   health(): {
     synced: boolean
@@ -222,9 +226,14 @@ export interface InformerHealthSource {
   }
 }
 
+/** Objects whose JSON length {@link informerMetrics} measures per scrape: enough for a stable mean, cheap at any cache size. */
+const SIZE_SAMPLE = 32
+
 /**
  * Scrape-time gauges per informer (label `informer`, its description): `edgeop_informer_synced` (0/1)
- * and `edgeop_informer_last_sync_age_seconds` (since the last full list; absent before it). Reads
+ * and `edgeop_informer_last_sync_age_seconds` (since the last full list; absent before it); with a
+ * `store`, `edgeop_informer_objects` and `edgeop_informer_cache_bytes` (an estimate: the mean JSON
+ * length of the first {@link SIZE_SAMPLE} objects times their number). Reads
  * `informers()` at every scrape, so informers created later appear and stopped ones vanish. Returns
  * a function that removes the collector.
  */
@@ -233,36 +242,20 @@ export function informerMetrics(
   informers: () => Iterable<InformerHealthSource>,
   clock: Clock = realClock,
 ): () => void {
-  const labelNames = ['informer']
-  const synced = registry.gauge({
-    name: 'edgeop_informer_synced',
-    help: 'Whether the informer has synced its first full list (1) or not (0).',
-    labelNames,
-  })
-  const age = registry.gauge({
-    name: 'edgeop_informer_last_sync_age_seconds',
-    help: 'Seconds since the informer last received a full list.',
-    labelNames,
-  })
-  const serving = registry.gauge({
-    name: 'edgeop_cache_snapshot_serving',
-    help: 'Whether the informer serves a cache snapshot not yet confirmed by the apiserver.',
-    labelNames,
-  })
-  const failed = registry.gauge({
-    name: 'edgeop_cache_snapshot_write_failures',
-    help: 'Failed cache snapshot writes.',
-    labelNames,
-  })
+  const gauge = (name: string, help: string) => registry.gauge({ name, help, labelNames: ['informer'] })
+  const all = [
+    gauge('edgeop_informer_synced', '1 once the first full list is cached, else 0.'),
+    gauge('edgeop_informer_last_sync_age_seconds', 'Seconds since the last full list.'),
+    gauge('edgeop_cache_snapshot_serving', '1 while serving an unconfirmed cache snapshot.'),
+    gauge('edgeop_cache_snapshot_write_failures', 'Failed cache snapshot writes.'),
+    gauge('edgeop_informer_objects', 'Cached objects.'),
+    gauge('edgeop_informer_cache_bytes', 'Estimated cache bytes.'),
+  ] as const
+  const [synced, age, serving, failed, objects, bytes] = all
   let shown: { informer: string }[] = []
   return registry.addCollector(() => {
     // Drop only this collector's old series: another factory may report on the same families.
-    for (const l of shown) {
-      synced.remove(l)
-      age.remove(l)
-      serving.remove(l)
-      failed.remove(l)
-    }
+    for (const l of shown) for (const g of all) g.remove(l)
     shown = []
     for (const i of informers()) {
       const h = i.health()
@@ -272,6 +265,11 @@ export function informerMetrics(
       serving.set(l, h.servingFromSnapshotSince === undefined ? 0 : 1)
       failed.set(l, h.snapshotWriteFailures ?? 0)
       if (h.lastSyncAt !== undefined) age.set(l, (clock.now() - h.lastSyncAt) / 1000)
+      const st = i.store
+      if (!st) continue
+      const sample = st.list().slice(0, SIZE_SAMPLE)
+      objects.set(l, st.size)
+      bytes.set(l, sample.length && (JSON.stringify(sample).length / sample.length) * st.size)
     }
   })
 }
@@ -299,7 +297,8 @@ export function leaderElectionMetrics(
  * and `nodejs_heap_space_size_total_bytes` by V8 `space` (prom-client's names; they tell V8 sizing
  * its young generation apart from live objects growing), `nodejs_heap_size_used_after_major_gc_bytes`
  * when `heapAfterGc` is given (0 until the first full GC, as Go's `go_memstats_last_gc_time_seconds`),
- * `process_start_time_seconds`, and `nodejs_eventloop_lag_seconds` when `eventLoop` (the
+ * `process_start_time_seconds`, `process_cpu_seconds_total`, and from /proc (Linux; 0 elsewhere)
+ * `process_open_fds`, `process_max_fds`, `process_virtual_memory_bytes`; `nodejs_eventloop_lag_seconds` when `eventLoop` (the
  * `monitorEventLoopLag` that also feeds the liveness check) is given. Returns a function that
  * removes the collector.
  *
@@ -340,13 +339,19 @@ export function processMetrics(
     gauge('nodejs_eventloop_lag_seconds', 'Worst event loop lag of the last 10-20 seconds.')
   const afterGc =
     options.heapAfterGc &&
-    gauge(
-      'nodejs_heap_size_used_after_major_gc_bytes',
-      'Heap used just after the last full GC (the live heap), in bytes.',
-    )
+    gauge('nodejs_heap_size_used_after_major_gc_bytes', 'Heap bytes used after the last full GC.')
+  const cpu = registry.counter({
+    name: 'process_cpu_seconds_total',
+    help: 'CPU seconds.',
+  })
+  const fds = gauge('process_open_fds', 'Open file descriptors.')
+  const maxFds = gauge('process_max_fds', 'Open file descriptor limit.')
+  const vm = gauge('process_virtual_memory_bytes', 'Virtual memory bytes.')
   const memoryUsage = options.memoryUsage ?? process.memoryUsage
   const heapSpaces = options.heapSpaces ?? getHeapSpaceStatistics
   return registry.addCollector(() => {
+    const u = process.cpuUsage()
+    cpu.inc({}, (u.user + u.system) / 1e6 - cpu.get())
     const m = memoryUsage()
     rss.set({}, m.rss)
     used.set({}, m.heapUsed)
@@ -361,5 +366,70 @@ export function processMetrics(
     const live = options.heapAfterGc?.bytes()
     if (afterGc && live !== undefined) afterGc.set({}, live)
     if (lag) lag.set({}, options.eventLoop!.seconds())
+    // Linux only (as the Prometheus clients): elsewhere these throw here and stay 0.
+    fds.set({}, readdirSync('/proc/self/fd').length - 1) // minus the one reading the directory
+    maxFds.set({}, +/files +(\d+)/.exec(readFileSync('/proc/self/limits', 'latin1'))![1]!)
+    vm.set({}, +readFileSync('/proc/self/stat', 'latin1').split(') ')[1]!.split(' ')[20]!) // field 23, vsize
   })
+}
+
+/**
+ * Scrape-time gauges over the primary objects of each controller whose `source` has a `store` (an
+ * informer's cache): `edgeop_controller_conditions{controller,type,status}` (objects per
+ * condition type and status) and `edgeop_controller_terminating_oldest_seconds{controller}` (the age of
+ * the oldest deletion still held by finalizers; 0 when none). No label names an object: condition
+ * types are the controller's own (it writes them), a handful. Reads `controllers()` at every scrape
+ * and owns both families (one manager per registry). Returns a function that removes the collector.
+ */
+export function objectMetrics(
+  registry: MetricsRegistry,
+  controllers: () => Iterable<{
+    name: string
+    source: { describe: string; store?: { list(): readonly KubeObject[] } }
+  }>,
+  clock: Clock = realClock,
+): () => void {
+  const conditions = registry.gauge({
+    name: 'edgeop_controller_conditions',
+    help: 'Objects by condition.',
+    labelNames: ['controller', 'type', 'status'],
+  })
+  const oldest = registry.gauge({
+    name: 'edgeop_controller_terminating_oldest_seconds',
+    help: 'Oldest finalizer wait.',
+    labelNames: ['controller'],
+  })
+  return registry.addCollector(() => {
+    conditions.reset()
+    for (const { name: controller, source } of controllers()) {
+      let first = clock.now()
+      for (const o of source.store?.list() ?? []) {
+        const d = o.metadata.deletionTimestamp
+        if (d && o.metadata.finalizers?.length) first = Math.min(first, Date.parse(d))
+        for (const { type, status } of (o as { status?: { conditions?: Labels[] } }).status?.conditions ?? [])
+          conditions.inc({ controller, type: type!, status: status! })
+      }
+      oldest.set({ controller }, (clock.now() - first) / 1000)
+    }
+  })
+}
+
+/**
+ * `edgeop_controller_drift_corrected_total{controller,kind}`: existing objects `controller` re-applied
+ * because they drifted from the desired state, at 0 from the start for each of `kinds` (a series
+ * born at 1 hides its first correction from `increase()`). Returns the function to call with the
+ * re-applied object's kind.
+ */
+export function driftMetrics(
+  registry: MetricsRegistry,
+  controller: string,
+  kinds: readonly string[],
+): (kind: string) => void {
+  const drift = registry.counter({
+    name: 'edgeop_controller_drift_corrected_total',
+    help: 'Drift corrections.',
+    labelNames: ['controller', 'kind'],
+  })
+  for (const kind of kinds) drift.inc({ controller, kind }, 0)
+  return (kind) => drift.inc({ controller, kind })
 }

@@ -3,11 +3,13 @@
  * key that calls it, with its phase and transitions as metrics.
  *
  * The decisions are {@link breakerStep}'s; this class only reads the clock, draws the jitter, runs the call
- * and reports. Metrics: `edgeop_circuit_breaker_state{dependency}` (0 closed, 1 open, 2 half-open) and
- * `edgeop_circuit_breaker_transitions_total{dependency,from,to}`.
+ * and reports. Metrics: `edgeop_circuit_breaker_state{dependency}` (0 closed, 1 open, 2 half-open),
+ * `edgeop_circuit_breaker_transitions_total{dependency,from,to}` and
+ * `edgeop_dependency_call_duration_seconds{dependency,outcome}`, every call's latency by outcome:
+ * `success` or the error's code (`EDGEOP_ERR_CIRCUIT_OPEN`, at 0 s, when refused; `error` for a non-edgeop error).
  */
 import { type Clock, EdgeopError, isEdgeopError, realClock } from '../core/index.ts'
-import type { MetricsRegistry } from '../observability/index.ts'
+import { type MetricsRegistry, REST_CLIENT_BUCKETS } from '../observability/index.ts'
 import {
   type BreakerInput,
   type BreakerLimits,
@@ -72,6 +74,7 @@ export class CircuitBreaker {
   readonly #clock: Clock
   readonly #random: () => number
   readonly #report: (from: BreakerPhase, to: BreakerPhase) => void
+  readonly #observe: (outcome: string, since: number) => void
 
   /** A closed breaker; registers and zeroes its metrics. */
   constructor(o: CircuitBreakerOptions) {
@@ -90,6 +93,14 @@ export class CircuitBreaker {
       help: 'Circuit breaker phase changes.',
       labelNames: ['dependency', 'from', 'to'],
     })
+    const calls = o.registry?.histogram({
+      name: 'edgeop_dependency_call_duration_seconds',
+      help: 'Dependency calls.',
+      labelNames: ['dependency', 'outcome'],
+      buckets: REST_CLIENT_BUCKETS,
+    })
+    this.#observe = (outcome, since) =>
+      calls?.observe({ dependency, outcome }, (this.#clock.monotonic() - since) / 1000)
     gauge?.set({ dependency }, 0)
     this.#report = (from, to) => {
       gauge?.set({ dependency }, BREAKER_PHASES.indexOf(to))
@@ -115,16 +126,22 @@ export class CircuitBreaker {
    */
   async call<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     const decision = this.#feed({ type: 'request' })
-    if (!decision.admitted) throw new CircuitOpenError(this.dependency, this.phase, decision.retryAfterMs)
+    const start = this.#clock.monotonic()
+    if (!decision.admitted) {
+      this.#observe('EDGEOP_ERR_CIRCUIT_OPEN', start)
+      throw new CircuitOpenError(this.dependency, this.phase, decision.retryAfterMs)
+    }
     let result: T
     try {
       result = await fn()
     } catch (err) {
+      this.#observe(isEdgeopError(err) ? err.code : 'error', start)
       if (signal?.aborted) this.#feed({ type: 'abandon' })
       else if (!isEdgeopError(err) || err.retryable) this.#feed({ type: 'failure', random: this.#random() })
       else this.#feed({ type: 'success' })
       throw err
     }
+    this.#observe('success', start)
     this.#feed({ type: 'success' })
     return result
   }

@@ -1,5 +1,5 @@
 /**
- * Where kustomize, helm and jaeger come from (build/tools/go-tools.ts + build-go-tool.sh): each version
+ * Where kustomize, helm, prometheus, promtool and jaeger come from (build/tools/go-tools.ts + build-go-tool.sh): each version
  * in versions.env is the one its go.mod pins, the override variable is used as given or refused,
  * a cached binary needs no Go, and without Go or a cached binary the failure is loud.
  */
@@ -14,6 +14,7 @@ const TOOLS = dirname(BUILD_GO_TOOL)
 const TOOLS_TABLE = [
   {
     tool: 'kustomize',
+    dir: 'kustomize',
     key: 'KUSTOMIZE_VERSION',
     override: 'EDGEOP_KUSTOMIZE',
     module: 'sigs.k8s.io/kustomize/kustomize/v5',
@@ -21,13 +22,24 @@ const TOOLS_TABLE = [
   },
   {
     tool: 'helm',
+    dir: 'helm',
     key: 'HELM_VERSION',
     override: 'EDGEOP_HELM',
     module: 'helm.sh/helm/v4',
     pkg: 'helm.sh/helm/v4/cmd/helm',
   },
+  // One go.mod (and one cache directory) for both Prometheus commands.
+  ...(['prometheus', 'promtool'] as const).map((tool) => ({
+    tool,
+    dir: 'prometheus',
+    key: 'PROMETHEUS_VERSION',
+    override: `EDGEOP_${tool.toUpperCase()}`,
+    module: 'github.com/prometheus/prometheus',
+    pkg: `github.com/prometheus/prometheus/cmd/${tool}`,
+  })),
   {
     tool: 'jaeger',
+    dir: 'jaeger',
     key: 'JAEGER_VERSION',
     override: 'EDGEOP_JAEGER',
     module: 'github.com/jaegertracing/jaeger',
@@ -42,7 +54,7 @@ for (const t of TOOLS_TABLE) {
   test(`${t.tool}: versions.env names the version its go.mod pins (the cache key matches the build)`, async () => {
     const version = await versionOf(t.key)
     assert.ok(version, `versions.env has ${t.key}`)
-    const gomod = await readFile(join(TOOLS, t.tool, 'go.mod'), 'utf8')
+    const gomod = await readFile(join(TOOLS, t.dir, 'go.mod'), 'utf8')
     assert.match(
       gomod,
       new RegExp(`^\\s*${t.module.replaceAll('.', '\\.')} v${version.replaceAll('.', '\\.')}\\b`, 'm'),
@@ -72,7 +84,7 @@ for (const t of TOOLS_TABLE) {
       () => goToolPath(t.tool, noGo({ EDGEOP_CACHE_DIR: cache })),
       new RegExp(`${t.tool} is unavailable`),
     )
-    const dir = join(cache, 'bin', `${t.tool}-${await versionOf(t.key)}`)
+    const dir = join(cache, 'bin', `${t.dir}-${await versionOf(t.key)}`)
     await mkdir(dir, { recursive: true })
     await writeFile(join(dir, t.tool), '#!/bin/sh\n')
     await chmod(join(dir, t.tool), 0o755)

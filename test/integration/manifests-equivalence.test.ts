@@ -3,14 +3,17 @@
  * overlay and the chart (default and non-default values) pass a server-side dry run on the real
  * apiserver, and the operator they render has deploy/'s args, RBAC rules, security contexts,
  * resources, grace period and disruption budget — the dev overlay and the chart's values
- * differing only where they say so.
+ * differing only where they say so. The prometheus overlay and the chart ship the same alerts,
+ * dashboard and agent PodMonitor.
  */
 import assert from 'node:assert/strict'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { test } from 'node:test'
+import { ROOT } from '../../build/artifact.ts'
 import { DEFAULT_IMAGE_NAME, DEFAULT_IMAGE_TAG } from '../../build/config-layout.ts'
+import { DASHBOARD_FILE, MONITORING_DIR, ruleGroups } from '../../build/monitoring.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { toYaml } from '../../src/config/yaml-emit.ts'
 import type { KubeObject } from '../../src/core/types.ts'
@@ -25,46 +28,52 @@ const { env, setup, defer } = useTestEnv()
 let admin: KubeClient
 
 /**
- * A stand-in for the Prometheus Operator's ServiceMonitor CRD (its group, kind and scope; any
- * spec accepted), so the ServiceMonitors can be dry-run: the test apiserver has no Prometheus
- * Operator. It checks that they map to a served kind, not the Prometheus Operator's schema.
+ * Stand-ins for the Prometheus Operator's CRDs the manifests use (group, kind and scope; any spec
+ * accepted), so ServiceMonitors, PodMonitors and PrometheusRules can be dry-run: the test apiserver
+ * has no Prometheus Operator. They check that the objects map to served kinds, not the Prometheus
+ * Operator's schemas (promtool checks the rules themselves: monitoring-rules.test.ts).
  */
-const SERVICE_MONITOR_CRD = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'servicemonitors.monitoring.coreos.com' },
-  spec: {
-    group: 'monitoring.coreos.com',
-    scope: 'Namespaced',
-    names: {
-      plural: 'servicemonitors',
-      singular: 'servicemonitor',
-      kind: 'ServiceMonitor',
-      listKind: 'ServiceMonitorList',
-    },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+const MONITORING_KINDS = ['ServiceMonitor', 'PodMonitor', 'PrometheusRule']
+const monitoringCrd = (kind: string) =>
+  ({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${kind.toLowerCase()}s.monitoring.coreos.com` },
+    spec: {
+      group: 'monitoring.coreos.com',
+      scope: 'Namespaced',
+      names: {
+        plural: `${kind.toLowerCase()}s`,
+        singular: kind.toLowerCase(),
+        kind,
+        listKind: `${kind}List`,
       },
-    ],
-  },
-} as KubeObject
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+        },
+      ],
+    },
+  }) as KubeObject
 
 setup(async () => {
   admin = adminClient(env(), env().server)
   defer(() => admin.close())
-  await applyObjects(admin, [SERVICE_MONITOR_CRD, ...(await deployObjects('00-namespace.yaml'))])
-  await eventually(
-    async () =>
-      (await admin.mapper
-        .forApiVersionKind('monitoring.coreos.com/v1', 'ServiceMonitor')
-        .catch(() => undefined)) !== undefined,
-    30_000,
-    'ServiceMonitor discoverable',
-  )
+  await applyObjects(admin, [
+    ...MONITORING_KINDS.map(monitoringCrd),
+    ...(await deployObjects('00-namespace.yaml')),
+  ])
+  for (const kind of MONITORING_KINDS)
+    await eventually(
+      async () =>
+        (await admin.mapper.forApiVersionKind('monitoring.coreos.com/v1', kind).catch(() => undefined)) !==
+        undefined,
+      30_000,
+      `${kind} discoverable`,
+    )
 })
 
 /** Server-side dry run of every object; the names the server answered for, in order. */
@@ -184,6 +193,12 @@ test("helm template with non-default values: the values reach the operator, RBAC
     '--set',
     'metrics.serviceMonitor.enabled=true',
     '--set',
+    'metrics.podMonitor.enabled=true',
+    '--set',
+    'metrics.prometheusRule.enabled=true',
+    '--set',
+    'metrics.dashboard.enabled=true',
+    '--set',
     'agent.enabled=true',
     '--set',
     'nodeSelector.kubernetes\\.io/os=linux',
@@ -246,4 +261,41 @@ test("the image is a parameter: a user's overlay's `images:` entry and the chart
   )
   const chart = operatorShape(await helmTemplate('edgeop', OPERATOR_NAMESPACE, ['--set', 'image.tag=1.2.3']))
   assert.equal(chart.image, `${DEFAULT_IMAGE_NAME}:1.2.3`)
+})
+
+test('config/prometheus and the chart ship the same alerts, dashboard (sidecar-labelled) and agent PodMonitor', async () => {
+  const kustomized = await kustomizeBuild('prometheus')
+  const chart = await helmTemplate('edgeop', OPERATOR_NAMESPACE, [
+    '--set',
+    'metrics.prometheusRule.enabled=true',
+    '--set',
+    'metrics.dashboard.enabled=true',
+    '--set',
+    'metrics.podMonitor.enabled=true',
+    '--set',
+    'agent.enabled=true',
+  ])
+  const rules = ruleGroups(ROOT)
+  const dashboard = await readFile(join(ROOT, MONITORING_DIR, DASHBOARD_FILE), 'utf8')
+  const agentDaemonSet = await deployObjects('agent/daemonset.yaml')
+  for (const [what, objects, daemonSets] of [
+    ['config/prometheus', kustomized, agentDaemonSet],
+    ['helm', chart, chart],
+  ] as const) {
+    assert.deepEqual((one(objects, 'PrometheusRule').spec as { groups: unknown }).groups, rules, what)
+    const cm = one(objects, 'ConfigMap', '-dashboard')
+    assert.equal(cm.metadata.labels?.grafana_dashboard, '1', what)
+    assert.equal(
+      ((cm as { data?: Record<string, string> }).data?.['edgeop.json'] ?? '').trim(),
+      dashboard.trim(),
+      what,
+    )
+    const pm = one(objects, 'PodMonitor').spec as { selector: { matchLabels: Record<string, string> } }
+    const ds = one(daemonSets, 'DaemonSet').spec as { selector: { matchLabels: Record<string, string> } }
+    assert.deepEqual(
+      pm.selector.matchLabels,
+      ds.selector.matchLabels,
+      `${what}: the PodMonitor selects the agent`,
+    )
+  }
 })

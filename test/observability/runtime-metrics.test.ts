@@ -4,13 +4,16 @@ import type { SharedInformer } from '../../src/cache/informer.ts'
 import { Transport } from '../../src/client/transport.ts'
 import type { ControllerObserver } from '../../src/controller/controller.ts'
 import { ManualClock } from '../../src/core/clock.ts'
+import type { KubeObject } from '../../src/core/types.ts'
 import type { LeaderElector } from '../../src/leader/index.ts'
 import type { InformerReadiness, leaderCheck } from '../../src/observability/health-checks.ts'
 import { MetricsRegistry } from '../../src/observability/metrics-registry.ts'
 import {
+  driftMetrics,
   type InformerHealthSource,
   informerMetrics,
   leaderElectionMetrics,
+  objectMetrics,
   processMetrics,
   RECONCILE_TIME_BUCKETS,
   reconcileMetrics,
@@ -309,6 +312,78 @@ describe('informer, leader and process gauges', () => {
     assert.ok(!real.render().includes('nodejs_eventloop_lag_seconds'))
     assert.ok(Number(samples(real, 'process_resident_memory_bytes')[0]?.split(' ')[1]) > 1e6)
     assert.ok(samples(real, 'nodejs_heap_space_size_total_bytes').some((l) => l.includes('{space="old"}')))
+  })
+})
+
+describe('object, drift and process metrics', () => {
+  const obj = (name: string, extra: Record<string, unknown> = {}, meta: Record<string, unknown> = {}) =>
+    ({ metadata: { name, namespace: 'shop', ...meta }, ...extra }) as KubeObject
+  const ready = (s: string) => ({ status: { conditions: [{ type: 'Ready', status: s, reason: 'X' }] } })
+
+  test('informer gauges count the cached objects and estimate their JSON bytes', () => {
+    const r = new MetricsRegistry()
+    const objects = [obj('a'), obj('b'), obj('c')]
+    const store = { size: objects.length, list: () => objects }
+    informerMetrics(r, () => [{ describe: 'pods', store, health: () => ({ synced: true, lastSyncAt: 0 }) }])
+    const bytes = JSON.stringify(objects).length
+    assert.ok(samples(r, 'edgeop_informer_objects').includes('edgeop_informer_objects{informer="pods"} 3'))
+    assert.ok(
+      samples(r, 'edgeop_informer_cache_bytes').includes(
+        `edgeop_informer_cache_bytes{informer="pods"} ${bytes}`,
+      ),
+    )
+  })
+
+  test('conditions by type and status per controller, and the oldest deletion held by a finalizer', () => {
+    const r = new MetricsRegistry()
+    const clock = new ManualClock(Date.parse('2026-01-01T00:10:00Z'))
+    let objects = [
+      obj('a', ready('True')),
+      obj('b', ready('True')),
+      obj('c', ready('False'), { deletionTimestamp: '2026-01-01T00:00:00Z', finalizers: ['x'] }),
+      obj('d', {}, { deletionTimestamp: '2026-01-01T00:05:00Z', finalizers: ['x'] }),
+      obj('e', {}, { deletionTimestamp: '2025-01-01T00:00:00Z' }), // no finalizer: not held
+    ]
+    objectMetrics(
+      r,
+      () => [{ name: 'app', source: { describe: 'apps', store: { list: () => objects } } }],
+      clock,
+    )
+    assert.deepEqual(samples(r, 'edgeop_controller_'), [
+      'edgeop_controller_conditions{controller="app",type="Ready",status="False"} 1',
+      'edgeop_controller_conditions{controller="app",type="Ready",status="True"} 2',
+      'edgeop_controller_terminating_oldest_seconds{controller="app"} 600',
+    ])
+    objects = [obj('a', ready('Unknown'))]
+    assert.deepEqual(samples(r, 'edgeop_controller_'), [
+      'edgeop_controller_conditions{controller="app",type="Ready",status="Unknown"} 1',
+      'edgeop_controller_terminating_oldest_seconds{controller="app"} 0',
+    ])
+  })
+
+  test('drift corrections count per controller and kind, the kinds given at 0 from the start', () => {
+    const r = new MetricsRegistry()
+    const drift = driftMetrics(r, 'app', ['Service'])
+    drift('Deployment')
+    drift('Deployment')
+    assert.deepEqual(samples(r, 'edgeop_controller_drift'), [
+      'edgeop_controller_drift_corrected_total{controller="app",kind="Deployment"} 2',
+      'edgeop_controller_drift_corrected_total{controller="app",kind="Service"} 0',
+    ])
+  })
+
+  test('process CPU seconds and file descriptors follow the Prometheus client names', () => {
+    const r = new MetricsRegistry()
+    processMetrics(r)
+    const value = (name: string) => Number(samples(r, `${name} `)[0]?.split(' ')[1])
+    const cpu = value('process_cpu_seconds_total')
+    assert.ok(cpu > 0, String(cpu))
+    for (let i = 0; i < 1e6; i++) Math.sqrt(i)
+    assert.ok(value('process_cpu_seconds_total') > cpu)
+    assert.match(r.render(), /# TYPE process_cpu_seconds_total counter/)
+    assert.ok(value('process_open_fds') >= 3)
+    assert.ok(value('process_max_fds') >= value('process_open_fds'))
+    assert.ok(value('process_virtual_memory_bytes') > value('process_resident_memory_bytes'))
   })
 })
 

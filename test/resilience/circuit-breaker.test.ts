@@ -99,3 +99,33 @@ test('a call that fails because its caller aborted is not held against the depen
   for (let i = 0; i < 3; i++) await breaker.call(down, ac.signal).catch(() => undefined)
   assert.equal(breaker.phase, 'closed')
 })
+
+test('every call is timed by outcome: success, the error code, and EDGEOP_ERR_CIRCUIT_OPEN at 0 s when refused', async () => {
+  const { clock, registry, breaker } = setup()
+  await breaker.call(async () => {
+    await clock.advance(300)
+    return 'ok'
+  })
+  await assert.rejects(breaker.call(() => Promise.reject(new Error('boom'))))
+  await assert.rejects(breaker.call(down), { code: 'EDGEOP_ERR_NETWORK' })
+  await assert.rejects(breaker.call(up), CircuitOpenError)
+  const h = (outcome: string) =>
+    registry
+      .render()
+      .includes(`edgeop_dependency_call_duration_seconds_count{dependency="db",outcome="${outcome}"} 1`)
+  for (const o of ['success', 'error', 'EDGEOP_ERR_NETWORK', 'EDGEOP_ERR_CIRCUIT_OPEN']) assert.ok(h(o), o)
+  assert.ok(
+    registry
+      .render()
+      .includes(
+        'edgeop_dependency_call_duration_seconds_bucket{dependency="db",outcome="success",le="0.5"} 1',
+      ),
+  )
+  assert.ok(
+    registry
+      .render()
+      .includes(
+        'edgeop_dependency_call_duration_seconds_bucket{dependency="db",outcome="success",le="0.25"} 0',
+      ),
+  )
+})

@@ -48,3 +48,13 @@ release's bound (renewDeadline) plus 5 s to stop, as deploy/ computes it
 {{- end -}}
 {{- $total -}}
 {{- end -}}
+
+{{/* How Prometheus scrapes --metrics-secure endpoints: HTTPS with its service account's token (bind it to the metrics-reader ClusterRole); the serving certificate is self-signed unless one is mounted. Nothing for plain HTTP. */}}
+{{- define "edgeop.scrapeSecurity" -}}
+{{- if .Values.metrics.secure -}}
+scheme: https
+bearerTokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token
+tlsConfig:
+  insecureSkipVerify: true
+{{- end -}}
+{{- end -}}

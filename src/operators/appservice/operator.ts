@@ -14,6 +14,7 @@ import {
 } from '../../controller/index.ts'
 import type { Clock, KubeObject, Logger } from '../../core/index.ts'
 import type { EventRecorder } from '../../objects/index.ts'
+import { driftMetrics } from '../../observability/index.ts'
 import {
   httpUrl,
   nonEmpty,
@@ -60,6 +61,8 @@ export interface AppServiceOperatorOptions {
    * `appservice/<cluster>`, its requests and logs carry the cluster, database keys include it.
    */
   cluster?: string
+  /** Told when an existing Deployment or Service was re-applied because it drifted (its `kind`). */
+  onDrift?: ((kind: string) => void) | undefined
 }
 
 /** The `dependency` label of the database API's circuit breaker. */
@@ -130,6 +133,7 @@ export function appServiceController(o: AppServiceOperatorOptions): Controller<A
         recorder: o.recorder,
         ...(o.clock ? { clock: o.clock } : {}),
         cluster: o.cluster,
+        onDrift: o.onDrift,
       }),
     ),
   })
@@ -174,6 +178,7 @@ export const appServiceOperator: OperatorSpec<typeof APPSERVICE_FLAGS> = {
   webhooks: appServiceWebhooks(),
   controllers: ({ options: o, client, manager, recorder, log, clusters }) => {
     const shared = {
+      onDrift: driftMetrics(manager.registry, 'appservice', ['Deployment', 'Service']),
       namespaces: o.namespace,
       database: o.databaseApi ? databaseApi(o.databaseApi) : undefined,
       breaker: new CircuitBreaker({ dependency: DATABASE_DEPENDENCY, registry: manager.registry }),

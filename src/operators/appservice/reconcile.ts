@@ -28,7 +28,14 @@ import {
   type Reconciler,
   TerminalError,
 } from '../../controller/index.ts'
-import { type Clock, EdgeopError, errorMessage, isEdgeopError, realClock } from '../../core/index.ts'
+import {
+  type Clock,
+  EdgeopError,
+  errorMessage,
+  isEdgeopError,
+  type KubeObject,
+  realClock,
+} from '../../core/index.ts'
 import {
   applyIfDrifted,
   type ConditionInput,
@@ -84,6 +91,8 @@ export interface AppServiceDeps {
   clock?: Clock
   /** The member cluster the objects are in: part of the database key and entry name. Absent: the home cluster. */
   cluster?: string
+  /** Told when an existing child of `kind` was re-applied because it drifted from the desired state. */
+  onDrift?: ((kind: string) => void) | undefined
 }
 
 /** What every phase of one pass works with: the dependencies, this object's client and the pass's context. */
@@ -218,20 +227,17 @@ async function applyChildren(pass: Pass, app: AppService, spec: AppServiceSpec):
   const { deps, ctx } = pass
   const ns = app.metadata.namespace!
   const name = app.metadata.name!
-  const dep = await applyIfDrifted(
+  const apply = async <T extends KubeObject>(client: ResourceClient<T>, desired: T, live: T | undefined) => {
+    const out = await applyIfDrifted(client, desired, live, FIELD_MANAGER, ctx.signal)
+    if (out.written && live) deps.onDrift?.(desired.kind!)
+    return out
+  }
+  const dep = await apply(
     deps.deployments(ns),
     desiredDeployment(app, spec, deps.shardLabel),
     deps.getDeployment(ns, name),
-    FIELD_MANAGER,
-    ctx.signal,
   )
-  await applyIfDrifted(
-    deps.services(ns),
-    desiredService(app, spec, deps.shardLabel),
-    deps.getService(ns, name),
-    FIELD_MANAGER,
-    ctx.signal,
-  )
+  await apply(deps.services(ns), desiredService(app, spec, deps.shardLabel), deps.getService(ns, name))
   if (dep.written) ctx.log.info('deployment applied', { replicas: spec.replicas, image: spec.image })
   return dep.object
 }
