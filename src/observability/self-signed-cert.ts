@@ -8,7 +8,15 @@
  * encodes the few DER structures of one (X.690) itself. ECDSA P-256, SHA-256; a serving certificate
  * has subjectAltName only, a CA basicConstraints `CA:TRUE` only.
  */
-import { createPrivateKey, generateKeyPairSync, randomBytes, sign, X509Certificate } from 'node:crypto'
+import {
+  createHash,
+  createPrivateKey,
+  generateKeyPairSync,
+  type KeyObject,
+  randomBytes,
+  sign,
+  X509Certificate,
+} from 'node:crypto'
 import { isIP } from 'node:net'
 
 /** Validity: one year from an hour ago (client-go `GenerateSelfSignedCertKeyWithFixtures`: the hour absorbs clock skew). */
@@ -51,6 +59,21 @@ const SUBJECT_ALT_NAME = hex('0603551d11')
 /** basicConstraints (OID 2.5.29.19), critical, `cA TRUE` (RFC 5280 §4.2.1.9): what makes a CA. */
 const CA_TRUE = seq(hex('0603551d13'), hex('0101ff'), tlv(0x04, seq(hex('0101ff'))))
 
+/**
+ * A key identifier: SHA-1 of the public key's point (RFC 5280 §4.2.1.2, method 1). Certificates carry
+ * their own (subjectKeyIdentifier) and their issuer's (authorityKeyIdentifier), so a client picks the
+ * right CA of a bundle by key, not only by name, while two CAs are trusted during a rotation.
+ */
+function keyId(key: KeyObject): Buffer {
+  const { x, y } = key.export({ format: 'jwk' })
+  return createHash('sha1')
+    .update(Buffer.concat([Buffer.from([4]), Buffer.from(x!, 'base64url'), Buffer.from(y!, 'base64url')]))
+    .digest()
+}
+/** OIDs 2.5.29.14 subjectKeyIdentifier and 2.5.29.35 authorityKeyIdentifier. */
+const SKI = hex('0603551d0e')
+const AKI = hex('0603551d23')
+
 /** UTCTime `YYMMDDHHMMSSZ` (RFC 5280 §4.1.2.5.1: years before 2050). */
 function utcTime(ms: number): Buffer {
   const iso = new Date(ms).toISOString()
@@ -90,15 +113,23 @@ export function issueCertificate(o: CertificateOptions = {}): CertificatePair {
     isIP(h) === 4 ? tlv(0x87, Buffer.from(h.split('.').map(Number))) : tlv(0x82, Buffer.from(h, 'ascii')),
   )
   const from = now - SELF_SIGNED_BACKDATE_MS
+  const issuer = o.issuer ? new X509Certificate(o.issuer.cert) : undefined
   const tbs = seq(
     hex('a003020102'), // [0] version v3
     tlv(0x02, serial),
     ECDSA_SHA256,
-    o.issuer ? dn(new X509Certificate(o.issuer.cert).subject.replace(/^CN=/, '')) : name,
+    issuer ? dn(issuer.subject.replace(/^CN=/, '')) : name,
     seq(utcTime(from), utcTime(from + (o.validityMs ?? SELF_SIGNED_VALIDITY_MS))),
     name,
     publicKey.export({ type: 'spki', format: 'der' }),
-    tlv(0xa3, seq(o.isCA ? CA_TRUE : seq(SUBJECT_ALT_NAME, tlv(0x04, seq(...altNames))))),
+    tlv(
+      0xa3,
+      seq(
+        o.isCA ? CA_TRUE : seq(SUBJECT_ALT_NAME, tlv(0x04, seq(...altNames))),
+        seq(SKI, tlv(0x04, tlv(0x04, keyId(publicKey)))),
+        ...(issuer ? [seq(AKI, tlv(0x04, seq(tlv(0x80, keyId(issuer.publicKey)))))] : []),
+      ),
+    ),
   )
   const signer = o.issuer ? createPrivateKey(o.issuer.key) : privateKey
   const signature = sign('sha256', tbs, { key: signer, dsaEncoding: 'der' })

@@ -7,7 +7,7 @@
  * Every replica runs it: writes carry the Secret's `resourceVersion`, so when two replicas renew at
  * once one wins and the other takes the winner's pair.
  */
-import { X509Certificate } from 'node:crypto'
+import { randomBytes, X509Certificate } from 'node:crypto'
 import {
   CORE_TYPES,
   isAlreadyExists,
@@ -191,8 +191,9 @@ export class WebhookCertController {
     if (kind !== 'new-serving') {
       const ca = issueCertificate({
         isCA: true,
-        // Unique per CA (client-go's `<host>-ca@<unix time>`): clients pick a bundle's issuer by name.
-        commonName: `${this.#o.secretName}-ca@${Math.floor(now / 1000)}`,
+        // Unique per CA (client-go's `<host>-ca@<unix time>`, plus random bits: two CAs can be made in
+        // one second); the key identifiers also tell a bundle's CAs apart.
+        commonName: `${this.#o.secretName}-ca@${Math.floor(now / 1000)}-${randomBytes(4).toString('hex')}`,
         validityMs: t.caValidityMs ?? WEBHOOK_CA_VALIDITY_MS,
         now,
       })

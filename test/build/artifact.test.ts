@@ -50,10 +50,12 @@ const run = promisify(execFile)
  * manifests) and issue 22's metrics (+742: dependency latency by outcome, conditions and finalizer
  * wait per controller, drift, leader changes, informer objects and bytes, process CPU and fds).
  * Set 2026-12-01 with all of them merged to just above 351,303 bytes, 114,080 gzip -9 (GNU gzip -9
- * 113,883): 8,800 under the 122,880 budget.
+ * 113,883): 8,800 under the 122,880 budget. Raised 2026-12-01 to just above 351,667 bytes, 114,226
+ * (+364 / +146): certificates carry subject and authority key identifiers, so a TLS client picks the
+ * right one of two same-named CAs during a webhook CA rotation (a CI run failed without them).
  */
-const MAX_BYTES = 351_400
-const MAX_GZIP_BYTES = 114_100
+const MAX_BYTES = 351_700
+const MAX_GZIP_BYTES = 114_240
 
 async function artifact(): Promise<Buffer> {
   try {

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict'
 import { createPrivateKey, X509Certificate } from 'node:crypto'
+import type { AddressInfo } from 'node:net'
 import { test } from 'node:test'
-import { createSecureContext } from 'node:tls'
+import { connect, createSecureContext, createServer } from 'node:tls'
 import {
+  issueCertificate,
   SELF_SIGNED_BACKDATE_MS,
   SELF_SIGNED_VALIDITY_MS,
   selfSignedCertificate,
@@ -32,4 +34,30 @@ test('every certificate has a new key and a new positive serial', () => {
   assert.notEqual(a.serialNumber, b.serialNumber)
   assert.notEqual(a.fingerprint256, b.fingerprint256)
   assert.match(a.serialNumber, /^[4-7][0-9A-F]{31}$/, '16 octets, top bit clear, no leading zero')
+})
+
+test('two CAs with one name in a bundle: a TLS client picks the issuer by key identifier, not the first by name', async () => {
+  // The webhook CA rotation failed in CI with CERT_SIGNATURE_FAILURE when two CAs made in the same
+  // second shared a CN: OpenSSL took the first CA of that name. The key identifiers prevent that.
+  const first = issueCertificate({ isCA: true, commonName: 'same-ca' })
+  const second = issueCertificate({ isCA: true, commonName: 'same-ca' })
+  const leaf = issueCertificate({ hosts: ['127.0.0.1'], issuer: second })
+  const l = new X509Certificate(leaf.cert)
+  const ca = new X509Certificate(second.cert)
+  assert.ok(l.checkIssued(ca) && l.verify(ca.publicKey))
+  const server = createServer({ cert: leaf.cert, key: leaf.key }, (s) => s.end())
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  try {
+    const { port } = server.address() as AddressInfo
+    const fingerprint = await new Promise<string>((resolve, reject) => {
+      const s = connect({ host: '127.0.0.1', port, ca: [first.cert, second.cert] }, () => {
+        resolve(s.getPeerX509Certificate()!.fingerprint256)
+        s.end()
+      })
+      s.on('error', reject)
+    })
+    assert.equal(fingerprint, l.fingerprint256)
+  } finally {
+    server.close()
+  }
 })
