@@ -14,6 +14,7 @@ import { appServiceCrd, GROUP } from './api.ts'
 
 /** The AppService CRD's name (a literal: api.ts imports this module, so its GROUP is not set yet here). */
 export const APPSERVICES_CRD = 'appservices.platform.example.com'
+
 import { disruptionBudget } from './disruption-budget.ts'
 
 /** Namespace the operator runs in. */

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { KubeObject } from '../../../src/core/types.ts'
+import { validateAgainst } from '../../../src/objects/validation.ts'
 import { AppServiceSpec, AppServiceSpecV1beta1 } from '../../../src/operators/appservice/api.ts'
 import { convertAppService, V1ALPHA1_FIELDS_ANNOTATION } from '../../../src/operators/appservice/convert.ts'
-import { validateAgainst } from '../../../src/objects/validation.ts'
 import { seededRandom } from '../../support/random.ts'
 
 const ALPHA = 'platform.example.com/v1alpha1'
@@ -25,15 +25,30 @@ function generator(seed: number) {
     uid: `uid-${Math.floor(r() * 1e6)}`,
     resourceVersion: String(Math.floor(r() * 1e6)),
     generation: 1 + Math.floor(r() * 5),
-    ...opt('labels', maybe(() => ({ 'app.kubernetes.io/name': 'x' }))),
+    ...opt(
+      'labels',
+      maybe(() => ({ 'app.kubernetes.io/name': 'x' })),
+    ),
     // Never an empty map: the apiserver omits one.
-    ...opt('annotations', maybe(() => ({ note: pick(['a', '{"database":{}}']) }))),
-    ...opt('finalizers', maybe(() => ['platform.example.com/database-cleanup'])),
+    ...opt(
+      'annotations',
+      maybe(() => ({ note: pick(['a', '{"database":{}}']) })),
+    ),
+    ...opt(
+      'finalizers',
+      maybe(() => ['platform.example.com/database-cleanup']),
+    ),
   })
   const base = () => ({
     image: pick(['nginx:1.27', 'registry:5000/a/b@sha256:' + 'a'.repeat(64)]),
-    ...opt('replicas', maybe(() => Math.floor(r() * 5))),
-    ...opt('port', maybe(() => 1 + Math.floor(r() * 65535))),
+    ...opt(
+      'replicas',
+      maybe(() => Math.floor(r() * 5)),
+    ),
+    ...opt(
+      'port',
+      maybe(() => 1 + Math.floor(r() * 65535)),
+    ),
   })
   const status = () =>
     maybe(() => ({ observedGeneration: 1, readyReplicas: 1, database: { phase: 'Ready' as const } }))
@@ -48,9 +63,19 @@ function generator(seed: number) {
     alpha: () =>
       object(
         ALPHA,
-        maybe(() => ({ ...opt('enabled', maybe(() => r() < 0.6)), ...opt('class', maybe(cls)) })),
+        maybe(() => ({
+          ...opt(
+            'enabled',
+            maybe(() => r() < 0.6),
+          ),
+          ...opt('class', maybe(cls)),
+        })),
       ),
-    beta: () => object(BETA, maybe(() => ({ engine: engine(), size: size() }))),
+    beta: () =>
+      object(
+        BETA,
+        maybe(() => ({ engine: engine(), size: size() })),
+      ),
   }
 }
 
