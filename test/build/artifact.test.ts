@@ -50,10 +50,13 @@ const run = promisify(execFile)
  * manifests) and issue 22's metrics (+742: dependency latency by outcome, conditions and finalizer
  * wait per controller, drift, leader changes, informer objects and bytes, process CPU and fds).
  * Set 2026-12-01 with all of them merged to just above 351,303 bytes, 114,080 gzip -9 (GNU gzip -9
- * 113,883): 8,800 under the 122,880 budget.
+ * 113,883): 8,800 under the 122,880 budget. Raised for issue 20's second API version (+4,846 bytes,
+ * +1,678 gzip -9 by this measure, +1,716 GNU gzip: v1beta1's schema in the CRD, the lossless
+ * conversion and its ConversionReview route, `edgeop migrate` and the storage migration) to just
+ * above 356,149 bytes, 115,758 gzip -9 (GNU gzip -9 115,599): 7,100 under the budget.
  */
-const MAX_BYTES = 351_400
-const MAX_GZIP_BYTES = 114_100
+const MAX_BYTES = 356_200
+const MAX_GZIP_BYTES = 115_800
 
 async function artifact(): Promise<Buffer> {
   try {
