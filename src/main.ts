@@ -1,16 +1,24 @@
 /**
- * @module main — the edgeop binary: `edgeop [run|check|agent|install|uninstall|crd|manifests|version] [flags]`.
+ * @module main — the edgeop binary: `edgeop [run|check|agent|install|uninstall|migrate|crd|manifests|version] [flags]`.
  *
  * `run` (the default) runs the AppService operator and `agent` the NodeConfig node agent, both through
  * `edgeop/operator` (flags, logger, metrics, events, probes, leader election with `--leader-elect`,
  * graceful shutdown on SIGTERM/SIGINT, exit 1 when leadership is lost); this file only names them.
  */
 
-import { defineCommand, imageReference, installCommands, runCli, stringFlag } from './cli/index.ts'
+import {
+  defineCommand,
+  imageReference,
+  installCommands,
+  migrateCommand,
+  runCli,
+  stringFlag,
+} from './cli/index.ts'
 import { toYaml } from './config/index.ts'
 import { operatorCheckCommand, operatorCommand } from './operator/index.ts'
 import {
   APPSERVICES,
+  APPSERVICES_CRD,
   appServiceCrd,
   appServiceOperator,
   FIELD_MANAGER,
@@ -44,6 +52,7 @@ void runCli({
       customResources: [APPSERVICES, NODECONFIGS],
       fieldManager: FIELD_MANAGER,
     }),
+    migrate: migrateCommand({ crds: [APPSERVICES_CRD] }),
     crd: defineCommand({
       description:
         'Print the CustomResourceDefinitions (AppService, NodeConfig), generated from their schemas',

@@ -49,7 +49,7 @@ export interface InstallCommandOptions {
 }
 
 /** The connection flags, the operator's own (same names, defaults and environment variables). */
-const CONNECTION_FLAGS = { kubeconfig: OPERATOR_FLAGS.kubeconfig, context: OPERATOR_FLAGS.context }
+export const CONNECTION_FLAGS = { kubeconfig: OPERATOR_FLAGS.kubeconfig, context: OPERATOR_FLAGS.context }
 const UNINSTALL_FLAGS = {
   ...CONNECTION_FLAGS,
   force: booleanFlag(
@@ -57,7 +57,8 @@ const UNINSTALL_FLAGS = {
   ),
 }
 
-async function connectFromFlags(o: {
+/** A client for the cluster `--kubeconfig`/`--context` select (the operator's rules). */
+export async function connectFromFlags(o: {
   kubeconfig: string | undefined
   context: string | undefined
 }): Promise<InstallClient> {

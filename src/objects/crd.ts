@@ -239,8 +239,17 @@ function unsupported(what: string): EdgeopError {
 export interface CrdDefinition {
   /** API group, e.g. `platform.example.com`. */
   group: string
-  /** The served and stored version, e.g. `v1alpha1`. */
+  /** The first served version, e.g. `v1alpha1`; the stored one unless `storage` names another. */
   version: string
+  /**
+   * Further served versions, each with its own `spec` schema (status, scale and printer columns are
+   * shared). Serving versions whose schemas differ needs `conversion` with a webhook.
+   */
+  versions?: { name: string; spec: z.ZodMiniType }[]
+  /** The storage version (one of the versions); default `version`. */
+  storage?: string
+  /** `spec.conversion`, e.g. `{ strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig } }`; default none (`None`). */
+  conversion?: Record<string, unknown>
   /** Kind in CamelCase, e.g. `AppService`. */
   kind: string
   /** Resource name in URLs, lower case, e.g. `appservices`. */
@@ -263,8 +272,8 @@ export interface CrdDefinition {
 
 /** The CRD object (apiextensions.k8s.io/v1) for `d`, with a status subresource when `status` is given. */
 export function customResourceDefinition(d: CrdDefinition) {
-  const properties: Record<string, OpenApiSchema> = { spec: openApiFromZod(d.spec) }
-  if (d.status) properties.status = openApiFromZod(d.status)
+  const status = d.status ? { status: openApiFromZod(d.status) } : {}
+  const storage = d.storage ?? d.version
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -279,16 +288,21 @@ export function customResourceDefinition(d: CrdDefinition) {
         ...(d.shortNames ? { shortNames: d.shortNames } : {}),
       },
       scope: d.scope,
-      versions: [
-        {
-          name: d.version,
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: { type: 'object', required: ['spec'], properties } },
-          subresources: { ...(d.status ? { status: {} } : {}), ...(d.scale ? { scale: d.scale } : {}) },
-          ...(d.printerColumns ? { additionalPrinterColumns: d.printerColumns } : {}),
+      versions: [{ name: d.version, spec: d.spec }, ...(d.versions ?? [])].map((v) => ({
+        name: v.name,
+        served: true,
+        storage: v.name === storage,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            required: ['spec'],
+            properties: { spec: openApiFromZod(v.spec), ...status } as Record<string, OpenApiSchema>,
+          },
         },
-      ],
+        subresources: { ...(d.status ? { status: {} } : {}), ...(d.scale ? { scale: d.scale } : {}) },
+        ...(d.printerColumns ? { additionalPrinterColumns: d.printerColumns } : {}),
+      })),
+      ...(d.conversion ? { conversion: d.conversion } : {}),
     },
   }
 }

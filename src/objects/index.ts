@@ -34,6 +34,12 @@ export {
 export { LiveCheck, type LiveCheckOutcome } from './live-check.ts'
 export { controllerReference, withControllerReference } from './owner.ts'
 export {
+  DEFAULT_MIGRATION_CHUNK_SIZE,
+  migrateStorage,
+  type StorageMigrationOptions,
+  type StorageMigrationResult,
+} from './storage-migration.ts'
+export {
   type CelCheck,
   type CelReason,
   type CelRule,

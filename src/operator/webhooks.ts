@@ -63,7 +63,7 @@ export async function startWebhooks<C>(
     void certs.run(stopCerts.signal)
   }
   const address = await server.start(o.bindAddress, pair)
-  logger.info('serving admission webhooks', { address, paths: server.paths })
+  logger.info('serving webhooks', { address, paths: server.paths })
   return () => {
     stopCerts.abort()
     stopWatch()

@@ -66,7 +66,10 @@ export interface WebhookCertControllerOptions {
   validating?: readonly string[]
   /** MutatingWebhookConfigurations whose every webhook gets the bundle. */
   mutating?: readonly string[]
-  /** CRDs whose `spec.conversion.webhook` gets the bundle (when their strategy is `Webhook`). */
+  /**
+   * CRDs whose `spec.conversion.webhook` gets the bundle (when their strategy is `Webhook`), and, when
+   * it calls a Service of another namespace, `namespace` as the Service's.
+   */
   crds?: readonly string[]
   /** Called with each new serving pair (first at the first {@link WebhookCertController.sync}). */
   onCertificate(pair: CertificatePair): void
@@ -254,15 +257,27 @@ export class WebhookCertController {
         (await get(CRDS, name)) as
           | {
               spec?: {
-                conversion?: { strategy?: string; webhook?: { clientConfig?: { caBundle?: string } } }
+                conversion?: {
+                  strategy?: string
+                  webhook?: { clientConfig?: { caBundle?: string; service?: { namespace?: string } } }
+                }
               }
             }
           | undefined
       )?.spec?.conversion
-      if (conversion?.strategy === 'Webhook' && conversion.webhook?.clientConfig?.caBundle !== caBundle)
-        await client
-          .resource(CRDS)
-          .patch(name, { spec: { conversion: { webhook: { clientConfig: { caBundle } } } } })
+      const cc = conversion?.webhook?.clientConfig
+      // A CRD installed from a static file (Helm's crds/) names the default namespace: the Service is in ours.
+      const service = cc?.service && cc.service.namespace !== this.#o.namespace
+      if (conversion?.strategy === 'Webhook' && (cc?.caBundle !== caBundle || service))
+        await client.resource(CRDS).patch(name, {
+          spec: {
+            conversion: {
+              webhook: {
+                clientConfig: { caBundle, ...(service ? { service: { namespace: this.#o.namespace } } : {}) },
+              },
+            },
+          },
+        })
     }
   }
 }

@@ -1,4 +1,4 @@
-/** @module webhook — admission webhooks served by the operator: the HTTPS server, its handlers' types, and the certificates it manages for itself. */
+/** @module webhook — admission and conversion webhooks served by the operator: the HTTPS server, its handlers' types, and the certificates it manages for itself. */
 
 export { type AdmissionRequest, type AdmissionResult, jsonPatch } from './admission.ts'
 export {
@@ -20,6 +20,7 @@ export {
   type WebhookCertData,
 } from './cert-rotation.ts'
 export {
+  type Converter,
   DEFAULT_WEBHOOK_BIND_ADDRESS,
   MAX_REVIEW_BYTES,
   type MutatingHandler,

@@ -1,12 +1,14 @@
 /**
- * @module webhook-server — the HTTPS server the apiserver calls for admission (controller-runtime's
- * webhook server): validating and mutating handlers registered by path, each answering an
- * admission.k8s.io/v1 `AdmissionReview`; mutations go back as a JSON Patch.
+ * @module webhook-server — the HTTPS server the apiserver calls for admission and CRD conversion
+ * (controller-runtime's webhook server): validating and mutating handlers registered by path, each
+ * answering an admission.k8s.io/v1 `AdmissionReview` (mutations go back as a JSON Patch), and
+ * converters answering an apiextensions.k8s.io/v1 `ConversionReview`.
  *
- * Routes are a table of path → review function, so another review kind (a `ConversionReview` at
- * `/convert`) is one more entry. Faults stay in the answer: a body that is no `AdmissionReview` gets a
- * 400 with a message, a validating handler that throws denies with its message (code 500), a mutating
- * one that throws answers 500, so the apiserver applies the webhook's `failurePolicy`.
+ * Routes are a table of path → review function. Faults stay in the answer: a body that is no
+ * `AdmissionReview` (`ConversionReview`) gets a 400 with a message, a validating handler that throws
+ * denies with its message (code 500), a mutating one that throws answers 500, so the apiserver applies
+ * the webhook's `failurePolicy`; a converter that throws fails the review (`result.status: Failure`
+ * with its message), which fails the request that needed it.
  */
 import { createServer, type Server } from 'node:https'
 import type { KubeObject } from '../core/index.ts'
@@ -43,6 +45,12 @@ export type MutatingHandler = (
   object: KubeObject,
 ) => AdmissionResult | undefined | Promise<AdmissionResult | undefined>
 
+/**
+ * Converts one object to `apiVersion` (`<group>/<version>`); called only when its own differs. Return a
+ * converted copy with the same metadata (labels and annotations may change); throw to fail the review.
+ */
+export type Converter = (object: KubeObject, apiVersion: string) => KubeObject
+
 /** Options of {@link WebhookServer}. */
 export interface WebhookServerOptions {
   /** Where `edgeop_webhook_requests_total{webhook,outcome}` and `controller_runtime_webhook_latency_seconds{webhook}` go. */
@@ -61,7 +69,7 @@ export interface WebhookResponse {
 
 type Route = (review: Record<string, unknown>) => Promise<[outcome: string, body: unknown, status?: number]>
 /** The `outcome` label values. */
-type Outcome = 'allowed' | 'denied' | 'patched' | 'error' | 'bad_request'
+type Outcome = 'allowed' | 'denied' | 'patched' | 'converted' | 'error' | 'bad_request'
 
 /**
  * Admission webhooks on their own HTTPS port, for every replica (no leader election): the apiserver
@@ -70,7 +78,7 @@ type Outcome = 'allowed' | 'denied' | 'patched' | 'error' | 'bad_request'
  * Guarantees: only `POST` (405), registered paths only (404), bodies up to {@link MAX_REVIEW_BYTES}
  * (413); every answer echoes the request's `uid`; a handler never crashes the server. Metrics (when a
  * registry is given), label `webhook` = the registered path: `edgeop_webhook_requests_total` by
- * `outcome` (`allowed`, `denied`, `patched`, `error` = handler threw, `bad_request`) and
+ * `outcome` (`allowed`, `denied`, `patched`, `converted`, `error` = handler threw, `bad_request`) and
  * `controller_runtime_webhook_latency_seconds`.
  *
  * @example
@@ -93,12 +101,12 @@ export class WebhookServer {
     if (r) {
       const requests = r.counter({
         name: 'edgeop_webhook_requests_total',
-        help: 'Admission reviews answered, by webhook path and outcome.',
+        help: 'Admission and conversion reviews answered, by webhook path and outcome.',
         labelNames: ['webhook', 'outcome'],
       })
       const latency = r.histogram({
         name: 'controller_runtime_webhook_latency_seconds',
-        help: 'Time to answer an admission review.',
+        help: 'Time to answer an admission or conversion review.',
         labelNames: ['webhook'],
         buckets: RECONCILE_TIME_BUCKETS,
       })
@@ -151,6 +159,45 @@ export class WebhookServer {
       }
       const outcome = failed ? 'error' : denied ? 'denied' : patch.length ? 'patched' : 'allowed'
       return [outcome, { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }]
+    })
+    return this
+  }
+
+  /**
+   * Serves a CRD conversion webhook at `path` (e.g. `/convert`): every object of `request.objects` is
+   * converted to `request.desiredAPIVersion`, in order; the first that throws fails the whole review.
+   */
+  convert(path: string, converter: Converter): this {
+    this.#routes.set(path, async (review) => {
+      const r = review.request as
+        | { uid?: unknown; desiredAPIVersion?: unknown; objects?: unknown }
+        | undefined
+      if (
+        review.apiVersion !== 'apiextensions.k8s.io/v1' ||
+        review.kind !== 'ConversionReview' ||
+        typeof r?.uid !== 'string' ||
+        typeof r.desiredAPIVersion !== 'string' ||
+        !Array.isArray(r.objects)
+      )
+        return [
+          'bad_request',
+          'expected an apiextensions.k8s.io/v1 ConversionReview with request.uid, desiredAPIVersion and objects',
+          400,
+        ]
+      const to = r.desiredAPIVersion
+      let response: Record<string, unknown>
+      try {
+        const convertedObjects = (r.objects as KubeObject[]).map((o) =>
+          o.apiVersion === to ? o : converter(o, to),
+        )
+        response = { uid: r.uid, result: { status: 'Success' }, convertedObjects }
+      } catch (err) {
+        const message = `conversion to ${to} failed: ${errorMessage(err).slice(0, 512)}`
+        this.#log.warn('conversion failed', { webhook: path, uid: r.uid, error: message })
+        response = { uid: r.uid, result: { status: 'Failure', message }, convertedObjects: [] }
+      }
+      const ok = (response.result as { status: string }).status === 'Success'
+      return [ok ? 'converted' : 'error', { apiVersion: review.apiVersion, kind: review.kind, response }]
     })
     return this
   }

@@ -53,9 +53,14 @@ const run = promisify(execFile)
  * 113,883): 8,800 under the 122,880 budget. Raised 2026-12-01 to just above 351,667 bytes, 114,226
  * (+364 / +146): certificates carry subject and authority key identifiers, so a TLS client picks the
  * right one of two same-named CAs during a webhook CA rotation (a CI run failed without them).
+
+ * Raised 2026-12-01 for issue 20's second API version (+4,846 bytes, +1,678 gzip -9 by this measure,
+ * +1,716 GNU gzip: v1beta1's schema in the CRD, the lossless conversion and its ConversionReview
+ * route, `edgeop migrate` and the storage migration) to just above 356,513 bytes, 115,888 gzip -9
+ * (GNU gzip -9 115,727): 6,992 under the budget.
  */
-const MAX_BYTES = 351_700
-const MAX_GZIP_BYTES = 114_240
+const MAX_BYTES = 356_600
+const MAX_GZIP_BYTES = 115_900
 
 async function artifact(): Promise<Buffer> {
   try {

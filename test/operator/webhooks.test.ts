@@ -46,7 +46,7 @@ test('--webhook-cert-dir: serves the files, without the cluster; stop closes the
     log,
   )
   assert.ok(stop)
-  const line = log.lines.find((l) => l.msg === 'serving admission webhooks')
+  const line = log.lines.find((l) => l.msg === 'serving webhooks')
   assert.deepEqual(line?.fields?.paths, ['/v'])
   const [, port] = String(line?.fields?.address).split(':')
   const status = await new Promise<number>((resolve, reject) => {

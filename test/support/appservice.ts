@@ -37,9 +37,15 @@ export async function appServiceSetup(
   return { client, db, ns: await env().createNamespace(prefix) }
 }
 
-/** Installs (or updates) the AppService CRD with server-side apply and waits until it is Established. */
+/**
+ * Installs (or updates) the AppService CRD with server-side apply and waits until it is Established.
+ * Without conversion (v1alpha1 alone, as `webhooks.enabled=false` does for admission): no operator pod
+ * serves the webhook Service on the shared control plane, and the apiserver, the garbage collector and
+ * the namespace controller would call it for v1beta1, the preferred version. test/integration/
+ * conversion.test.ts serves both versions, in a group of its own.
+ */
 export async function installAppServiceCrd(client: KubeClient): Promise<void> {
-  const crd = appServiceCrd() as unknown as CustomResourceDefinition
+  const crd = appServiceCrd({ conversion: false }) as unknown as CustomResourceDefinition
   const crds = client.resource(CORE_TYPES.customResourceDefinitions)
   await crds.apply(crd, { fieldManager: 'edgeop-tests', force: true })
   await eventually(

@@ -131,3 +131,66 @@ test('over HTTPS: POST only, 413 beyond the limit, certificate swapped without r
   await assert.rejects(call('POST', req({})), /self-signed|unable to verify|certificate/)
   assert.equal((await call('POST', req({ metadata: { name: 'x' } }), ca2.cert)).status, 200)
 })
+
+const conversion = (request: unknown) =>
+  JSON.stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request })
+
+test('a conversion webhook converts every object to desiredAPIVersion in order, passes same-version ones through, and counts', async () => {
+  const { s, count } = server()
+  const seen: string[] = []
+  s.convert('/convert', (o, to) => {
+    seen.push(`${o.metadata.name}:${o.apiVersion}`)
+    return { ...o, apiVersion: to, spec: { converted: true } }
+  })
+  const a = { apiVersion: 'x.io/v1', kind: 'K', metadata: { name: 'a' } }
+  const b = { apiVersion: 'x.io/v2', kind: 'K', metadata: { name: 'b' } }
+  const out = await s.serve(
+    '/convert',
+    conversion({ uid: 'c1', desiredAPIVersion: 'x.io/v2', objects: [a, b] }),
+  )
+  assert.deepEqual(out, {
+    status: 200,
+    body: {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'ConversionReview',
+      response: {
+        uid: 'c1',
+        result: { status: 'Success' },
+        convertedObjects: [{ ...a, apiVersion: 'x.io/v2', spec: { converted: true } }, b],
+      },
+    },
+  })
+  assert.deepEqual(seen, ['a:x.io/v1'])
+  assert.equal(count('/convert', 'converted'), 1)
+})
+
+test('a converter that throws fails the review with its message; a malformed review gets a 400', async () => {
+  const { s, count } = server()
+  s.convert('/convert', () => {
+    throw new Error('no such version')
+  })
+  const objects = [{ apiVersion: 'x.io/v1', kind: 'K', metadata: { name: 'a' } }]
+  const failed = await s.serve('/convert', conversion({ uid: 'c2', desiredAPIVersion: 'x.io/v2', objects }))
+  assert.equal(failed.status, 200)
+  assert.deepEqual((failed.body as { response: unknown }).response, {
+    uid: 'c2',
+    result: { status: 'Failure', message: 'conversion to x.io/v2 failed: no such version' },
+    convertedObjects: [],
+  })
+  assert.equal(count('/convert', 'error'), 1)
+  for (const body of [
+    conversion({ uid: 'c3', objects }), // no desiredAPIVersion
+    conversion({ uid: 'c3', desiredAPIVersion: 'x.io/v2', objects: {} }),
+    JSON.stringify({
+      apiVersion: 'apiextensions.k8s.io/v1beta1',
+      kind: 'ConversionReview',
+      request: { uid: 'c3', desiredAPIVersion: 'x.io/v2', objects },
+    }),
+    req({ metadata: { name: 'a' } }), // an AdmissionReview
+  ]) {
+    const r = await s.serve('/convert', body)
+    assert.equal(r.status, 400, body)
+    assert.match(String(r.body), /expected an apiextensions\.k8s\.io\/v1 ConversionReview/)
+  }
+  assert.equal(count('/convert', 'bad_request'), 4)
+})

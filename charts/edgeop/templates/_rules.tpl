@@ -72,6 +72,15 @@
   verbs:
   - get
   - patch
+- apiGroups:
+  - apiextensions.k8s.io
+  resources:
+  - customresourcedefinitions
+  resourceNames:
+  - appservices.platform.example.com
+  verbs:
+  - get
+  - patch
 {{- end -}}
 
 {{- define "edgeop.webhookSecretRules" -}}

@@ -1,17 +1,27 @@
 /**
- * @module api — the AppService API (platform.example.com/v1alpha1), defined once.
+ * @module api — the AppService API (platform.example.com v1alpha1 and v1beta1), defined once.
  *
  * The zod/mini schemas below are the single definition: the TypeScript types are
  * inferred from them, the reconciler validates with them, and the CRD in deploy/ is
  * generated from them (`edgeop crd`; a test keeps deploy/crd.yaml equal).
+ *
+ * Two versions are served. They differ in one field: v1alpha1's `database: {enabled, class}`
+ * is v1beta1's `database: {engine, size}`, present exactly when a database is wanted. The
+ * conversion webhook (convert.ts) maps them without loss. v1alpha1 stays the storage version of
+ * this release and the one the operator reconciles (its informers then never wait on the
+ * webhook); a later release stores v1beta1 (`appServiceCrd({ storage: 'v1beta1' })`) and
+ * `edgeop migrate` rewrites what is stored and trims `status.storedVersions`.
  */
 import * as z from 'zod/mini'
 import type { ResourceType } from '../../client/index.ts'
 import type { Condition, KubeObject, ObjectMeta } from '../../core/index.ts'
 import { celRule, customResourceDefinition } from '../../objects/index.ts'
+import { CONVERT_PATH, OPERATOR_NAMESPACE, WEBHOOK_SERVICE } from './manifests.ts'
 
 export const GROUP = 'platform.example.com'
 export const VERSION = 'v1alpha1'
+/** The second served version: the database named by engine and size (see convert.ts). */
+export const VERSION_V1BETA1 = 'v1beta1'
 export const KIND = 'AppService'
 
 /** How the API server addresses AppServices. */
@@ -36,14 +46,25 @@ const FIXED_WITH_DATABASE = 'cannot change while the database is enabled'
  * is enabled before and after an update, neither `port` nor `database.class` changes — the database
  * entry was created for them, and the operator never edits an existing entry.
  */
+const BASE = () => ({
+  image: z.string().check(z.minLength(1), z.meta({ description: 'Container image of the application.' })),
+  replicas: z._default(z.int32().check(z.minimum(0), z.meta({ description: 'Number of pods.' })), 1),
+  port: z._default(
+    z.int32().check(z.minimum(1), z.maximum(65535), z.meta({ description: 'Container and Service port.' })),
+    8080,
+  ),
+})
+const PORT_FIXED = (enabled: (self: string) => string) =>
+  celRule({
+    rule: `!(${enabled('self')} && ${enabled('oldSelf')}) || self.port == oldSelf.port`,
+    message: FIXED_WITH_DATABASE,
+    reason: 'FieldValueForbidden',
+    fieldPath: '.port',
+  })
+
 export const AppServiceSpec = z
   .object({
-    image: z.string().check(z.minLength(1), z.meta({ description: 'Container image of the application.' })),
-    replicas: z._default(z.int32().check(z.minimum(0), z.meta({ description: 'Number of pods.' })), 1),
-    port: z._default(
-      z.int32().check(z.minimum(1), z.maximum(65535), z.meta({ description: 'Container and Service port.' })),
-      8080,
-    ),
+    ...BASE(),
     database: z.optional(
       z
         .object({
@@ -82,14 +103,40 @@ export const AppServiceSpec = z
   })
   .check(
     z.meta({ description: 'The application to run.' }),
-    celRule({
-      rule: '!(self.?database.enabled.orValue(false) && oldSelf.?database.enabled.orValue(false)) || self.port == oldSelf.port',
-      message: FIXED_WITH_DATABASE,
-      reason: 'FieldValueForbidden',
-      fieldPath: '.port',
-    }),
+    PORT_FIXED((s) => `${s}.?database.enabled.orValue(false)`),
   )
 export type AppServiceSpec = z.infer<typeof AppServiceSpec>
+
+/** v1beta1's database engines. */
+export const DATABASE_ENGINES = ['postgres', 'mysql'] as const
+/** v1beta1's database sizes. */
+export const DATABASE_SIZES = ['small', 'medium', 'large'] as const
+
+/**
+ * v1beta1 `spec`: v1alpha1's but for `database`, which names an engine and a size and is present
+ * exactly when a database is wanted. The same transition rules: while there is a database before
+ * and after an update, neither `port` nor `database` changes.
+ */
+export const AppServiceSpecV1beta1 = z
+  .object({
+    ...BASE(),
+    database: z.optional(
+      z
+        .object({
+          engine: z.enum(DATABASE_ENGINES).check(z.meta({ description: 'Database engine.' })),
+          size: z.enum(DATABASE_SIZES).check(z.meta({ description: 'Database size.' })),
+        })
+        .check(
+          z.meta({ description: 'Entry at the external database service; absent: none.' }),
+          celRule({ rule: 'self == oldSelf', message: FIXED_WITH_DATABASE, reason: 'FieldValueForbidden' }),
+        ),
+    ),
+  })
+  .check(
+    z.meta({ description: 'The application to run.' }),
+    PORT_FIXED((s) => `has(${s}.database)`),
+  )
+export type AppServiceSpecV1beta1 = z.infer<typeof AppServiceSpecV1beta1>
 
 /** One status condition (metav1.Condition). */
 const ConditionSchema = z.object({
@@ -147,11 +194,39 @@ export const REASON = {
   provisioned: 'DatabaseProvisioned',
 } as const
 
-/** The CRD, generated from the schemas above. */
-export function appServiceCrd() {
+/** Options of {@link appServiceCrd}. */
+export interface AppServiceCrdOptions {
+  /** The storage version; default v1alpha1 (this release's; see the module comment). */
+  storage?: typeof VERSION | typeof VERSION_V1BETA1
+  /**
+   * Where the apiserver calls the conversion webhook (`clientConfig`: a `service` or a `url`, and a
+   * `caBundle`), or `false` for a CRD serving v1alpha1 alone, with no conversion (a cluster where
+   * the operator's webhooks are off). Default: the operator's webhook Service, path `/convert`.
+   */
+  conversion?: Record<string, unknown> | false
+}
+
+/**
+ * The CRD, generated from the schemas above: both versions served, converted by the webhook at
+ * `conversion` (without its `caBundle`, which the operator patches in).
+ */
+export function appServiceCrd(o: AppServiceCrdOptions = {}) {
+  const cc = o.conversion ?? {
+    service: { namespace: OPERATOR_NAMESPACE, name: WEBHOOK_SERVICE, path: CONVERT_PATH, port: 443 },
+  }
   return customResourceDefinition({
     group: GROUP,
     version: VERSION,
+    ...(cc
+      ? {
+          versions: [{ name: VERSION_V1BETA1, spec: AppServiceSpecV1beta1 }],
+          storage: o.storage ?? VERSION,
+          conversion: {
+            strategy: 'Webhook',
+            webhook: { conversionReviewVersions: ['v1'], clientConfig: cc },
+          },
+        }
+      : {}),
     kind: KIND,
     plural: 'appservices',
     singular: 'appservice',

@@ -1,5 +1,6 @@
 /** @module appservice — the reference operator: an AppService gets a Deployment, a Service and a database entry. */
 export * from './api.ts'
+export * from './convert.ts'
 export * from './database-api.ts'
 export * from './database-plan.ts'
 export * from './desired.ts'

@@ -11,6 +11,10 @@ import type { KubeObject } from '../../core/index.ts'
 import { DEFAULT_RENEW_DEADLINE_MS } from '../../leader/index.ts'
 import { DEFAULT_SHUTDOWN_GRACE_PERIOD_MS } from '../../manager/index.ts'
 import { appServiceCrd, GROUP } from './api.ts'
+
+/** The AppService CRD's name (a literal: api.ts imports this module, so its GROUP is not set yet here). */
+export const APPSERVICES_CRD = 'appservices.platform.example.com'
+
 import { disruptionBudget } from './disruption-budget.ts'
 
 /** Namespace the operator runs in. */
@@ -31,6 +35,8 @@ export const WEBHOOK_SECRET = `${OPERATOR_NAME}-webhook-cert`
 export const VALIDATE_PATH = '/validate-appservice'
 /** Path of the mutating webhook. */
 export const MUTATE_PATH = '/mutate-appservice'
+/** Path of the CRD's conversion webhook. */
+export const CONVERT_PATH = '/convert'
 /**
  * How long the apiserver waits for a webhook: 5 s (the API default is 10). The handlers answer from
  * memory in well under a millisecond; a replica that does not answer in 5 s is gone, and with
@@ -92,7 +98,7 @@ export function metricsReaderRules() {
 
 /**
  * The ClusterRole rules of the webhook certificate controller: read its two webhook configurations and
- * patch their `caBundle`, by name.
+ * the AppService CRD and patch their `caBundle`, by name.
  */
 export function webhookRules() {
   return [
@@ -100,6 +106,12 @@ export function webhookRules() {
       apiGroups: ['admissionregistration.k8s.io'],
       resources: ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations'],
       resourceNames: [OPERATOR_NAME],
+      verbs: ['get', 'patch'],
+    },
+    {
+      apiGroups: ['apiextensions.k8s.io'],
+      resources: ['customresourcedefinitions'],
+      resourceNames: [APPSERVICES_CRD],
       verbs: ['get', 'patch'],
     },
   ]

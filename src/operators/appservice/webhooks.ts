@@ -3,11 +3,20 @@
  * reconciler could only mark Degraded: the image reference check of {@link unusableSpec}, a regular
  * expression over the whole reference that CEL's cost limits make awkward in the CRD. Mutation
  * defaults the `app.kubernetes.io/name` label to the object's name, so every AppService can be
- * selected by the recommended label.
+ * selected by the recommended label. Conversion serves v1alpha1 and v1beta1 views of one object.
  */
 import type { OperatorWebhooks } from '../../operator/index.ts'
 import type { AdmissionResult, WebhookServer } from '../../webhook/index.ts'
-import { MUTATE_PATH, OPERATOR_NAME, VALIDATE_PATH, WEBHOOK_SECRET, WEBHOOK_SERVICE } from './manifests.ts'
+import { convertAppService } from './convert.ts'
+import {
+  APPSERVICES_CRD,
+  CONVERT_PATH,
+  MUTATE_PATH,
+  OPERATOR_NAME,
+  VALIDATE_PATH,
+  WEBHOOK_SECRET,
+  WEBHOOK_SERVICE,
+} from './manifests.ts'
 import { validateSpec } from './validate.ts'
 
 /** The label the mutating webhook defaults (Kubernetes' recommended `app.kubernetes.io/name`). */
@@ -28,13 +37,17 @@ export function validateAppService(spec: unknown): AdmissionResult {
       }
 }
 
-/** The webhooks of `edgeop run`: validation and the label default, their configurations named {@link OPERATOR_NAME}. */
+/**
+ * The webhooks of `edgeop run`: validation and the label default, their configurations named
+ * {@link OPERATOR_NAME}, and the CRD's v1alpha1 ⇄ v1beta1 conversion ({@link convertAppService}).
+ */
 export function appServiceWebhooks(): OperatorWebhooks<unknown> {
   return {
     service: WEBHOOK_SERVICE,
     secret: WEBHOOK_SECRET,
     validating: [OPERATOR_NAME],
     mutating: [OPERATOR_NAME],
+    crds: [APPSERVICES_CRD],
     register: (server: WebhookServer) =>
       server
         .validate(VALIDATE_PATH, (req) => (req.object ? validateAppService(req.object.spec) : undefined))
@@ -43,6 +56,7 @@ export function appServiceWebhooks(): OperatorWebhooks<unknown> {
           if (name && !object.metadata.labels?.[NAME_LABEL])
             object.metadata.labels = { ...object.metadata.labels, [NAME_LABEL]: name }
           return undefined
-        }),
+        })
+        .convert(CONVERT_PATH, convertAppService),
   }
 }

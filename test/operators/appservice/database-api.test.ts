@@ -9,10 +9,17 @@ import { startDatabaseStandin } from '../../standin/database-api.ts'
 
 const ENTRY = { name: 'ns-web', namespace: 'ns', class: 'small' }
 
+/**
+ * The call deadline of the commit-then-hang tests: long enough that the stand-in has certainly
+ * received and committed the write before it (200 ms failed on a loaded 2-core machine, the
+ * deadline firing before the request arrived), short enough to keep the tests quick.
+ */
+const COMMIT_THEN_HANG_DEADLINE_MS = 2000
+
 test('a create answered after the commit times out; reading back by key finds it, so no second create', async (t) => {
   const db = await startDatabaseStandin()
   t.after(() => db.close())
-  const api = databaseApi(db.url, 200)
+  const api = databaseApi(db.url, COMMIT_THEN_HANG_DEADLINE_MS)
   db.commitThenHang(1)
   await assert.rejects(api.create('k1', ENTRY), { code: 'EDGEOP_ERR_TIMEOUT', retryable: true })
   assert.deepEqual(db.created, ['k1'], 'the service applied it')
@@ -23,7 +30,7 @@ test('a create answered after the commit times out; reading back by key finds it
 test('without the read back a retried create provisions a second database (what the read back prevents)', async (t) => {
   const db = await startDatabaseStandin()
   t.after(() => db.close())
-  const api = databaseApi(db.url, 200)
+  const api = databaseApi(db.url, COMMIT_THEN_HANG_DEADLINE_MS)
   db.commitThenHang(1)
   await api.create('k1', ENTRY).catch(() => undefined)
   await api.create('k1', ENTRY)

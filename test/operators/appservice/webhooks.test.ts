@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { MUTATE_PATH, VALIDATE_PATH } from '../../../src/operators/appservice/manifests.ts'
+import { CONVERT_PATH, MUTATE_PATH, VALIDATE_PATH } from '../../../src/operators/appservice/manifests.ts'
 import {
   appServiceWebhooks,
   NAME_LABEL,
@@ -27,7 +27,7 @@ test('validation allows a pinned image silently and warns about an unpinned one'
 test('the mutating webhook defaults app.kubernetes.io/name to the name and keeps a label the user set', async () => {
   const server = new WebhookServer()
   appServiceWebhooks().register(server, undefined)
-  assert.deepEqual(server.paths, [VALIDATE_PATH, MUTATE_PATH])
+  assert.deepEqual(server.paths, [VALIDATE_PATH, MUTATE_PATH, CONVERT_PATH])
   const patch = async (metadata: Record<string, unknown>) => {
     const { body } = await server.serve(
       MUTATE_PATH,
