@@ -37,7 +37,7 @@ async function connectFromFlags(o: OperatorOptions): Promise<CheckClient> {
 
 /**
  * The `check` command over {@link OPERATOR_FLAGS}: loads the configuration as `run` would, runs
- * `preflight` against the requirements (plus the Lease permissions when `--leader-elect` is set, in
+ * `preflight` against the requirements (plus the Lease permissions when `--leader-elect` or `--shard`, which also lists them, is set, in
  * `--leader-election-namespace` or the configuration's namespace), prints the report and exits 0
  * when everything passed, 1 otherwise.
  *
@@ -58,10 +58,10 @@ export function checkCommand(options: CheckCommandOptions): Command<typeof OPERA
         const wanted =
           typeof options.requirements === 'function' ? options.requirements(values) : options.requirements
         const permissions = [...(wanted.permissions ?? [])]
-        if (values.leaderElect) {
-          permissions.push(
-            leaderElectionPermissions(values.leaderElectionNamespace || client.defaultNamespace),
-          )
+        if (values.leaderElect || values.shard) {
+          const p = leaderElectionPermissions(values.leaderElectionNamespace || client.defaultNamespace)
+          // Sharded, each pass also lists the ring's membership Leases.
+          permissions.push(values.shard ? { ...p, verbs: [...p.verbs, 'list'] } : p)
         }
         const report = await preflight(client, { ...wanted, permissions })
         ;(options.stdout ?? process.stdout).write(formatPreflight(report))

@@ -15,7 +15,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
 import { getTestEnv } from '../controlplane/env.ts'
-import { installAppServiceCrd } from '../support/appservice.ts'
+import { createAppServices, installAppServiceCrd } from '../support/appservice.ts'
 import { adminClient } from '../support/kube.ts'
 import { benchRunArgs, startOperator } from '../support/operator-process.ts'
 
@@ -66,16 +66,7 @@ rows.push(['idle RSS, 0 AppServices', `${(await rssMiB(op.child.pid!)).toFixed(1
 
 const apps = admin.resource<AppService>(APPSERVICES, ns)
 const created = performance.now()
-for (let i = 0; i < COUNT; i += 50) {
-  await Promise.all(
-    Array.from({ length: Math.min(50, COUNT - i) }, (_, j) =>
-      apps.create({
-        metadata: { name: `a${i + j}` },
-        spec: { image: 'nginx:1.27', replicas: 0 },
-      } as AppService),
-    ),
-  )
-}
+await createAppServices(apps, COUNT)
 /** How many AppServices the operator has reconciled (observedGeneration current) and how many are Ready. */
 const progress = async () => {
   let reconciled = 0

@@ -13,7 +13,7 @@ import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
 import { getTestEnv } from '../controlplane/env.ts'
-import { installAppServiceCrd } from '../support/appservice.ts'
+import { createAppServices, installAppServiceCrd } from '../support/appservice.ts'
 import { startJaeger } from '../support/jaeger.ts'
 import { adminClient } from '../support/kube.ts'
 import { benchRunArgs, startOperator } from '../support/operator-process.ts'
@@ -68,15 +68,7 @@ async function runOnce(mode: (typeof MODES)[number]): Promise<void> {
   const apps = admin.resource<AppService>(APPSERVICES, ns)
   const cpu0 = await cpuMs(op.child.pid!)
   const t0 = performance.now()
-  for (let i = 0; i < COUNT; i += 50)
-    await Promise.all(
-      Array.from({ length: Math.min(50, COUNT - i) }, (_, j) =>
-        apps.create({
-          metadata: { name: `a${i + j}` },
-          spec: { image: 'nginx:1.27', replicas: 0, port: 80 },
-        } as AppService),
-      ),
-    )
+  await createAppServices(apps, COUNT, { image: 'nginx:1.27', replicas: 0, port: 80 })
   for (;;) {
     let reconciled = 0
     for await (const page of apps.listPages({ limit: 500 }))

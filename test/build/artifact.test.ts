@@ -57,10 +57,12 @@ const run = promisify(execFile)
  * Raised 2026-12-01 for issue 20's second API version (+4,846 bytes, +1,678 gzip -9 by this measure,
  * +1,716 GNU gzip: v1beta1's schema in the CRD, the lossless conversion and its ConversionReview
  * route, `edgeop migrate` and the storage migration) to just above 356,513 bytes, 115,888 gzip -9
- * (GNU gzip -9 115,727): 6,992 under the budget.
+ * (GNU gzip -9 115,727): 6,992 under the budget. Raised 2026-12-01 to just above 356,676 bytes,
+ * 115,926 (+163 / +38): a sharded pass relabels at most 8 objects at once (MOVES_IN_FLIGHT), and
+ * `check --shard` checks `list` on Leases.
  */
-const MAX_BYTES = 356_600
-const MAX_GZIP_BYTES = 115_900
+const MAX_BYTES = 356_700
+const MAX_GZIP_BYTES = 115_940
 
 async function artifact(): Promise<Buffer> {
   try {

@@ -97,6 +97,19 @@ describe('check command', () => {
     assert.ok(explicit.reviews.every((a) => a.namespace === 'ops'))
   })
 
+  test('with --shard the Lease verbs and list (the membership) are checked', async () => {
+    const r = await run(
+      ['--shard', '--leader-election-id=op'],
+      (a) => a.resource !== 'leases' || a.verb !== 'list',
+    )
+    assert.deepEqual(r.exits, [1])
+    assert.deepEqual(
+      r.reviews.map((a) => `${a.verb} ${a.resource} ${a.namespace}`),
+      ['get leases ctx-ns', 'create leases ctx-ns', 'update leases ctx-ns', 'list leases ctx-ns'],
+    )
+    assert.ok(r.out.endsWith('  verbs: ["list"]\n'), r.out)
+  })
+
   test('invalid flags stop before connecting', async () => {
     const r = await run(['--leader-elect'], () => true)
     assert.deepEqual([r.exits, r.seen, r.closed], [[2], undefined, 0])

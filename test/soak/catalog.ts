@@ -6,6 +6,7 @@ import { DATABASE_API_TIMEOUT_MS } from '../../src/operators/appservice/database
 import { CONVERGED, DATABASE, NODE_FILES } from './checker.ts'
 import { breakerTailMs, FORBIDDEN_ALLOWANCE_MS } from './fault-windows.ts'
 import type { Invariants } from './invariants.ts'
+import { SINGLE_OWNER } from './ownership.ts'
 import { OUTAGE_MS, SLOW_DELAY_MS } from './schedule.ts'
 import {
   QUIET_MS,
@@ -17,8 +18,11 @@ import {
   type Settings,
 } from './settings.ts'
 
+const r1 = (n: number) => String(Math.round(n * 10) / 10)
+
 /** Defines every invariant of a run with `settings` in `inv`, in the order the report lists them. */
-export function defineInvariants(inv: Invariants, { boundMs, warmupMs }: Settings): void {
+export function defineInvariants(inv: Invariants, settings: Settings): void {
+  const { boundMs, warmupMs, sharded, replicas, rateBound, quietRateBound } = settings
   const s = (ms: number) => `${Math.round(ms / 100) / 10} s`
   inv.define(
     CONVERGED,
@@ -37,15 +41,25 @@ export function defineInvariants(inv: Invariants, { boundMs, warmupMs }: Setting
     'Files under each node root match the NodeConfigs selecting that node exactly (content and mode, nothing extra); each NodeConfig reports Applied at its generation for exactly the selected nodes; roots empty after everything is deleted',
     `${boundMs / 1000} s after the last change to the NodeConfig, the node's labels or the file`,
   )
-  inv.define(
-    'single-leader',
-    'Never two operator replicas leading or reconciling at once (leader_election_master_status, controller_runtime_active_workers, reconcile counters of standbys, leadership intervals and reconcile lines in the logs)',
-    'never (metrics every second; logs at the end)',
-  )
+  if (sharded)
+    inv.define(
+      SINGLE_OWNER,
+      "Never one AppService reconciled by two replicas at once (the `reconciled` from/to lines each replica logs per reconcile); every reconcile inside its replica's membership; a dead or removed member's objects taken over; after settling, every AppService owned by the live member the ring names, its Deployment and Service labelled alike, and the replicas' edgeop_shard_objects summing to the AppServices",
+      'never (logs at the end); taken over within 60 s; owners after the quiet window',
+    )
+  else
+    inv.define(
+      'single-leader',
+      'Never two operator replicas leading or reconciling at once (leader_election_master_status, controller_runtime_active_workers, reconcile counters of standbys, leadership intervals and reconcile lines in the logs)',
+      'never (metrics every second; logs at the end)',
+    )
   inv.define(
     'request-rate',
     'API requests through the proxy (all operator and agent processes) stay under a bound: no hot loop',
-    `≤ ${RATE_BOUND} req/s over every 10 s window; ≤ ${QUIET_RATE_BOUND} req/s in the ${QUIET_MS / 1000} s quiet window`,
+    `≤ ${r1(rateBound)} req/s over every 10 s window; ≤ ${r1(quietRateBound)} req/s in the ${QUIET_MS / 1000} s quiet window` +
+      (sharded
+        ? ` (sharded, for up to ${replicas + 1} replicas: ${r1(RATE_BOUND / 5)} req/s per process — the leader-elected bound's share — plus each replica's shard pass; the quiet bound ${QUIET_RATE_BOUND} plus each replica's shard pass and Lease renewal: settings.ts rateBounds)`
+        : ''),
   )
   inv.define(
     'rss-flat',

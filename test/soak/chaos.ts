@@ -10,7 +10,7 @@ import type { Fleet } from './fleet.ts'
 import { every, sleep } from './pace.ts'
 import type { Plane } from './plane.ts'
 import { buildSchedule, countByKind } from './schedule.ts'
-import { CHECK_INTERVAL_MS, RATE_BOUND } from './settings.ts'
+import { CHECK_INTERVAL_MS } from './settings.ts'
 import type { Workload } from './workload.ts'
 
 /** Books one checker evaluation: its latencies, and a pass or failure per object checked. */
@@ -42,7 +42,7 @@ export async function runChaos(ctx: SoakRun, plane: Plane, f: Fleet, w: Workload
   })
   let skippedRounds = 0
   ctx.chaosStart = rel()
-  ctx.plan = buildSchedule(chaosMs, ctx.rng.fork('faults'))
+  ctx.plan = buildSchedule(chaosMs, ctx.rng.fork('faults'), ctx.settings.sharded)
   log(
     `chaos: ${chaosMs / 1000} s, ${ctx.plan.length} faults planned ${JSON.stringify(countByKind(ctx.plan))}`,
   )
@@ -63,7 +63,7 @@ export async function runChaos(ctx: SoakRun, plane: Plane, f: Fleet, w: Workload
       const windowRate = ctx.traffic.perSecond.slice(s - 9, s + 1).reduce((x, y) => x + y, 0) / 10
       inv.check(
         'request-rate',
-        windowRate <= RATE_BOUND,
+        windowRate <= ctx.settings.rateBound,
         () => `${windowRate.toFixed(1)} req/s over the 10 s before +${s} s`,
       )
     }

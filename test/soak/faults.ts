@@ -5,16 +5,18 @@
  * {@link FaultRecord}, and each fault that can hold an AppService up opens a window in
  * `ctx.windows` (fault-windows.ts).
  */
+import { APPSERVICES } from '../../src/operators/appservice/api.ts'
 import type { FaultHandle, FaultRule } from '../controlplane/fault-proxy.ts'
 import type { SoakRun } from './context.ts'
 import { allowanceMs } from './fault-windows.ts'
-import type { Fleet } from './fleet.ts'
+import type { Fleet, FleetProcess } from './fleet.ts'
 import { sleep } from './pace.ts'
 import type { Plane } from './plane.ts'
 import { REVOKED_RULE, restoreOperatorRules, revokeOperatorRule } from './plane.ts'
 import type { FaultRecord } from './results.ts'
+import type { Rng } from './rng.ts'
 import type { FaultEvent, StallTarget } from './schedule.ts'
-import { RULE_TTL_MS } from './settings.ts'
+import { MIN_SHARDED_REPLICAS, RULE_TTL_MS, SHARD_LABEL } from './settings.ts'
 
 /** Kinds that only add a proxy rule: too many and too small to log one line each. */
 const RULE_KINDS: readonly string[] = ['drop-all', 'drop-next', 'burst-429', 'burst-5xx', 'stall']
@@ -24,6 +26,10 @@ const HANG_POLL_MS = 250
 const RBAC_RETRY_MS = 500
 /** … for this long (longer than an apiserver restart takes). */
 const RBAC_RETRY_FOR_MS = 60_000
+/** Sharded: a dead or removed member's objects are looked for this often … */
+const TAKEOVER_POLL_MS = 500
+/** … for at most this long (the 10 s Lease, a 2 s pass, an apiserver restart on the way). */
+const TAKEOVER_WAIT_MS = 60_000
 
 /** Plays a fault schedule against one run's plane and fleet. */
 export class FaultInjector {
@@ -33,11 +39,14 @@ export class FaultInjector {
   readonly #handles = new Map<FaultHandle, FaultRecord>()
   readonly #ruleTimers = new Set<NodeJS.Timeout>()
   readonly #inFlight = new Set<Promise<void>>()
+  /** Sharded: which replica is killed or removed. */
+  readonly #victims: Rng
 
   constructor(ctx: SoakRun, plane: Plane, fleet: Fleet) {
     this.#ctx = ctx
     this.#plane = plane
     this.#fleet = fleet
+    this.#victims = ctx.rng.fork('replicas')
   }
 
   /** Starts each event of `plan` at `chaosStart + atMs` (ms since start), without waiting for it to end. */
@@ -147,6 +156,21 @@ export class FaultInjector {
         if (victim === undefined) rec.error = 'no leader within 30 s'
         break
       }
+      case 'kill-replica': {
+        const victim = this.#fleet.killReplica(this.#victims)
+        if (victim === undefined) throw new Error('no replica to kill')
+        await this.#takenOver(victim, rec)
+        break
+      }
+      case 'add-replica':
+        rec.detail = (await this.#fleet.addReplica()) ?? 'did not start'
+        break
+      case 'remove-replica': {
+        const victim = await this.#fleet.removeReplica(this.#victims, MIN_SHARDED_REPLICAS)
+        if (victim === undefined) throw new Error(`${MIN_SHARDED_REPLICAS} replicas or fewer: none removed`)
+        await this.#takenOver(victim, rec)
+        break
+      }
       case 'database-outage':
         rec.detail = `${ev.durationMs} ms`
         await this.#window(ev, rec, async () => {
@@ -190,6 +214,36 @@ export class FaultInjector {
         break
       }
     }
+  }
+
+  /**
+   * Sharded: waits until no AppService is labelled with `victim`'s member id any more (its share
+   * taken over by the others), and records how long that took since it was stopped (a failover).
+   */
+  async #takenOver(victim: FleetProcess, rec: FaultRecord): Promise<void> {
+    const { admin, namespaces } = this.#plane
+    const member = this.#fleet.memberId(victim)
+    if (member === undefined) throw new Error(`${victim.id} logged no member id`)
+    const t0 = Date.now()
+    const failover: Fleet['failovers'][number] = { victim: victim.id, successor: undefined, ms: undefined }
+    this.#fleet.failovers.push(failover)
+    const owned = async () => {
+      let n = 0
+      for (const ns of namespaces)
+        n += (await admin.resource(APPSERVICES, ns).list({ labelSelector: `${SHARD_LABEL}=${member}` })).items
+          .length
+      return n
+    }
+    const first = await owned().catch(() => undefined)
+    while (Date.now() - t0 < TAKEOVER_WAIT_MS) {
+      if ((await owned().catch(() => undefined)) === 0) {
+        failover.ms = Date.now() - t0
+        failover.successor = `${first ?? '?'} objects taken over`
+        break
+      }
+      await sleep(TAKEOVER_POLL_MS)
+    }
+    rec.detail = `${victim.id} (member ${member}, ${first ?? '?'} objects): ${failover.ms === undefined ? `not taken over within ${TAKEOVER_WAIT_MS / 1000} s` : `taken over in ${failover.ms} ms`}`
   }
 
   /** The requests a stall of `target` catches. */

@@ -1,15 +1,19 @@
 /**
  * @module final-checks — the invariants judged once the quiet window is over: every fault kind was
- * injected, leadership never overlapped and nobody worked without leading, the request rate held in
- * every window, and RSS stayed flat after warm-up.
+ * injected, leadership never overlapped and nobody worked without leading (sharded: no object
+ * reconciled by two replicas at once, nobody reconciling outside its membership, every dead
+ * member's objects taken over), the request rate held in every window, and RSS stayed flat after
+ * warm-up.
  */
 import type { SoakRun } from './context.ts'
 import type { Fleet, FleetProcess } from './fleet.ts'
-import { countByKind, FAULT_KINDS, type FaultKind } from './schedule.ts'
-import { RATE_BOUND, RSS_GROWTH_BOUND, RSS_MIN_SPAN_MS, RSS_WINDOW_MS } from './settings.ts'
+import { reconcileOverlaps, SINGLE_OWNER } from './ownership.ts'
+import { countByKind, type FaultKind, faultKinds } from './schedule.ts'
+import { RSS_GROWTH_BOUND, RSS_MIN_SPAN_MS, RSS_WINDOW_MS } from './settings.ts'
 import {
   type LeadershipInterval,
   leadershipOverlaps,
+  median,
   type RssVerdict,
   rssGrowth,
   summary,
@@ -46,21 +50,22 @@ export function checkEndOfRun(ctx: SoakRun, f: Fleet, quietStart: number): void 
     if (r.kind === 'rbac-revoked' && r.durationMs !== undefined)
       r.hits = ctx.traffic.forbiddenBetween(r.atMs, r.atMs + r.durationMs + FORBIDDEN_TAIL_MS)
   const injected = countByKind(ctx.records.filter((r) => r.error === undefined))
-  for (const kind of FAULT_KINDS)
+  for (const kind of faultKinds(ctx.settings.sharded))
     inv.check('faults-injected', injected[kind] > 0, () => `no ${kind} fault was injected`)
   for (const kind of MUST_HIT) {
     const hits = ctx.records.filter((r) => r.kind === kind).reduce((n, r) => n + (r.hits ?? 0), 0)
     inv.check('faults-injected', hits > 0, () => `${kind} never hit anything (no hung write, no 403)`)
   }
   const intervals = f.leadershipIntervals()
-  checkSingleLeader(ctx, f, intervals)
+  if (ctx.settings.sharded) checkSingleOwner(ctx, f, intervals)
+  else checkSingleLeader(ctx, f, intervals)
   const rates = windowRates(
     ctx.traffic.perSecond.slice(Math.floor(ctx.chaosStart / 1000), Math.floor(quietStart / 1000)),
     10,
   )
   inv.check(
     'request-rate',
-    Math.max(0, ...rates) <= RATE_BOUND,
+    Math.max(0, ...rates) <= ctx.settings.rateBound,
     () => `${Math.max(...rates).toFixed(1)} req/s in the busiest 10 s window of the chaos and settle phases`,
   )
   inv.note(
@@ -103,5 +108,49 @@ function checkSingleLeader(ctx: SoakRun, f: Fleet, intervals: readonly Leadershi
   inv.note(
     'single-leader',
     `${intervals.length} leadership intervals, ${f.failovers.length} kills; failover ${f.failovers.map((x) => (x.ms === undefined ? '—' : `${(x.ms / 1000).toFixed(1)} s`)).join(', ')}`,
+  )
+}
+
+/**
+ * Sharded: no object reconciled by two replicas at once (their `reconciled` lines), every reconcile
+ * and work line inside its replica's membership (from taking its Lease to its work stopping), and
+ * every killed or removed member's objects taken over.
+ */
+function checkSingleOwner(ctx: SoakRun, f: Fleet, intervals: readonly LeadershipInterval[]): void {
+  const { inv } = ctx
+  const spans = f.reconcileSpans()
+  inv.check(
+    SINGLE_OWNER,
+    spans.length > 0,
+    () => 'no `reconciled` line logged (operators not at debug level?)',
+  )
+  const overlaps = reconcileOverlaps(spans)
+  const iso = (t: number) => new Date(t).toISOString().slice(11, 23)
+  for (const [x, y] of overlaps)
+    inv.fail(
+      SINGLE_OWNER,
+      `${x.object} reconciled by ${x.process} (${iso(x.from)}–${iso(x.to)}) and ${y.process} (${iso(y.from)}–${iso(y.to)}) at once`,
+    )
+  inv.pass(SINGLE_OWNER, Math.max(0, spans.length - overlaps.length))
+  const inside = (process: string, at: number) =>
+    intervals.some((i) => i.process === process && at >= i.from && at <= i.to + LEADING_GRACE_MS)
+  for (const s of spans)
+    inv.check(
+      SINGLE_OWNER,
+      inside(s.process, s.from),
+      () => `${s.process} reconciled ${s.object} outside its membership`,
+    )
+  for (const line of f.workLines())
+    inv.check(
+      SINGLE_OWNER,
+      inside(line.process, line.at),
+      () => `${line.process} logged "${line.msg}" outside its membership`,
+    )
+  for (const x of f.failovers)
+    inv.check(SINGLE_OWNER, x.ms !== undefined, () => `${x.victim}'s objects were not taken over`)
+  const ms = f.failovers.flatMap((x) => (x.ms === undefined ? [] : [x.ms / 1000]))
+  inv.note(
+    SINGLE_OWNER,
+    `${spans.length} reconciles of ${new Set(spans.map((s) => s.object)).size} objects by ${new Set(spans.map((s) => s.process)).size} processes, ${overlaps.length} overlapping; ${intervals.length} membership intervals; ${f.failovers.length} members killed or removed, taken over in ${ms.map((x) => `${x.toFixed(1)} s`).join(', ') || '—'}${ms.length ? ` (median ${median(ms).toFixed(1)} s)` : ''}`,
   )
 }

@@ -1,8 +1,9 @@
 /**
- * @module fleet — the soak's processes: two leader-elected operator replicas and three node
- * agents, all the built artifact (dist/edgeop.cjs), kept running the way a Deployment and
- * a DaemonSet would (a process that exits is replaced), and sampled: metrics every second
- * (leadership, active workers, reconciles, breaker transitions and parked keys), RSS from /proc
+ * @module fleet — the soak's processes: two leader-elected operator replicas (sharded: three, or
+ * as many as asked, each owning a share) and three node agents, all the built artifact
+ * (dist/edgeop.cjs), kept running the way a Deployment and a DaemonSet would (a process that exits
+ * is replaced, unless it was removed on purpose), and sampled: metrics every second (leadership,
+ * active workers, reconciles, objects owned, breaker transitions and parked keys), RSS from /proc
  * every two seconds.
  */
 import { readFile } from 'node:fs/promises'
@@ -10,7 +11,9 @@ import type { ParkedKeyInfo } from '../../src/observability/parked-keys-view.ts'
 import { trackPid, untrackPid } from '../controlplane/cleanup.ts'
 import { type OperatorProcess, startOperator } from '../support/operator-process.ts'
 import type { Invariants } from './invariants.ts'
+import type { ReconcileSpan } from './ownership.ts'
 import { type ResilienceLog, type ResilienceScrape, resilienceOf } from './resilience.ts'
+import type { Rng } from './rng.ts'
 import { type LeadershipInterval, leadershipFromLog, type RssSample } from './stats.ts'
 
 /** How long a replacement waits before it starts (a Deployment's new pod, a container restart). */
@@ -42,6 +45,8 @@ export interface FleetProcess {
   /** Last scraped values (operators). */
   master: number | undefined
   reconciles: number | undefined
+  /** Sharded: `edgeop_shard_objects` at the last scrape. */
+  owned: number | undefined
   /** When SIGKILL was sent by the fault schedule (ms since start). */
   killedAt: number | undefined
   stopping: boolean
@@ -62,6 +67,7 @@ interface Scrape {
   master: number | undefined
   active: number | undefined
   reconciles: number | undefined
+  owned: number | undefined
   heap: Omit<HeapSample, 't'> | undefined
   resilience: ResilienceScrape
 }
@@ -115,6 +121,13 @@ export interface FleetOptions {
   /** Where the operators' breaker transitions and parked keys go. */
   resilience?: ResilienceLog
   log: (line: string) => void
+  /** Operator replicas (default 2). */
+  replicas?: number
+  /**
+   * Sharded: the assignment label (`shard.edgeop.io/<ring>`). Every replica then leads its own
+   * membership, so the single-leader samples are not taken.
+   */
+  shardLabel?: string
 }
 
 /** The processes. Call {@link Fleet.start}, then {@link Fleet.stop} at the end. */
@@ -122,6 +135,10 @@ export class Fleet {
   readonly all: FleetProcess[] = []
   readonly #o: FleetOptions
   readonly #seq = new Map<string, number>()
+  /** Slots removed on purpose: not replaced. */
+  readonly #retired = new Set<string>()
+  /** Operator slots made so far. */
+  #slots = 0
   #stopping = false
   #timers = new Set<NodeJS.Timeout>()
   #pending = new Set<Promise<unknown>>()
@@ -143,13 +160,58 @@ export class Fleet {
     return this.all.filter((p) => p.endedAt === undefined && (role === undefined || p.role === role))
   }
 
-  /** Starts both operator replicas and every agent; resolves when all serve. */
+  /** Starts the operator replicas and every agent; resolves when all serve. */
   async start(): Promise<void> {
     await Promise.all([
-      this.#spawn('operator-1', 'operator'),
-      this.#spawn('operator-2', 'operator'),
+      ...Array.from({ length: this.#o.replicas ?? 2 }, () =>
+        this.#spawn(`operator-${++this.#slots}`, 'operator'),
+      ),
       ...Object.keys(this.#o.agentArgs).map((slot) => this.#spawn(slot, 'agent')),
     ])
+  }
+
+  /** Sharded: one more operator replica, in a new slot; resolves when it serves. Returns its id. */
+  async addReplica(): Promise<string | undefined> {
+    const slot = `operator-${++this.#slots}`
+    await this.#spawn(slot, 'operator')
+    return this.all.find((p) => p.slot === slot)?.id
+  }
+
+  /**
+   * Sharded: SIGTERMs a random live operator replica (`rng`) and does not replace it, unless that
+   * would leave fewer than `min`; resolves when it has exited. Returns it, or undefined.
+   */
+  async removeReplica(rng: Rng, min: number): Promise<FleetProcess | undefined> {
+    const ops = this.live('operator').filter((p) => !p.stopping && p.killedAt === undefined)
+    if (ops.length <= min) return undefined
+    const p = rng.pick(ops)
+    this.#retired.add(p.slot)
+    p.stopping = true
+    p.proc.kill('SIGTERM')
+    await p.proc.exited
+    return p
+  }
+
+  /** Sharded: SIGKILLs a random live operator replica (`rng`; replaced after {@link RESTART_DELAY_MS}). */
+  killReplica(rng: Rng): FleetProcess | undefined {
+    const ops = this.live('operator').filter((p) => !p.stopping && p.killedAt === undefined)
+    if (ops.length === 0) return undefined
+    const p = rng.pick(ops)
+    p.killedAt = this.#now
+    p.proc.kill('SIGKILL')
+    return p
+  }
+
+  /** Sharded: `p`'s member id, from the selector of the informers it logged (`<label>=<id>`). */
+  memberId(p: FleetProcess): string | undefined {
+    const label = this.#o.shardLabel
+    if (label === undefined) return undefined
+    for (const l of p.proc.logs)
+      if (l.msg === 'watching') {
+        const m = String(l.informer).match(new RegExp(`${label.replace(/[./]/g, '\\$&')}=([0-9a-f]+)`))
+        if (m) return m[1]
+      }
+    return undefined
   }
 
   async #spawn(slot: string, role: Role): Promise<void> {
@@ -185,6 +247,7 @@ export class Fleet {
       heap: [],
       master: undefined,
       reconciles: undefined,
+      owned: undefined,
       killedAt: undefined,
       stopping: false,
     }
@@ -221,7 +284,8 @@ export class Fleet {
         'no-crash',
         `${p.id} exited with ${code ?? signal}${p.stopping ? ' on SIGTERM' : ''}: ${detail}`,
       )
-    if (!this.#stopping) this.#later(() => this.#spawn(p.slot, p.role), RESTART_DELAY_MS)
+    if (!this.#stopping && !this.#retired.has(p.slot))
+      this.#later(() => this.#spawn(p.slot, p.role), RESTART_DELAY_MS)
   }
 
   #later(fn: () => Promise<void>, ms: number): void {
@@ -240,6 +304,7 @@ export class Fleet {
         master: metricSum(text, 'leader_election_master_status'),
         active: metricSum(text, 'controller_runtime_active_workers', { controller: 'appservice' }),
         reconciles: metricSum(text, 'controller_runtime_reconcile_total', { controller: 'appservice' }),
+        owned: metricSum(text, 'edgeop_shard_objects'),
         heap: heapOf(text),
         resilience: resilienceOf(text),
       }
@@ -251,7 +316,8 @@ export class Fleet {
   /**
    * One round of metrics: every live process scraped at once. Operators: at most one may
    * report holding the Lease, at most one may have a reconcile in flight, and a replica
-   * that was a standby at the previous scrape and still is must not have reconciled.
+   * that was a standby at the previous scrape and still is must not have reconciled. Sharded, every
+   * replica leads its own membership and works on its share: only the objects each owns are kept.
    */
   async sampleMetrics(): Promise<void> {
     const procs = this.live()
@@ -268,6 +334,10 @@ export class Fleet {
       }
     }
     if (ops.length === 0) return
+    if (this.#o.shardLabel !== undefined) {
+      for (const { p, s } of ops) [p.master, p.reconciles, p.owned] = [s.master, s.reconciles, s.owned]
+      return
+    }
     this.samples++
     const inv = this.#o.invariants
     const leaders = ops.filter((o) => o.s.master === 1).map((o) => o.p.id)
@@ -352,6 +422,17 @@ export class Fleet {
       const endOfLife = p.endedAt === undefined ? Date.now() : this.#o.start + (p.killedAt ?? p.endedAt)
       out.push(...leadershipFromLog(p.id, p.proc.logs, endOfLife))
     }
+    return out
+  }
+
+  /** Sharded: every operator's `reconciled` debug lines (the Shard guard's, one per reconcile), epoch ms. */
+  reconcileSpans(): ReconcileSpan[] {
+    const out: ReconcileSpan[] = []
+    for (const p of this.all)
+      if (p.role === 'operator')
+        for (const l of p.proc.logs)
+          if (l.msg === 'reconciled')
+            out.push({ process: p.id, object: String(l.object), from: Number(l.from), to: Number(l.to) })
     return out
   }
 

@@ -7,7 +7,7 @@ import type { SoakRun } from './context.ts'
 import type { Fleet } from './fleet.ts'
 import { sleep } from './pace.ts'
 import type { Plane } from './plane.ts'
-import { QUIET_MS, QUIET_RATE_BOUND } from './settings.ts'
+import { QUIET_MS } from './settings.ts'
 
 /** Runs the quiet window and returns when it started (ms since start). `leftOn`: the sabotage's fault. */
 export async function quietWindow(
@@ -27,7 +27,7 @@ export async function quietWindow(
   ctx.quietPerS = quietPerS
   inv.check(
     'request-rate',
-    quietPerS <= QUIET_RATE_BOUND,
+    quietPerS <= ctx.settings.quietRateBound,
     () => `${quietPerS.toFixed(2)} req/s in the quiet window (nothing changes, no fault)`,
   )
   const faultedInQuiet = traffic.faulted.filter((r) => r.startedAt - ctx.start >= quietStart).length

@@ -103,7 +103,9 @@ export function reportMarkdown(r: SoakReport): string {
     '',
     `Phases (s): setup ${r.phasesS.setup}, chaos ${r.phasesS.chaos}, settle ${r.phasesS.settle}, quiet ${r.phasesS.quiet}, teardown ${r.phasesS.teardown}; total ${r.phasesS.total}.`,
     '',
-    'Two leader-elected operator replicas (`edgeop run --leader-elect`) and three node agents (`edgeop agent`), ' +
+    (r.sharded
+      ? `${r.replicas} sharded operator replicas (\`edgeop run --shard\`, at debug level; killed at random, added and removed) and three node agents (\`edgeop agent\`), `
+      : 'Two leader-elected operator replicas (`edgeop run --leader-elect`) and three node agents (`edgeop agent`), ') +
       'all `dist/edgeop.cjs` in their own processes under the RBAC of `deploy/`, talk to kube-apiserver through ' +
       'the fault proxy; kube-controller-manager, kube-scheduler and KWOK make Deployments available. ' +
       `Settings: ${Object.entries(r.settings)
@@ -129,7 +131,7 @@ export function reportMarkdown(r: SoakReport): string {
   }
 
   out.push('', '## Faults injected', '', '| Kind | Planned | Injected | What |', '|---|--:|--:|---|')
-  for (const k of FAULT_KINDS)
+  for (const k of FAULT_KINDS.filter((k) => (r.faults.planned[k] ?? 0) + (r.faults.injected[k] ?? 0) > 0))
     out.push(`| ${k} | ${r.faults.planned[k]} | ${r.faults.injected[k]} | ${FAULT_DESCRIPTIONS[k]} |`)
   out.push(
     '',
@@ -198,13 +200,13 @@ export function reportMarkdown(r: SoakReport): string {
   out.push(...resilienceMarkdown(r.resilience))
   out.push(
     '',
-    '## Leadership',
+    r.sharded ? '## Membership (each replica holding its own Lease)' : '## Leadership',
     '',
     r.leadership.intervals
       .map((i) => `${i.process} ${i.fromS.toFixed(1)}–${i.toS.toFixed(1)} s`)
       .join('; ') || 'none',
     '',
-    `Failovers after SIGKILL: ${
+    `${r.sharded ? 'Takeovers (a killed or removed member until none of its objects is labelled with it)' : 'Failovers after SIGKILL'}: ${
       r.leadership.failovers
         .map(
           (f) =>
@@ -230,7 +232,7 @@ export function reportMarkdown(r: SoakReport): string {
     )
   out.push(
     '',
-    `Reproduce: \`npm run soak -- --minutes ${r.minutes} --seed ${r.seed}\` (or \`node test/soak/run.ts\`).`,
+    `Reproduce: \`npm run soak -- --minutes ${r.minutes} --seed ${r.seed}${r.sharded ? ` --sharded --replicas ${r.replicas}` : ''}\` (or \`node test/soak/run.ts\`).`,
     '',
   )
   return out.join('\n')

@@ -10,7 +10,7 @@ import type { Fleet, HeapSample } from './fleet.ts'
 import type { InvariantResult } from './invariants.ts'
 import type { ResilienceReport } from './resilience.ts'
 import { countByKind, type FaultKind } from './schedule.ts'
-import { LEASE, QUIET_RATE_BOUND, RATE_BOUND, type Sabotage } from './settings.ts'
+import { LEASE, type Sabotage } from './settings.ts'
 import { type LeadershipInterval, type RssVerdict, summary, windowRates } from './stats.ts'
 import type { BusySecond } from './traffic.ts'
 
@@ -75,6 +75,10 @@ export interface SoakReport {
   startedAt: string
   seed: number
   minutes: number
+  /** Sharded mode: the operators ran with `--shard` (absent in reports made before it existed). */
+  sharded?: boolean
+  /** Operator replicas at the start. */
+  replicas?: number
   run: string
   sabotage: Sabotage | undefined
   settings: Record<string, number | string>
@@ -139,6 +143,8 @@ export function buildReport(ctx: SoakRun, invariants: InvariantResult[], provena
     startedAt: new Date(start).toISOString(),
     seed: options.seed,
     minutes: options.minutes,
+    sharded: ctx.settings.sharded,
+    replicas: ctx.settings.replicas,
     run,
     sabotage: options.sabotage,
     settings: {
@@ -146,6 +152,9 @@ export function buildReport(ctx: SoakRun, invariants: InvariantResult[], provena
       appServiceTarget: appTarget,
       nodeConfigTarget,
       boundS: boundMs / 1000,
+      operators: ctx.settings.sharded
+        ? `${ctx.settings.replicas} sharded (--shard)`
+        : `${ctx.settings.replicas} leader-elected`,
       leaseDurationS: LEASE.durationMs / 1000,
       renewDeadlineS: LEASE.renewMs / 1000,
       retryPeriodS: LEASE.retryMs / 1000,
@@ -191,9 +200,9 @@ export function buildReport(ctx: SoakRun, invariants: InvariantResult[], provena
       byIdentity,
       perSecond,
       window10s: summary(rates),
-      boundPerS: RATE_BOUND,
+      boundPerS: ctx.settings.rateBound,
       quietPerS,
-      quietBoundPerS: QUIET_RATE_BOUND,
+      quietBoundPerS: ctx.settings.quietRateBound,
       busySeconds,
       byShape: [...byShape].sort((x, y) => y[1] - x[1]).map(([request, count]) => ({ request, count })),
     },

@@ -1,5 +1,5 @@
 /**
- * @module run — `npm run soak -- --minutes N [--seed S] [--out dir] [--rate R] [--sabotage kind]`
+ * @module run — `npm run soak -- --minutes N [--seed S] [--out dir] [--rate R] [--sabotage kind] [--sharded [--replicas N]]`
  * (or `node test/soak/run.ts …`): the chaos soak (see soak.ts) with a report.
  *
  * Needs the built artifact (`npm run build`) and the control-plane binaries (as for the
@@ -14,11 +14,11 @@ import { parseArgs } from 'node:util'
 import { onTerminationSignal } from '../controlplane/cleanup.ts'
 import { ARTIFACT } from '../support/operator-process.ts'
 import { writeReport } from './report.ts'
-import { DEFAULT_RATE, type Sabotage } from './settings.ts'
+import { DEFAULT_RATE, DEFAULT_SHARDED_REPLICAS, MIN_SHARDED_REPLICAS, type Sabotage } from './settings.ts'
 import { runSoak } from './soak.ts'
 
 const USAGE = `Usage: node test/soak/run.ts --minutes N [--seed S] [--out dir] [--rate ops/s] [--keep-logs] [--debug]
-                         [--sabotage duplicate-db|fault-left-on]
+                         [--sabotage duplicate-db|fault-left-on] [--sharded [--replicas N]]
 
   --minutes   length of the chaos phase (≥ 1; setup, settling and teardown add 1–3 minutes)
   --seed      seed of the fault schedule and the driver (default 1)
@@ -26,6 +26,9 @@ const USAGE = `Usage: node test/soak/run.ts --minutes N [--seed S] [--out dir] [
   --rate      driver operations per second (default ${DEFAULT_RATE})
   --keep-logs write every process's log to <out>/logs even when the soak passes (always on failure)
   --debug     run the operator and the agents with --log-level=debug
+  --sharded   run the operators with --shard (at debug level): a random replica is killed instead of
+              the leader, replicas are added and removed, and single-owner replaces single-leader
+  --replicas  operator replicas at the start (default 2; sharded ${DEFAULT_SHARDED_REPLICAS}, at least ${MIN_SHARDED_REPLICAS})
   --sabotage  break something on purpose to see the soak fail:
               duplicate-db   the database stand-in re-creates entries on every PUT
               fault-left-on  a 503 on AppService status writes stays on after the chaos`
@@ -46,6 +49,8 @@ const { values } = (() => {
         sabotage: { type: 'string' },
         'keep-logs': { type: 'boolean', default: false },
         debug: { type: 'boolean', default: false },
+        sharded: { type: 'boolean', default: false },
+        replicas: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     })
@@ -66,6 +71,12 @@ if (rate !== undefined && !(rate > 0 && rate <= 20)) usage('--rate: a number in 
 const sabotage = values.sabotage as Sabotage | undefined
 if (sabotage !== undefined && sabotage !== 'duplicate-db' && sabotage !== 'fault-left-on')
   usage(`--sabotage: unknown kind ${JSON.stringify(sabotage)}`)
+const replicas = values.replicas === undefined ? undefined : Number(values.replicas)
+if (
+  replicas !== undefined &&
+  !(values.sharded && Number.isInteger(replicas) && replicas >= MIN_SHARDED_REPLICAS)
+)
+  usage(`--replicas: an integer ≥ ${MIN_SHARDED_REPLICAS}, with --sharded, is required`)
 if (!existsSync(ARTIFACT)) usage(`${ARTIFACT} is missing: run \`npm run build\` first`)
 
 // Ctrl-C: exit, and the exit hook SIGKILLs every operator and agent process still running
@@ -81,6 +92,8 @@ const report = await runSoak({
   logLevel: values.debug ? 'debug' : 'info',
   ...(rate === undefined ? {} : { rate }),
   ...(sabotage ? { sabotage } : {}),
+  ...(values.sharded ? { sharded: true } : {}),
+  ...(replicas === undefined ? {} : { replicas }),
 })
 const files = await writeReport(report, out)
 for (const i of report.invariants)

@@ -27,15 +27,37 @@ export const FAULT_KINDS = [
   'db-timeout-after-commit',
   'db-slow',
   'rbac-revoked',
+  'kill-replica',
+  'add-replica',
+  'remove-replica',
 ] as const
 export type FaultKind = (typeof FAULT_KINDS)[number]
+
+/** The kinds of sharded mode only. */
+const SHARDED_KINDS: ReadonlySet<FaultKind> = new Set(['kill-replica', 'add-replica', 'remove-replica'])
+
+/** The kinds a run injects: sharded, a random replica is killed instead of the leader, and replicas come and go. */
+export function faultKinds(sharded: boolean): FaultKind[] {
+  return FAULT_KINDS.filter((k) => (k === 'kill-leader' ? !sharded : !SHARDED_KINDS.has(k) || sharded))
+}
 
 /** What a stalled request is aimed at. */
 export type StallTarget = 'operator-write' | 'agent-status' | 'watch' | 'lease'
 
 /** One scheduled fault. */
 export type FaultEvent =
-  | { atMs: number; kind: 'drop-all' | 'drop-next' | 'compact' | 'restart-apiserver' | 'kill-leader' }
+  | {
+      atMs: number
+      kind:
+        | 'drop-all'
+        | 'drop-next'
+        | 'compact'
+        | 'restart-apiserver'
+        | 'kill-leader'
+        | 'kill-replica'
+        | 'add-replica'
+        | 'remove-replica'
+    }
   | { atMs: number; kind: 'burst-429'; durationMs: number; retryAfterSeconds: number; nonWatchOnly: boolean }
   | { atMs: number; kind: 'burst-5xx'; durationMs: number; status: number; method: string | undefined }
   | { atMs: number; kind: 'stall'; target: StallTarget }
@@ -63,6 +85,10 @@ export const FAULT_DESCRIPTIONS: Record<FaultKind, string> = {
   'db-slow': 'every database API answer delayed 1–5 s, for 10–20 s',
   'rbac-revoked':
     "the operators' ClusterRole loses `patch` on Deployments for 10–20 s, then deploy/'s rules are restored",
+  'kill-replica': 'sharded: SIGKILL of a random operator replica (a replacement, a new member, is started)',
+  'add-replica': 'sharded: one more operator replica (a new member: the others drain its share to it)',
+  'remove-replica':
+    'sharded: SIGTERM of a random operator replica, not replaced (it releases its Lease; its share moves)',
 }
 
 /** How long a database outage lasts. */
@@ -92,7 +118,16 @@ export const TAIL_MS = 8_000
 /** Shortest chaos phase the schedule supports. */
 export const MIN_DURATION_MS = 60_000
 
-const HEAVY: ReadonlySet<FaultKind> = new Set(['compact', 'restart-apiserver', 'kill-leader'])
+const HEAVY: ReadonlySet<FaultKind> = new Set([
+  'compact',
+  'restart-apiserver',
+  'kill-leader',
+  'kill-replica',
+  'add-replica',
+  'remove-replica',
+])
+/** Sharded: a replica added or removed every ~4 minutes (alternately, an addition first), at least one of each. */
+export const SCALE_PERIOD_MS = 240_000
 
 /** How many of a periodic kind: `duration / period`, rounded, at least `min`. */
 function countFor(durationMs: number, periodMs: number, min = 1): number {
@@ -107,8 +142,12 @@ function spread(durationMs: number, count: number, rng: Rng): number[] {
   return out
 }
 
-/** The fault schedule for a chaos phase of `durationMs`, sorted by time. */
-export function buildSchedule(durationMs: number, rng: Rng): FaultEvent[] {
+/**
+ * The fault schedule for a chaos phase of `durationMs`, sorted by time. `sharded`: kill-replica
+ * instead of kill-leader (same period), and add-replica / remove-replica alternately every
+ * {@link SCALE_PERIOD_MS}; the other kinds as without (a seed gives the same earlier faults).
+ */
+export function buildSchedule(durationMs: number, rng: Rng, sharded = false): FaultEvent[] {
   if (!(durationMs >= MIN_DURATION_MS))
     throw new Error(`buildSchedule: the chaos phase must last at least ${MIN_DURATION_MS / 1000} s`)
   const events: FaultEvent[] = []
@@ -158,8 +197,14 @@ export function buildSchedule(durationMs: number, rng: Rng): FaultEvent[] {
     })),
     ...spread(durationMs, countFor(durationMs, 120_000), rng).map((atMs) => ({
       atMs,
-      kind: 'kill-leader' as const,
+      kind: sharded ? ('kill-replica' as const) : ('kill-leader' as const),
     })),
+    ...(sharded
+      ? spread(durationMs, countFor(durationMs, SCALE_PERIOD_MS, 2), rng).map((atMs, i) => ({
+          atMs,
+          kind: i % 2 ? ('remove-replica' as const) : ('add-replica' as const),
+        }))
+      : []),
   ].sort((a, b) => a.atMs - b.atMs)
   spaceOut(heavy, durationMs)
   events.push(...heavy)

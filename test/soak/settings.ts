@@ -2,6 +2,7 @@
  * @module settings — what a soak run can be told (its options, their defaults) and the bounds its
  * invariants hold the system to.
  */
+import { SHARD_LABEL_PREFIX } from '../../src/sharding/shard.ts'
 
 /** Deliberate breakage, to show that the soak notices. */
 export type Sabotage =
@@ -30,6 +31,13 @@ export interface SoakOptions {
   logLevel?: 'debug' | 'info'
   /** Progress lines (default: stderr). */
   log?: (line: string) => void
+  /**
+   * Sharded mode: the operators run with `--shard` (every replica owns a share of the AppServices)
+   * instead of `--leader-elect`; replicas are killed at random, added and removed.
+   */
+  sharded?: boolean
+  /** Operator replicas at the start (default 2; sharded, {@link DEFAULT_SHARDED_REPLICAS}). */
+  replicas?: number
 }
 
 export const DEFAULT_RATE = 2
@@ -57,6 +65,44 @@ export const RSS_WARMUP_MS = 30_000
 export const RSS_WARMUP_FRACTION = 0.1
 export const RSS_WINDOW_MS = 20_000
 export const RSS_MIN_SPAN_MS = 45_000
+/** The operators' Lease name (`--leader-election-id`); sharded, the ring's name. */
+export const LEASE_NAME = 'appservice-soak'
+/** Sharded mode: the assignment label on every AppService and its children. */
+export const SHARD_LABEL = SHARD_LABEL_PREFIX + LEASE_NAME
+/** Sharded mode: operator replicas at the start. */
+export const DEFAULT_SHARDED_REPLICAS = 3
+/**
+ * Sharded mode: the replicas never fall below this by a removal (a kill still may, for its restart
+ * delay): one replica alone is leader election's case, not sharding's.
+ */
+export const MIN_SHARDED_REPLICAS = 2
+/** The namespaces the operators watch (plane.ts makes two). */
+export const WATCHED_NAMESPACES = 2
+/** The node agents (three fake Nodes): processes beside the operator replicas. */
+export const AGENTS = 3
+/**
+ * The request-rate bounds for `replicas` operator replicas, `namespaces` watched namespaces and a
+ * shard period of `periodMs`. {@link RATE_BOUND} and {@link QUIET_RATE_BOUND} were set for two
+ * leader-elected replicas and three agents. Sharded, what grows with the replicas is each
+ * process's fixed cost, not the work: an AppService is reconciled by one replica whatever their
+ * number, but every replica re-opens its own watches after each connection drop, relists after a
+ * compaction or a restart, renews its own Lease and runs the shard pass (one Lease list and one
+ * metadata list per namespace each period). So the chaos bound is the leader-elected bound's share
+ * per process ({@link RATE_BOUND} / 5) times the processes, plus every replica's shard pass; the
+ * quiet bound is {@link QUIET_RATE_BOUND} plus every replica's shard pass, plus one Lease renewal
+ * per period for each replica beyond the two the bound already counts.
+ */
+export function rateBounds(
+  replicas: number,
+  namespaces: number,
+  periodMs: number,
+): { chaos: number; quiet: number } {
+  const pass = (namespaces + 1) / (periodMs / 1000)
+  return {
+    chaos: (RATE_BOUND / (2 + AGENTS)) * (replicas + AGENTS) + replicas * pass,
+    quiet: QUIET_RATE_BOUND + replicas * pass + Math.max(0, replicas - 2) / (periodMs / 1000),
+  }
+}
 /** Leader election timings of the operator replicas. */
 export const LEASE = { durationMs: 10_000, renewMs: 7000, retryMs: 2000 }
 /** A second with this many requests through the proxy is broken down in the report. */
@@ -74,11 +120,24 @@ export interface Settings {
   chaosMs: number
   /** RSS warm-up: {@link RSS_WARMUP_MS} or {@link RSS_WARMUP_FRACTION} of the chaos phase, whichever is longer. */
   warmupMs: number
+  sharded: boolean
+  /** Operator replicas at the start. */
+  replicas: number
+  /** Requests/s through the proxy allowed over any 10 s of the chaos and settle phases ({@link rateBounds} sharded). */
+  rateBound: number
+  /** … and in the quiet window. */
+  quietRateBound: number
 }
 
 /** {@link Settings} of `options`. */
 export function resolveSettings(options: SoakOptions): Settings {
   const chaosMs = Math.round(options.minutes * 60_000)
+  const sharded = options.sharded ?? false
+  const replicas = options.replicas ?? (sharded ? DEFAULT_SHARDED_REPLICAS : 2)
+  // The schedule adds and removes replicas alternately, an addition first: one more at most.
+  const bounds = sharded
+    ? rateBounds(replicas + 1, WATCHED_NAMESPACES, LEASE.retryMs)
+    : { chaos: RATE_BOUND, quiet: QUIET_RATE_BOUND }
   return {
     rate: options.rate ?? DEFAULT_RATE,
     appTarget: options.appTarget ?? DEFAULT_APP_TARGET,
@@ -86,5 +145,9 @@ export function resolveSettings(options: SoakOptions): Settings {
     boundMs: options.boundMs ?? DEFAULT_BOUND_MS,
     chaosMs,
     warmupMs: Math.max(RSS_WARMUP_MS, chaosMs * RSS_WARMUP_FRACTION),
+    sharded,
+    replicas,
+    rateBound: bounds.chaos,
+    quietRateBound: bounds.quiet,
   }
 }

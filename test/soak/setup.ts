@@ -7,7 +7,7 @@ import { Fleet, type FleetProcess, METRICS_INTERVAL_MS, RSS_INTERVAL_MS } from '
 import { every, sleep } from './pace.ts'
 import { type Plane, startPlane } from './plane.ts'
 import { forgetfulDatabase } from './sabotage.ts'
-import { LEASE } from './settings.ts'
+import { LEASE, LEASE_NAME, SHARD_LABEL } from './settings.ts'
 import { Workload } from './workload.ts'
 
 /** The first leader is awaited this many times … */
@@ -35,6 +35,8 @@ export async function setUp(ctx: SoakRun): Promise<void> {
     invariants: ctx.inv,
     resilience: ctx.resilience,
     log,
+    replicas: ctx.settings.replicas,
+    ...(ctx.settings.sharded ? { shardLabel: SHARD_LABEL } : {}),
   })
   ctx.fleet = f
   ctx.cleanups.push(() => f.stop(5000))
@@ -65,7 +67,10 @@ export async function setUp(ctx: SoakRun): Promise<void> {
   ctx.phases.setup = rel()
 }
 
-/** The operator replicas' arguments: leader-elected, through the proxy, as the operator user. */
+/**
+ * The operator replicas' arguments: leader-elected (sharded: `--shard`, and at debug level, for the
+ * `reconciled` lines the single-owner invariant reads), through the proxy, as the operator user.
+ */
 async function operatorArgs(ctx: SoakRun, plane: Plane, databaseUrl: string): Promise<string[]> {
   const opIdentity = await plane.env.userKubeconfig(plane.user)
   const opKubeconfig = await plane.env.writeKubeconfig({
@@ -76,8 +81,8 @@ async function operatorArgs(ctx: SoakRun, plane: Plane, databaseUrl: string): Pr
     'run',
     `--kubeconfig=${opKubeconfig}`,
     ...plane.namespaces.map((ns) => `--namespace=${ns}`),
-    '--leader-elect',
-    `--leader-election-id=appservice-soak`,
+    ctx.settings.sharded ? '--shard' : '--leader-elect',
+    `--leader-election-id=${LEASE_NAME}`,
     `--leader-election-namespace=${plane.opNs}`,
     `--leader-election-lease-duration=${LEASE.durationMs}ms`,
     `--leader-election-renew-deadline=${LEASE.renewMs}ms`,
@@ -86,7 +91,7 @@ async function operatorArgs(ctx: SoakRun, plane: Plane, databaseUrl: string): Pr
     '--qps=50',
     '--burst=100',
     '--shutdown-grace-period=5s',
-    `--log-level=${ctx.options.logLevel ?? 'info'}`,
+    `--log-level=${ctx.settings.sharded ? 'debug' : (ctx.options.logLevel ?? 'info')}`,
   ]
 }
 

@@ -11,9 +11,11 @@ import { test } from 'node:test'
 import { DEFAULT_RETRY_JITTER, FORBIDDEN_RETRY_DELAY_MS } from '../../src/controller/retry-policy.ts'
 import { DATABASE_API_TIMEOUT_MS } from '../../src/operators/appservice/database-api.ts'
 import { DEFAULT_BREAKER_FAILURE_THRESHOLD } from '../../src/resilience/breaker-state.ts'
+import { ownerOf } from '../../src/sharding/ring.ts'
 import { allowanceMs, breakerTailMs, FaultWindows, OPERATOR_FAULTS } from './fault-windows.ts'
 import { metricSum } from './fleet.ts'
 import { Invariants } from './invariants.ts'
+import { ownershipProblems, reconcileOverlaps } from './ownership.ts'
 import { reportMarkdown, resilienceMarkdown } from './report.ts'
 import { metricSamples, ResilienceLog, resilienceOf } from './resilience.ts'
 import type { SoakReport } from './results.ts'
@@ -21,7 +23,7 @@ import { createRng } from './rng.ts'
 import {
   buildSchedule,
   countByKind,
-  FAULT_KINDS,
+  faultKinds,
   HEAD_MS,
   HUNG_WRITES,
   isSpacedOut,
@@ -29,6 +31,7 @@ import {
   SLOW_DELAY_MS,
   TAIL_MS,
 } from './schedule.ts'
+import { QUIET_RATE_BOUND, RATE_BOUND, rateBounds, resolveSettings } from './settings.ts'
 import {
   duplicates,
   leadershipFromLog,
@@ -62,8 +65,9 @@ test('schedule: a 2-minute run sees every kind of fault, spaced and inside the c
     const d = 120_000
     const s = buildSchedule(d, createRng(seed))
     const counts = countByKind(s)
-    for (const k of FAULT_KINDS)
+    for (const k of faultKinds(false))
       assert.ok(counts[k] >= 1 || k === 'drop-next', `seed ${seed}: ${k} ${JSON.stringify(counts)}`)
+    assert.equal(counts['kill-replica'] + counts['add-replica'] + counts['remove-replica'], 0, 'not sharded')
     assert.ok(counts['drop-all'] + counts['drop-next'] >= 15, 'a drop every few seconds')
     assert.ok(isSpacedOut(s), `seed ${seed}: heavy faults spaced`)
     assert.ok(
@@ -81,6 +85,94 @@ test('schedule: a 2-minute run sees every kind of fault, spaced and inside the c
     'deterministic',
   )
   assert.throws(() => buildSchedule(MIN_DURATION_MS - 1, createRng(1)))
+})
+
+test('schedule, sharded: a random replica killed instead of the leader; additions and removals alternate, spaced', () => {
+  assert.deepEqual(
+    faultKinds(true).filter((k) => !faultKinds(false).includes(k)),
+    ['kill-replica', 'add-replica', 'remove-replica'],
+  )
+  assert.ok(!faultKinds(true).includes('kill-leader'))
+  for (const seed of [1, 2, 42]) {
+    const s = buildSchedule(120_000, createRng(seed), true)
+    const counts = countByKind(s)
+    for (const k of faultKinds(true))
+      assert.ok(counts[k] >= 1 || k === 'drop-next', `seed ${seed}: ${k} ${JSON.stringify(counts)}`)
+    assert.equal(counts['kill-leader'], 0)
+    assert.ok(isSpacedOut(s), `seed ${seed}: heavy faults spaced`)
+    const scale = s.filter((e) => e.kind === 'add-replica' || e.kind === 'remove-replica').map((e) => e.kind)
+    assert.deepEqual(scale, ['add-replica', 'remove-replica'], 'an addition, then a removal')
+  }
+  const ten = countByKind(buildSchedule(10 * 60_000, createRng(42), true))
+  assert.deepEqual([ten['kill-replica'], ten['add-replica'], ten['remove-replica']], [5, 2, 1])
+  // The kinds before the disruptive ones are where they were without sharding.
+  const plain = buildSchedule(10 * 60_000, createRng(42)).filter((e) => e.kind === 'burst-429')
+  const sharded = buildSchedule(10 * 60_000, createRng(42), true).filter((e) => e.kind === 'burst-429')
+  assert.deepEqual(sharded, plain)
+})
+
+test('rateBounds: the leader-elected bounds per process for two replicas; each more replica adds its share and its shard pass', () => {
+  // 2 namespaces, a 2 s period: a shard pass is 3 lists per 2 s.
+  const two = rateBounds(2, 2, 2000)
+  assert.equal(two.chaos, RATE_BOUND + 2 * 1.5)
+  assert.equal(two.quiet, QUIET_RATE_BOUND + 2 * 1.5)
+  const four = rateBounds(4, 2, 2000)
+  assert.equal(four.chaos, (RATE_BOUND / 5) * 7 + 4 * 1.5)
+  assert.equal(four.quiet, QUIET_RATE_BOUND + 4 * 1.5 + 2 * 0.5)
+  const settings = resolveSettings({ minutes: 10, seed: 1, sharded: true })
+  assert.deepEqual(
+    [settings.replicas, settings.rateBound, settings.quietRateBound],
+    [3, four.chaos, four.quiet],
+  )
+  const plain = resolveSettings({ minutes: 10, seed: 1 })
+  assert.deepEqual([plain.replicas, plain.rateBound, plain.quietRateBound], [2, RATE_BOUND, QUIET_RATE_BOUND])
+})
+
+test('reconcileOverlaps: one object reconciled by two processes at once is reported; in turn, or other objects, are not', () => {
+  const s = (process: string, object: string, from: number, to: number) => ({ process, object, from, to })
+  assert.deepEqual(
+    reconcileOverlaps([
+      s('a', 'ns/x', 0, 10),
+      s('b', 'ns/x', 10, 20), // handed over as a's reconcile ended
+      s('a', 'ns/x', 5, 8), // a's own, inside its earlier one
+      s('c', 'ns/y', 0, 30), // another object
+      s('a', 'ns/x', 25, 30),
+    ]),
+    [],
+  )
+  const bad = reconcileOverlaps([
+    s('a', 'ns/x', 0, 10),
+    s('b', 'ns/x', 2, 3),
+    s('a', 'ns/x', 11, 12),
+    s('c', 'ns/x', 9, 40),
+  ])
+  assert.deepEqual(
+    bad.map(([x, y]) => `${x.process}${x.from} ${y.process}${y.from}`),
+    ['a0 b2', 'a0 c9', 'c9 a11'],
+  )
+  // A long reconcile is remembered past a later short one of the same process.
+  assert.equal(reconcileOverlaps([s('a', 'k', 0, 100), s('a', 'k', 1, 2), s('b', 'k', 50, 60)]).length, 1)
+})
+
+test('ownershipProblems: owned by the live member the ring names, children labelled alike', () => {
+  const live = ['m1', 'm2', 'm3']
+  const key = 'ns/app-1'
+  const want = ownerOf(key, live)!
+  const other = live.find((m) => m !== want)!
+  const ok = { key, owner: want, children: [{ kind: 'Deployment', owner: want }] }
+  assert.deepEqual(ownershipProblems([ok], live), [])
+  assert.deepEqual(ownershipProblems([{ ...ok, owner: undefined, children: [] }], live), [
+    `${key} has no owner (the ring names ${want})`,
+  ])
+  assert.deepEqual(ownershipProblems([{ ...ok, owner: 'dead', children: [] }], live), [
+    `${key} is owned by dead, not a live member`,
+  ])
+  assert.deepEqual(ownershipProblems([{ ...ok, owner: other, children: [] }], live), [
+    `${key} is owned by ${other}; the ring names ${want}`,
+  ])
+  assert.deepEqual(ownershipProblems([{ ...ok, children: [{ kind: 'Service', owner: other }] }], live), [
+    `${key}: its Service is labelled ${other}, the AppService ${want}`,
+  ])
 })
 
 test('schedule: a 30-minute run has each fault at its nominal period', () => {

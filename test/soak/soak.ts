@@ -1,5 +1,6 @@
 /**
- * @module soak — the chaos soak: the AppService operator (two leader-elected replicas) and
+ * @module soak — the chaos soak: the AppService operator (two leader-elected replicas, or sharded
+ * over three or more) and
  * three NodeConfig agents, all the built artifact in their own processes, run against the
  * local control plane through a fault proxy while a driver churns AppServices and
  * NodeConfigs and a seeded schedule injects faults; invariants are checked all along and
@@ -21,11 +22,12 @@ import { createRun, type SoakRun } from './context.ts'
 import { checkEndOfRun } from './final-checks.ts'
 import type { Fleet } from './fleet.ts'
 import type { InvariantResult } from './invariants.ts'
+import { checkOwnership } from './ownership.ts'
 import { artifactDigest, sourceCommit } from './provenance.ts'
 import { quietWindow } from './quiet.ts'
 import { buildReport, type SoakReport } from './results.ts'
 import { leaveFaultOn } from './sabotage.ts'
-import type { SoakOptions } from './settings.ts'
+import { SHARD_LABEL, type SoakOptions } from './settings.ts'
 import { settle } from './settle.ts'
 import { setUp } from './setup.ts'
 import { tearDown } from './teardown.ts'
@@ -58,13 +60,23 @@ async function runPhases(ctx: SoakRun): Promise<void> {
   await settle(ctx, checker)
   const quietStart = await quietWindow(ctx, plane, fleet, leftOn)
   await scrapeResilience(ctx, fleet)
+  if (ctx.settings.sharded) await checkOwnership(ctx.inv, plane.admin, plane.namespaces, fleet, SHARD_LABEL)
   checkEndOfRun(ctx, fleet, quietStart)
   await tearDown(ctx, plane, fleet)
 }
 
-/** A last scrape of every operator's metrics, and the leader's parked keys. */
+/** A last scrape of every operator's metrics, and the leader's parked keys (sharded: every replica's). */
 async function scrapeResilience(ctx: SoakRun, fleet: Fleet): Promise<void> {
   await fleet.sampleMetrics()
+  if (ctx.settings.sharded) {
+    const ops = fleet.live('operator')
+    try {
+      const keys = await Promise.all(ops.map((p) => fleet.parked(p)))
+      return ctx.resilience.parkedAtEnd(ops.map((p) => p.id).join(' + '), keys.flat())
+    } catch (err) {
+      return ctx.resilience.parkedAtEnd(undefined, undefined, (err as Error).message)
+    }
+  }
   const leader = await fleet.leader()
   if (leader === undefined) return ctx.resilience.parkedAtEnd(undefined, undefined, 'no leader at the end')
   try {

@@ -57,6 +57,7 @@
   - leases
   verbs:
   - get
+  - list
   - create
   - update
 {{- end -}}

@@ -179,9 +179,11 @@ export function webhookConfigurations(
   ]
 }
 
-/** The Role rules in the operator's own namespace: leader election. */
+/** The Role rules in the operator's own namespace: leader election (`list`: a `--shard` replica's pass lists its ring's membership Leases). */
 export function leaseRules() {
-  return [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] }]
+  return [
+    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'create', 'update'] },
+  ]
 }
 
 const labels = { 'app.kubernetes.io/name': OPERATOR_NAME, 'app.kubernetes.io/part-of': 'edgeop' }
