@@ -12,8 +12,17 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { prepareCopy, type RangeEnd, runRangeTests, versionsAt } from '../../build/dependency-range.ts'
 
+/**
+ * Each case installs two packages and runs three test folders in a child: 22–65 s on a warm machine,
+ * over the runner's 120 s per-test default on a cold one (the control plane's Go build shares the
+ * two cores meanwhile; a cold CI run timed out at 120 s). 600 s still ends a hung run.
+ */
+const RANGE_TEST_TIMEOUT_MS = 600_000
+
 for (const end of ['lowest', 'highest'] as RangeEnd[]) {
-  test(`the library's tests pass with the ${end} undici and zod the ranges allow`, async (t) => {
+  test(`the library's tests pass with the ${end} undici and zod the ranges allow`, {
+    timeout: RANGE_TEST_TIMEOUT_MS,
+  }, async (t) => {
     const versions = await versionsAt(end)
     t.diagnostic(JSON.stringify(versions))
     const dir = await mkdtemp(join(tmpdir(), `edgeop-range-${end}-`))
