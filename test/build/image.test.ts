@@ -23,9 +23,19 @@ const MAX_COMPRESSED_BYTES = 60 * 1024 * 1024
 const scratch: string[] = []
 let tags: Variant[] = []
 
-before(async () => {
-  tags = await buildImages()
-})
+/**
+ * The hook builds four images, and on a cold machine umoci from the Go module proxy first (78 s wall in
+ * a cold CI run, while the control plane's Go build shared the two cores): past the runner's 120 s
+ * per-test default there, which failed every test of this file. 600 s still ends a hung build.
+ */
+const BUILD_IMAGES_TIMEOUT_MS = 600_000
+
+before(
+  async () => {
+    tags = await buildImages()
+  },
+  { timeout: BUILD_IMAGES_TIMEOUT_MS },
+)
 after(async () => {
   for (const d of scratch) await rm(d, { recursive: true, force: true })
 })
