@@ -93,9 +93,9 @@ setup(async () => {
   // Work for every panel: reconciles, children, database calls.
   const apps = admin.resource<AppService>(APPSERVICES, ns)
   for (const [name, spec] of [
-    ['web', { image: 'nginx:1.27', replicas: 2, database: { enabled: true } }],
+    ['web', { image: 'nginx:1.27', replicas: 2, database: { enabled: true, class: 'standard' } }],
     ['api', { image: 'nginx:1.27', replicas: 1 }],
-    ['doomed', { image: 'nginx:1.27', replicas: 1, database: { enabled: true } }],
+    ['doomed', { image: 'nginx:1.27', replicas: 1, database: { enabled: true, class: 'standard' } }],
     ['bad', { image: 'Not An Image', replicas: 1 }],
   ] as const)
     await apps.create(app(name, spec as AppService['spec']))
@@ -179,7 +179,7 @@ test('the dashboard drawn from Prometheus has data in every panel', async () => 
         app(`burst-${i}`, {
           image: 'nginx:1.27',
           replicas: 1,
-          database: { enabled: i % 2 === 0 },
+          database: i % 2 === 0 ? { enabled: true, class: 'standard' } : { enabled: false },
         } as AppService['spec']),
       )
       if (i > 2) await apps.delete(`burst-${i - 3}`).catch(() => {})
