@@ -10,7 +10,7 @@
 #   build-go-tool.sh umoci|kustomize|helm|prometheus|promtool|jaeger
 #   EDGEOP_UMOCI / EDGEOP_KUSTOMIZE / EDGEOP_HELM / EDGEOP_PROMETHEUS / EDGEOP_PROMTOOL /
 #   EDGEOP_JAEGER=/path                   use this prebuilt binary instead
-#   EDGEOP_CACHE_DIR=/dir                 where built binaries are cached (default: ~/.cache/edgeop)
+#   EDGEOP_BUILD_CACHE_DIR=/dir                 where built binaries are cached (default: ~/.cache/edgeop)
 #   EDGEOP_TOOL_GOCACHE=/dir              a Go build cache of its own (to measure a cold build)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -38,7 +38,7 @@ if [ -n "$override" ]; then
   echo "$override"; exit 0
 fi
 
-cache=${EDGEOP_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/edgeop}
+cache=${EDGEOP_BUILD_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/edgeop}
 out="$cache/bin/$moddir-$version"
 if [ -x "$out/$tool" ]; then echo "$out/$tool"; exit 0; fi
 

@@ -4,7 +4,7 @@
  * build/tools/fetch-debs.sh runs `apt-get update` / `apt-get download` with a private apt
  * state, cache and sources list (the suite pinned in versions.env, architectures amd64 and
  * arm64) and extracts the .debs with `dpkg-deb -x` under
- * `$EDGEOP_CACHE_DIR/debian-<suite>/<name>`. No root, no `dpkg --add-architecture`, no
+ * `$EDGEOP_BUILD_CACHE_DIR/debian-<suite>/<name>`. No root, no `dpkg --add-architecture`, no
  * system apt list is read or written; a second call with the same packages is a cache hit.
  */
 import { execFileSync } from 'node:child_process'

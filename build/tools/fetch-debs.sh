@@ -10,7 +10,7 @@
 #   fetch-debs.sh [--keep <path>]... <name> <package:arch>...
 #       extract into $cache/debian-<suite>/<name>; with --keep, only those paths of the
 #       packages (qemu-user-static is 370 MB extracted, qemu-aarch64-static 13 MB)
-#   EDGEOP_CACHE_DIR=/dir                    the build cache (default: ~/.cache/edgeop)
+#   EDGEOP_BUILD_CACHE_DIR=/dir                    the build cache (default: ~/.cache/edgeop)
 #
 # A second run with the same packages fetches nothing. Needs apt-get and dpkg-deb (any Debian
 # or Ubuntu) and the Debian archive keyring, not root.
@@ -25,7 +25,7 @@ while [ "${1:-}" = --keep ]; do keep+=("${2:?--keep needs a path}"); shift 2; do
 name=$1; shift
 case "$name" in *[!a-z0-9-]*) echo "fetch-debs: name '$name' must be [a-z0-9-]" >&2; exit 2 ;; esac
 
-cache=${EDGEOP_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/edgeop}/debian-$DEBIAN_SUITE
+cache=${EDGEOP_BUILD_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/edgeop}/debian-$DEBIAN_SUITE
 out="$cache/$name"
 want="$* ${keep[*]:+keep: ${keep[*]}}"
 if [ -f "$out/.packages" ] && [ "$(cat "$out/.packages")" = "$want" ]; then echo "$out"; exit 0; fi

@@ -4,7 +4,7 @@
  *
  * build/tools/build-go-tool.sh decides, in this order: `EDGEOP_KUSTOMIZE` / `EDGEOP_HELM` /
  * `EDGEOP_PROMETHEUS` / `EDGEOP_PROMTOOL` / `EDGEOP_JAEGER` (a prebuilt binary); else the version-keyed cache
- * (`$EDGEOP_CACHE_DIR/bin/<tool>-<version>/<tool>`, prometheus and promtool both in
+ * (`$EDGEOP_BUILD_CACHE_DIR/bin/<tool>-<version>/<tool>`, prometheus and promtool both in
  * `prometheus-<version>/`; default ~/.cache/edgeop), which needs no Go; else a CGO_ENABLED=0
  * build from the Go module proxy, pinned by build/tools/<tool>/go.mod (prometheus and promtool:
  * build/tools/prometheus/go.mod; versions in build/tools/versions.env). No system package; `npm

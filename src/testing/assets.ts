@@ -3,7 +3,7 @@
  *
  * Order, like controller-runtime's envtest (`KUBEBUILDER_ASSETS`, then its download cache):
  * 1. `EDGEOP_TEST_ASSETS` — a directory of prebuilt binaries; when set it is the only place looked at;
- * 2. the version-keyed build cache, `<EDGEOP_CACHE_DIR or ~/.cache/edgeop>/bin/k8s-…-etcd-…-kwok-…`
+ * 2. the version-keyed build cache, `<EDGEOP_BUILD_CACHE_DIR or ~/.cache/edgeop>/bin/k8s-…-etcd-…-kwok-…`
  *    (usable without Go);
  * 3. `build-binaries.sh` (shipped in the package) builds them from the Go module proxy into that cache.
  *
@@ -23,7 +23,7 @@ import { exec } from './exec.ts'
 export const TEST_ASSETS_ENV = 'EDGEOP_TEST_ASSETS'
 
 /** Environment variable overriding edgeop's cache root (default `$XDG_CACHE_HOME/edgeop`, else `~/.cache/edgeop`). */
-export const CACHE_DIR_ENV = 'EDGEOP_CACHE_DIR'
+export const CACHE_DIR_ENV = 'EDGEOP_BUILD_CACHE_DIR'
 
 /** Every binary the build script makes (the project's own harness also runs controllers and kwok). */
 export const BINARY_NAMES = [
@@ -135,7 +135,7 @@ export function readVersions(file = versionsFile()): Versions {
   return { kubernetes: get('KUBERNETES_VERSION'), etcd: get('ETCD_VERSION'), kwok: get('KWOK_VERSION') }
 }
 
-/** edgeop's cache root: `EDGEOP_CACHE_DIR`, else `$XDG_CACHE_HOME/edgeop`, else `~/.cache/edgeop`. */
+/** edgeop's cache root: `EDGEOP_BUILD_CACHE_DIR`, else `$XDG_CACHE_HOME/edgeop`, else `~/.cache/edgeop`. */
 export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
   return env[CACHE_DIR_ENV] || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'edgeop')
 }
@@ -210,7 +210,7 @@ export interface ResolveOptions {
   need?: readonly BinaryName[]
   /** Progress messages (default: stderr). */
   log?: (message: string) => void
-  /** Environment to read `EDGEOP_TEST_ASSETS`, `EDGEOP_CACHE_DIR` and `PATH` from (default: `process.env`). */
+  /** Environment to read `EDGEOP_TEST_ASSETS`, `EDGEOP_BUILD_CACHE_DIR` and `PATH` from (default: `process.env`). */
   env?: NodeJS.ProcessEnv
 }
 

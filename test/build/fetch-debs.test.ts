@@ -27,7 +27,7 @@ async function cachedRoot(name: string, packages: string): Promise<{ env: NodeJS
   const bin = join(cache, 'bin')
   await mkdir(bin)
   for (const tool of ['bash', 'dirname', 'cat']) await symlink(which(tool), join(bin, tool))
-  return { env: { PATH: bin, EDGEOP_CACHE_DIR: cache, HOME: '/nonexistent' }, root }
+  return { env: { PATH: bin, EDGEOP_BUILD_CACHE_DIR: cache, HOME: '/nonexistent' }, root }
 }
 const which = (tool: string): string =>
   execFileSync('bash', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim()

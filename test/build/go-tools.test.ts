@@ -81,14 +81,14 @@ for (const t of TOOLS_TABLE) {
   test(`${t.tool}: a cached binary is used without Go; with neither, a loud failure`, async () => {
     const cache = await tempDir()
     assert.throws(
-      () => goToolPath(t.tool, noGo({ EDGEOP_CACHE_DIR: cache })),
+      () => goToolPath(t.tool, noGo({ EDGEOP_BUILD_CACHE_DIR: cache })),
       new RegExp(`${t.tool} is unavailable`),
     )
     const dir = join(cache, 'bin', `${t.dir}-${await versionOf(t.key)}`)
     await mkdir(dir, { recursive: true })
     await writeFile(join(dir, t.tool), '#!/bin/sh\n')
     await chmod(join(dir, t.tool), 0o755)
-    assert.equal(goToolPath(t.tool, noGo({ EDGEOP_CACHE_DIR: cache })), join(dir, t.tool))
+    assert.equal(goToolPath(t.tool, noGo({ EDGEOP_BUILD_CACHE_DIR: cache })), join(dir, t.tool))
   })
 }
 
@@ -98,10 +98,10 @@ test('an unknown tool is a usage error of the script', () => {
 
 test('the async form (the test runner builds ahead) resolves the same path and rejects the same way', async () => {
   const cache = await tempDir()
-  await assert.rejects(goToolPathAsync('helm', noGo({ EDGEOP_CACHE_DIR: cache })), /helm is unavailable/)
+  await assert.rejects(goToolPathAsync('helm', noGo({ EDGEOP_BUILD_CACHE_DIR: cache })), /helm is unavailable/)
   const dir = join(cache, 'bin', `helm-${await versionOf('HELM_VERSION')}`)
   await mkdir(dir, { recursive: true })
   await writeFile(join(dir, 'helm'), '#!/bin/sh\n')
   await chmod(join(dir, 'helm'), 0o755)
-  assert.equal(await goToolPathAsync('helm', noGo({ EDGEOP_CACHE_DIR: cache })), join(dir, 'helm'))
+  assert.equal(await goToolPathAsync('helm', noGo({ EDGEOP_BUILD_CACHE_DIR: cache })), join(dir, 'helm'))
 })

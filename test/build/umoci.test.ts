@@ -50,10 +50,10 @@ test('a cached binary is used without Go', async () => {
   await mkdir(dir, { recursive: true })
   await writeFile(join(dir, 'umoci'), '#!/bin/sh\n')
   await chmod(join(dir, 'umoci'), 0o755)
-  assert.equal(umociPath(noGo({ EDGEOP_CACHE_DIR: cache })), join(dir, 'umoci'))
+  assert.equal(umociPath(noGo({ EDGEOP_BUILD_CACHE_DIR: cache })), join(dir, 'umoci'))
 })
 
 test('no cached binary and no Go: a loud failure, not a silent skip', async () => {
   const cache = await tempDir()
-  assert.throws(() => umociPath(noGo({ EDGEOP_CACHE_DIR: cache })), /umoci is unavailable/)
+  assert.throws(() => umociPath(noGo({ EDGEOP_BUILD_CACHE_DIR: cache })), /umoci is unavailable/)
 })

@@ -4,7 +4,7 @@
 # version, and prints that directory. A second run with the binaries present builds nothing.
 #
 #   EDGEOP_TEST_ASSETS=/dir   use prebuilt binaries from /dir instead (like envtest's KUBEBUILDER_ASSETS)
-#   EDGEOP_CACHE_DIR=/dir     where built binaries are cached (default: ~/.cache/edgeop)
+#   EDGEOP_BUILD_CACHE_DIR=/dir     where built binaries are cached (default: ~/.cache/edgeop)
 #   EDGEOP_BUILD_ONLY=k8s|etcd|kwok  build one group only
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,7 +25,7 @@ if ! command -v go >/dev/null 2>&1; then
   exit 1
 fi
 
-cache=${EDGEOP_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/edgeop}
+cache=${EDGEOP_BUILD_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/edgeop}
 out="$cache/bin/k8s-$KUBERNETES_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION"
 mkdir -p "$out"
 export CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS=-mod=readonly

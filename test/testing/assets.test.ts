@@ -34,8 +34,8 @@ after(async () => {
 test('EDGEOP_TEST_ASSETS wins over a complete build cache', async () => {
   const assets = await binDir(join(root, 'a1/assets'), ['etcd', 'kube-apiserver'])
   const cache = join(root, 'a1/cache')
-  await binDir(cachedBinaryDir(readVersions(), { EDGEOP_CACHE_DIR: cache }), ['etcd', 'kube-apiserver'])
-  const b = await resolveBinaries({ env: { [TEST_ASSETS_ENV]: assets, EDGEOP_CACHE_DIR: cache }, log: quiet })
+  await binDir(cachedBinaryDir(readVersions(), { EDGEOP_BUILD_CACHE_DIR: cache }), ['etcd', 'kube-apiserver'])
+  const b = await resolveBinaries({ env: { [TEST_ASSETS_ENV]: assets, EDGEOP_BUILD_CACHE_DIR: cache }, log: quiet })
   assert.equal(b.dir, assets)
   assert.equal(b.path('etcd'), join(assets, 'etcd'))
 })
@@ -43,30 +43,30 @@ test('EDGEOP_TEST_ASSETS wins over a complete build cache', async () => {
 test('EDGEOP_TEST_ASSETS lacking a binary fails naming it, without falling back to the cache', async () => {
   const assets = await binDir(join(root, 'a2/assets'), ['etcd'])
   const cache = join(root, 'a2/cache')
-  await binDir(cachedBinaryDir(readVersions(), { EDGEOP_CACHE_DIR: cache }), ['etcd', 'kube-apiserver'])
+  await binDir(cachedBinaryDir(readVersions(), { EDGEOP_BUILD_CACHE_DIR: cache }), ['etcd', 'kube-apiserver'])
   await assert.rejects(
-    resolveBinaries({ env: { [TEST_ASSETS_ENV]: assets, EDGEOP_CACHE_DIR: cache }, log: quiet }),
+    resolveBinaries({ env: { [TEST_ASSETS_ENV]: assets, EDGEOP_BUILD_CACHE_DIR: cache }, log: quiet }),
     (err: Error & { code?: string }) =>
       err.code === 'EDGEOP_ERR_CONFIG' && /has no executable kube-apiserver/.test(err.message),
   )
 })
 
-test('without EDGEOP_TEST_ASSETS the cache under EDGEOP_CACHE_DIR is used, keyed by the versions', async () => {
+test('without EDGEOP_TEST_ASSETS the cache under EDGEOP_BUILD_CACHE_DIR is used, keyed by the versions', async () => {
   const cache = join(root, 'a3/cache')
-  const dir = await binDir(cachedBinaryDir(readVersions(), { EDGEOP_CACHE_DIR: cache }), [
+  const dir = await binDir(cachedBinaryDir(readVersions(), { EDGEOP_BUILD_CACHE_DIR: cache }), [
     'etcd',
     'kube-apiserver',
   ])
   assert.match(dir, /bin\/k8s-[\d.]+-etcd-[\d.]+-kwok-[\d.]+$/)
-  const b = await resolveBinaries({ env: { EDGEOP_CACHE_DIR: cache }, log: quiet })
+  const b = await resolveBinaries({ env: { EDGEOP_BUILD_CACHE_DIR: cache }, log: quiet })
   assert.equal(b.dir, dir)
 })
 
 test('an incomplete cache and no Go: one error naming both ways to provide the binaries', async () => {
   const cache = join(root, 'a4/cache')
-  await binDir(cachedBinaryDir(readVersions(), { EDGEOP_CACHE_DIR: cache }), ['etcd'])
+  await binDir(cachedBinaryDir(readVersions(), { EDGEOP_BUILD_CACHE_DIR: cache }), ['etcd'])
   await assert.rejects(
-    resolveBinaries({ env: { EDGEOP_CACHE_DIR: cache, PATH: join(root, 'no-go') }, log: quiet }),
+    resolveBinaries({ env: { EDGEOP_BUILD_CACHE_DIR: cache, PATH: join(root, 'no-go') }, log: quiet }),
     (err: Error & { code?: string; step?: string }) => {
       assert.equal(err.code, 'EDGEOP_ERR_CONFIG')
       assert.equal(err.step, 'resolve control-plane binaries')
