@@ -98,7 +98,10 @@ test('an unknown tool is a usage error of the script', () => {
 
 test('the async form (the test runner builds ahead) resolves the same path and rejects the same way', async () => {
   const cache = await tempDir()
-  await assert.rejects(goToolPathAsync('helm', noGo({ EDGEOP_BUILD_CACHE_DIR: cache })), /helm is unavailable/)
+  await assert.rejects(
+    goToolPathAsync('helm', noGo({ EDGEOP_BUILD_CACHE_DIR: cache })),
+    /helm is unavailable/,
+  )
   const dir = join(cache, 'bin', `helm-${await versionOf('HELM_VERSION')}`)
   await mkdir(dir, { recursive: true })
   await writeFile(join(dir, 'helm'), '#!/bin/sh\n')

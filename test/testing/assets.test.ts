@@ -35,7 +35,10 @@ test('EDGEOP_TEST_ASSETS wins over a complete build cache', async () => {
   const assets = await binDir(join(root, 'a1/assets'), ['etcd', 'kube-apiserver'])
   const cache = join(root, 'a1/cache')
   await binDir(cachedBinaryDir(readVersions(), { EDGEOP_BUILD_CACHE_DIR: cache }), ['etcd', 'kube-apiserver'])
-  const b = await resolveBinaries({ env: { [TEST_ASSETS_ENV]: assets, EDGEOP_BUILD_CACHE_DIR: cache }, log: quiet })
+  const b = await resolveBinaries({
+    env: { [TEST_ASSETS_ENV]: assets, EDGEOP_BUILD_CACHE_DIR: cache },
+    log: quiet,
+  })
   assert.equal(b.dir, assets)
   assert.equal(b.path('etcd'), join(assets, 'etcd'))
 })
