@@ -5,7 +5,9 @@
  * linux/amd64 and a linux/arm64 manifest (also tagged alone: `node-linux-arm64`, …). Every
  * image is one layer, a distroless-style root filesystem: the dynamic-library closure of its
  * Node 24 binary, /etc/passwd and /etc/group with the nonroot user 65532, a sticky /tmp, and
- * - `node`: a stripped Node 24 at /nodejs/bin/node plus /app/edgeop.cjs;
+ * - `node`: a stripped Node 24 at /nodejs/bin/node plus /app/edgeop.cjs and its compile cache in
+ *   /app/compile-cache, made at build time by that Node under the shipped flags and read through
+ *   `NODE_COMPILE_CACHE` (build/compile-cache.ts);
  * - `sea`:  the single executable of that architecture at /app/edgeop (build/sea.ts).
  * The host architecture's closure is `ldd`'s, copied from the host; the other one's is its own
  * dynamic loader's `--list` run under qemu, copied from Debian's packages of that architecture
@@ -20,6 +22,7 @@ import { access, chmod, copyFile, mkdir, mkdtemp, readFile, realpath, rm, writeF
 import { tmpdir } from 'node:os'
 import { dirname, join, sep } from 'node:path'
 import { ROOT } from './artifact.ts'
+import { compileCacheEnv, writeCompileCache } from './compile-cache.ts'
 import { NODE_FLAGS } from './node-flags.ts'
 import { type ImageRuntimeConfig, readLayoutImage, tagImageIndex } from './oci-layout.ts'
 import { seaPath } from './sea.ts'
@@ -39,6 +42,10 @@ import { umociPath } from './tools/umoci.ts'
 export const LAYOUT = join(ROOT, 'dist/image')
 /** distroless's nonroot uid/gid. */
 export const NONROOT = 65532
+/** Where the app lives in both images. */
+export const APP_DIR = '/app'
+/** The `node` image's environment besides `NODE_ENV`: Node reads the shipped compile cache. */
+export const NODE_IMAGE_ENV: Readonly<Record<string, string>> = compileCacheEnv(APP_DIR)
 
 const run = (cmd: string, args: string[]): string => execFileSync(cmd, args, { encoding: 'utf8' })
 
@@ -113,6 +120,7 @@ async function buildVariant(umoci: string, variant: Variant, arch: Arch): Promis
       await copyFile(node, join(stage, 'nodejs/bin/node'))
       if (!stripBinary(arch, join(stage, 'nodejs/bin/node'))) throw new Error(`${tag}: strip failed`)
       await copyFile(join(ROOT, 'dist/edgeop.cjs'), join(stage, 'app/edgeop.cjs'))
+      await writeCompileCache(arch, join(stage, 'nodejs/bin/node'), join(stage, 'app'), NONROOT)
     } else {
       const sea = seaPath(arch)
       await stageBase(stage, sea, arch)
@@ -138,6 +146,7 @@ async function buildVariant(umoci: string, variant: Variant, arch: Arch): Promis
       ...entrypoint.map((e) => `--config.entrypoint=${e}`),
       '--config.cmd=run',
       '--config.env=NODE_ENV=production',
+      ...(variant === 'node' ? Object.entries(NODE_IMAGE_ENV).map(([k, v]) => `--config.env=${k}=${v}`) : []),
       `--config.label=org.opencontainers.image.version=${JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')).version}`,
       '--config.label=org.opencontainers.image.title=edgeop',
     ])

@@ -3,10 +3,15 @@
  *
  * Node 24 has no `--build-sea`, so this is the blob + postject flow (edge-facts §1.2):
  * 1. build dist/edgeop.cjs (the same artifact `node dist/edgeop.cjs` runs);
- * 2. `node --experimental-sea-config` makes the blob with a V8 code cache (≈10 ms faster start);
+ * 2. run it once through build/sea-main.cjs under the shipped V8 flags, which writes a V8 code
+ *    cache of everything its start compiled; `node --experimental-sea-config` makes the blob:
+ *    build/sea-main.cjs as the main script, the artifact and that cache as assets (the main
+ *    script's header says why this, not the SEA's `useCodeCache`, and what it measured);
  * 3. copy the Node 24 binary and strip it **before** injection (−17 MB host, −19 MB arm64;
  *    stripping after injection corrupts the ELF and the binary segfaults);
  * 4. postject injects the blob; then `<executable> version` must run with a silent stderr.
+ * A V8 startup snapshot (`useSnapshot`) is not possible: Node 24.21 cannot snapshot `node:http`
+ * and `node:http2` (the snapshot builder aborts on their bindings), which the artifact loads.
  * The code cache is platform-specific, so each architecture's blob is made by that
  * architecture's Node: on the host directly (dist/edgeop), for the other architecture (arm64
  * on an amd64 host: dist/edgeop-linux-arm64) under qemu with build/targets.ts — the same
@@ -17,9 +22,12 @@
 import { execFileSync, spawnSync } from 'node:child_process'
 import { chmod, copyFile, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { buildArtifact, ROOT } from './artifact.ts'
+import { ARTIFACT, buildArtifact, ROOT } from './artifact.ts'
 import { NODE_FLAGS } from './node-flags.ts'
 import { ARCHES, type Arch, commandFor, HOST_ARCH, nodeBinary, stripBinary } from './targets.ts'
+
+/** The single executable's main script: runs the embedded artifact from the embedded code cache. */
+export const SEA_MAIN = join(ROOT, 'build/sea-main.cjs')
 
 /** postject's sentinel for Node's SEA fuse (documented in Node's single-executable docs). */
 const FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'
@@ -40,21 +48,31 @@ export async function buildSea(arch: Arch): Promise<string> {
   const out = seaPath(arch)
   const blob = `${out}.blob`
   const config = `${out}.sea-config.json`
+  const codeCache = `${out}.code-cache`
   const node = await nodeBinary(arch)
+  // The code cache is made by the target's own V8, under the flags the executable runs with,
+  // or V8 rejects it at start.
+  const cached = runFor(arch, [node, ...NODE_FLAGS, SEA_MAIN, ARTIFACT, codeCache, 'version'])
+  if (cached.status !== 0 || cached.stderr !== '') {
+    process.stderr.write(
+      `build:sea ${arch}: making the code cache exited ${cached.status}:\n${cached.stderr}`,
+    )
+    process.exit(1)
+  }
   await writeFile(
     config,
     JSON.stringify({
-      main: join(ROOT, 'dist/edgeop.cjs'),
+      main: SEA_MAIN,
       output: blob,
       disableExperimentalSEAWarning: true,
-      useCodeCache: true,
+      // The main script is 2 KB; the artifact's cache is the asset below.
+      useCodeCache: false,
+      assets: { 'edgeop.cjs': ARTIFACT, 'edgeop.code-cache': codeCache },
       execArgv: NODE_FLAGS,
       // NODE_OPTIONS still applies (operators tune the heap with it in pod specs).
       execArgvExtension: 'env',
     }),
   )
-  // The code cache is made by the target's own V8, under the flags the executable runs with,
-  // or V8 rejects it at start.
   const made = runFor(arch, [node, ...NODE_FLAGS, '--experimental-sea-config', config])
   if (made.status !== 0) {
     process.stderr.write(`build:sea ${arch}: making the blob exited ${made.status}:\n${made.stderr}`)
@@ -74,8 +92,8 @@ export async function buildSea(arch: Arch): Promise<string> {
     { stdio: ['ignore', 'ignore', 'pipe'] },
   )
   const ran = runFor(arch, [out, 'version'])
-  // Anything on stderr (e.g. "Code cache data rejected" when the blob and the binary disagree on
-  // V8 flags) would greet every start of the operator: refuse to ship it.
+  // Anything on stderr (e.g. build/sea-main.cjs saying V8 rejected the code cache when the blob
+  // and the binary disagree on V8 flags) would greet every start of the operator: refuse to ship it.
   if (ran.status !== 0 || ran.stderr !== '') {
     process.stderr.write(`build:sea: ${out} version exited ${ran.status}; stderr:\n${ran.stderr}`)
     process.exit(1)

@@ -7,13 +7,22 @@
  * Go for umoci's first build, and the network for the first fetch of the arm64 parts.
  */
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { ROOT } from '../../build/artifact.ts'
-import { archTag, buildImages, inspectImage, LAYOUT, NONROOT, type Variant } from '../../build/image.ts'
+import { COMPILE_CACHE_DIR } from '../../build/compile-cache.ts'
+import {
+  archTag,
+  buildImages,
+  inspectImage,
+  LAYOUT,
+  NODE_IMAGE_ENV,
+  NONROOT,
+  type Variant,
+} from '../../build/image.ts'
 import { readLayoutPlatforms } from '../../build/oci-layout.ts'
 import { ARCHES, commandFor, HOST_ARCH, qemuFor } from '../../build/targets.ts'
 import { umociPath } from '../../build/tools/umoci.ts'
@@ -65,18 +74,45 @@ test('config per architecture: non-root 65532, the edgeop entrypoint, `run` by d
       assert.equal(config.User, `${NONROOT}:${NONROOT}`, tag)
       assert.deepEqual(config.Entrypoint, expected[tag], tag)
       assert.deepEqual(config.Cmd, ['run'], tag)
+      const env = Object.fromEntries(
+        (config.Env ?? []).map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]),
+      )
+      if (tag === 'node') {
+        assert.equal(
+          env.NODE_COMPILE_CACHE,
+          `/app/${COMPILE_CACHE_DIR}`,
+          `${tag} ${arch}: reads the shipped compile cache`,
+        )
+        assert.equal(env.NODE_COMPILE_CACHE_PORTABLE, '1', `${tag} ${arch}`)
+      }
       assert.ok(layerBytes < MAX_COMPRESSED_BYTES, `${tag} ${arch}: ${layerBytes} compressed bytes`)
       process.stderr.write(`image ${tag} linux/${arch}: ${layerBytes} bytes compressed\n`)
     }
 })
 
-test('deploy/Dockerfile runs the node image the way build:image does', async () => {
-  const dockerfile = await readFile(join(ROOT, 'deploy/Dockerfile'), 'utf8')
-  const line = dockerfile.split('\n').find((l) => l.startsWith('ENTRYPOINT '))
-  assert.deepEqual(
-    JSON.parse(line!.slice('ENTRYPOINT '.length)),
-    (await inspectImage('node')).config.Entrypoint,
+test('deploy/Dockerfile runs the node image the way build:image does, compile cache included', async () => {
+  const lines = (await readFile(join(ROOT, 'deploy/Dockerfile'), 'utf8')).split('\n')
+  const json = (prefix: string): string[][] =>
+    lines.filter((l) => l.startsWith(prefix)).map((l) => JSON.parse(l.slice(prefix.length)) as string[])
+  const entrypoint = (await inspectImage('node')).config.Entrypoint!
+  assert.deepEqual(json('ENTRYPOINT '), [entrypoint])
+  // The cache is made by running the entrypoint (same Node, same flags) as the user that runs it,
+  // with the image's environment already set.
+  const made = lines.findIndex(
+    (l) =>
+      l.startsWith('RUN [') &&
+      JSON.stringify(JSON.parse(l.slice(4))) === JSON.stringify([...entrypoint, 'version']),
   )
+  assert.ok(made > 0, 'a RUN line runs `<entrypoint> version`')
+  assert.equal(
+    lines.slice(0, made).findLast((l) => l.startsWith('USER ')),
+    `USER ${NONROOT}:${NONROOT}`,
+  )
+  const env = lines
+    .slice(0, made)
+    .filter((l) => l.startsWith('ENV '))
+    .flatMap((l) => l.slice(4).split(' '))
+  for (const [k, v] of Object.entries(NODE_IMAGE_ENV)) assert.ok(env.includes(`${k}=${v}`), `ENV ${k}=${v}`)
 })
 
 test('no shell, no package manager: only the runtime, its libraries, passwd/group and the app', async () => {
@@ -98,6 +134,11 @@ test('no shell, no package manager: only the runtime, its libraries, passwd/grou
     names.some((n) => n.endsWith('app/edgeop.cjs')),
     'the app is in a layer',
   )
+  // One compile cache per architecture, named for the image user (Node's directory carries the uid).
+  const caches = names.filter((n) =>
+    new RegExp(`app/${COMPILE_CACHE_DIR}/v24\\.[^/]+-${NONROOT}/[^/]+$`).test(n),
+  )
+  assert.equal(caches.length, 2, `compile caches in the layers: ${caches.join(', ')}`)
   for (const forbidden of ['bin/sh', 'bin/bash', 'bin/dash', 'usr/bin/apt', 'bin/busybox']) {
     assert.ok(
       !names.some((n) => n.replace(/^\.\//, '') === forbidden || n.endsWith(`/${forbidden}`)),
@@ -136,12 +177,36 @@ test('each entrypoint runs inside its own root filesystem as uid 65532 (arm64 un
         await copyFile(qemuFor(arch), join(rootfs, '.qemu'))
         emulator.push('/.qemu')
       }
-      const out = execFileSync(
+      const ran = spawnSync(
         'chroot',
         [`--userspec=${NONROOT}:${NONROOT}`, rootfs, ...emulator, ...(config.Entrypoint ?? []), 'version'],
-        { encoding: 'utf8', env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' } },
+        {
+          encoding: 'utf8',
+          env: {
+            PATH: '/usr/sbin:/usr/bin:/sbin:/bin',
+            ...Object.fromEntries((config.Env ?? []).map((e) => e.split(/=(.*)/s, 2))),
+            // Node and build/sea-main.cjs say whether V8 took the shipped cache.
+            NODE_DEBUG_NATIVE: 'COMPILE_CACHE',
+            NODE_DEBUG: 'edgeop',
+          },
+        },
       )
-      assert.match(out, versionLine(arch), `${tag} ${arch}`)
+      assert.equal(ran.status, 0, ran.stderr)
+      assert.match(ran.stdout, versionLine(arch), `${tag} ${arch}`)
+      if (tag === 'node') {
+        assert.match(
+          ran.stderr,
+          /V8 code cache for CommonJS \/app\/edgeop\.cjs was accepted/,
+          `${tag} ${arch}`,
+        )
+        assert.doesNotMatch(
+          ran.stderr,
+          /writing cache|Cannot create/,
+          `${tag} ${arch}: the cache is only read`,
+        )
+      } else {
+        assert.match(ran.stderr, /V8 code cache accepted/, `${tag} ${arch}`)
+      }
     }
 })
 
