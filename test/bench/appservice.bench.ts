@@ -1,68 +1,124 @@
 /**
  * @module appservice.bench — the numbers issue 7 asks of the running operator, measured on
  * the local control plane (a script, never a test):
- * - start time of `edgeop version` with node + bundle vs the single executable;
- * - cold start of `edgeop run` to "caches synced" and its idle RSS with 0 AppServices;
+ * - start time with the shipped V8 flags (build/node-flags.ts), as each image starts it: node + the
+ *   bundle with the compile cache the `node` image ships, the same without it, the single
+ *   executable, and node + the bundle without the flags for reference; `edgeop version` to its exit,
+ *   and spawn → the first HTTP request of `edgeop run` reaching a local listener (lib/start-time.ts);
+ * - cold start of `edgeop run` to "caches synced" and its idle RSS, leader-elected with nothing
+ *   cached, for node + bundle and the single executable, with what the RSS is made of;
  * - reconcile throughput: N AppServices created at once, time until all are Ready
  *   (replicas 0, so the operator — not controller-manager or KWOK — is what is measured);
  * - idle RSS with N AppServices cached.
  *
- *   node test/bench/appservice.bench.ts [--count 1000]
+ *   node test/bench/appservice.bench.ts [--count 1000] [--starts 30]
  */
-import { execFileSync } from 'node:child_process'
-import { readFile } from 'node:fs/promises'
+import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { compileCacheEnv, writeCompileCache } from '../../build/compile-cache.ts'
+import { NODE_FLAGS } from '../../build/node-flags.ts'
+import { seaPath } from '../../build/sea.ts'
+import { HOST_ARCH, stripBinary } from '../../build/targets.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
 import { getTestEnv } from '../controlplane/env.ts'
 import { createAppServices, installAppServiceCrd } from '../support/appservice.ts'
 import { adminClient } from '../support/kube.ts'
-import { benchRunArgs, startOperator } from '../support/operator-process.ts'
+import { ARTIFACT, benchRunArgs, type OperatorProcess, startOperator } from '../support/operator-process.ts'
+import { describeMs, type StartVariant, spawnToFirstRequest, timeCommands } from './lib/start-time.ts'
 
 const { values } = parseArgs({
-  options: { count: { type: 'string', default: '1000' }, starts: { type: 'string', default: '15' } },
+  options: { count: { type: 'string', default: '1000' }, starts: { type: 'string', default: '30' } },
 })
 const COUNT = Number(values.count)
-const ROOT = join(import.meta.dirname, '../..')
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-const rssMiB = async (pid: number) =>
-  Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))![1]) / 1024
+const STARTS = Number(values.starts)
+const MiB = 2 ** 20
+/** VmRSS, and its anonymous and file-backed parts (the Node binary's pages), MiB. */
+const rssMiB = async (pid: number) => {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8')
+  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)![1]) / 1024
+  return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') }
+}
 const settle = () => new Promise((r) => setTimeout(r, 5000))
 
-function startTimes(cmd: string, args: string[], n: number): number {
-  const times: number[] = []
-  for (let i = 0; i < n; i++) {
-    const t = performance.now()
-    execFileSync(cmd, args, { stdio: 'ignore' })
-    times.push(performance.now() - t)
-  }
-  return median(times)
+// As the `node` image runs it: a stripped Node, the artifact, its compile cache made under the flags.
+const scratch = await mkdtemp(join(tmpdir(), 'edgeop-bench-start-'))
+const node = join(scratch, 'node')
+await copyFile(process.execPath, node)
+if (!stripBinary(HOST_ARCH, node)) throw new Error('strip failed')
+await copyFile(ARTIFACT, join(scratch, 'edgeop.cjs'))
+await writeCompileCache(HOST_ARCH, node, scratch, process.getuid?.() ?? 0)
+const bundle = join(scratch, 'edgeop.cjs')
+const NODE_IMAGE: StartVariant = {
+  name: 'node + bundle, compile cache (the `node` image)',
+  command: [node, ...NODE_FLAGS, bundle],
+  env: compileCacheEnv(scratch),
 }
+const SEA: StartVariant = { name: 'single executable (the `sea` image)', command: [seaPath(HOST_ARCH)] }
+const variants: StartVariant[] = [
+  NODE_IMAGE,
+  { name: 'node + bundle, no cache', command: [node, ...NODE_FLAGS, bundle] },
+  SEA,
+  { name: `node + bundle, no cache, without ${NODE_FLAGS.join(' ')}`, command: [node, bundle] },
+]
 
 const rows: [string, string][] = []
-rows.push([
-  '`node dist/edgeop.cjs version`, wall (median)',
-  `${startTimes(process.execPath, [join(ROOT, 'dist/edgeop.cjs'), 'version'], Number(values.starts)).toFixed(0)} ms`,
-])
-rows.push([
-  '`dist/edgeop version` (single executable), wall (median)',
-  `${startTimes(join(ROOT, 'dist/edgeop'), ['version'], Number(values.starts)).toFixed(0)} ms`,
-])
+for (const t of timeCommands(variants, ['version'], STARTS)) {
+  const cpu = t.cpuMs.reduce((a, b) => a + b, 0) / t.cpuMs.length
+  rows.push([
+    `\`edgeop version\`, ${t.name}: wall median [p25–p75], mean CPU`,
+    `${describeMs(t.wallMs)}, CPU ${cpu.toFixed(0)} ms`,
+  ])
+}
+for (const t of await spawnToFirstRequest(variants, STARTS, scratch)) {
+  rows.push([
+    `spawn → first request of \`edgeop run\`, ${t.name}: wall median [p25–p75]`,
+    describeMs(t.wallMs),
+  ])
+}
 
 const env = await getTestEnv()
 await env.startControllers() // Deployments need controller-manager to report status
 const admin = adminClient(env, env.server)
 await installAppServiceCrd(admin)
 const ns = await env.createNamespace('bench')
+/** `edgeop run` leader-elected (its own Lease), started as `variant` starts it. */
+const startLeader = (variant: StartVariant, lease: string) =>
+  startOperator(
+    'bench',
+    [
+      ...benchRunArgs(env.kubeconfig, ns),
+      '--leader-elect',
+      `--leader-election-id=${lease}`,
+      `--leader-election-namespace=${ns}`,
+    ],
+    60_000,
+    { command: variant.command, ...(variant.env ? { env: { ...variant.env } } : {}) },
+  )
+/** Idle RSS of a leading operator with nothing cached, and what it is made of. */
+const idleRow = async (op: OperatorProcess, label: string) => {
+  await op.waitForLog((l) => l.msg === 'leading: starting controllers')
+  await settle()
+  const m = async (name: string) => ((await op.metric(name)) ?? Number.NaN) / MiB
+  const { rss, anon, file } = await rssMiB(op.child.pid!)
+  rows.push([
+    `idle RSS, leader, nothing cached, ${label}`,
+    `${rss.toFixed(1)} MiB: ${anon.toFixed(1)} anonymous (V8 heap ${(await m('nodejs_heap_size_total_bytes')).toFixed(1)}, ${(await m('nodejs_heap_size_used_bytes')).toFixed(1)} used; external ${(await m('nodejs_external_memory_bytes')).toFixed(1)}) + ${file.toFixed(1)} file-backed (the binary's pages)`,
+  ])
+}
+const sea = await startLeader(SEA, 'bench-sea')
+await idleRow(sea, SEA.name)
+sea.kill('SIGTERM')
+await sea.exited
 const t0 = performance.now()
-const op = await startOperator('bench', benchRunArgs(env.kubeconfig, ns))
+const op = await startLeader(NODE_IMAGE, 'bench')
 await op.waitForLog((l) => l.msg === 'caches synced')
 rows.push([
-  'cold start of `edgeop run` to caches synced (process spawn included)',
+  `cold start of \`edgeop run\` to caches synced (process spawn included), ${NODE_IMAGE.name}`,
   `${(performance.now() - t0).toFixed(0)} ms`,
 ])
-await settle()
-rows.push(['idle RSS, 0 AppServices', `${(await rssMiB(op.child.pid!)).toFixed(1)} MiB`])
+await idleRow(op, NODE_IMAGE.name)
 
 const apps = admin.resource<AppService>(APPSERVICES, ns)
 const created = performance.now()
@@ -103,11 +159,12 @@ rows.push([
 await settle()
 rows.push([
   `idle RSS, ${COUNT} AppServices (+ ${COUNT} Deployments and Services cached)`,
-  `${(await rssMiB(op.child.pid!)).toFixed(1)} MiB`,
+  `${(await rssMiB(op.child.pid!)).rss.toFixed(1)} MiB`,
 ])
 op.kill('SIGTERM')
 await op.exited
 await admin.close()
+await rm(scratch, { recursive: true, force: true })
 
 process.stdout.write(
   `\n| what (${new Date().toISOString().slice(0, 10)}, ${process.version}) | measured |\n| --- | --- |\n${rows.map(([a, b]) => `| ${a} | ${b} |`).join('\n')}\n`,
