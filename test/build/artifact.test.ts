@@ -59,10 +59,12 @@ const run = promisify(execFile)
  * route, `edgeop migrate` and the storage migration) to just above 356,513 bytes, 115,888 gzip -9
  * (GNU gzip -9 115,727): 6,992 under the budget. Raised 2026-12-01 to just above 356,676 bytes,
  * 115,926 (+163 / +38): a sharded pass relabels at most 8 objects at once (MOVES_IN_FLIGHT), and
- * `check --shard` checks `list` on Leases.
+ * `check --shard` checks `list` on Leases. Bytes raised, gzip lowered, 2026-12-01 to just above
+ * 356,737 bytes, 115,861 (+61 / −65): terser's `ascii_only` escapes the dozen non-ASCII characters
+ * in messages, so V8 holds the source as a one-byte string (357 KB less heap for the process's life).
  */
-const MAX_BYTES = 356_700
-const MAX_GZIP_BYTES = 115_940
+const MAX_BYTES = 356_760
+const MAX_GZIP_BYTES = 115_880
 
 async function artifact(): Promise<Buffer> {
   try {
@@ -96,6 +98,16 @@ test('the artifact is strict-mode code: its first statement, after the banner co
   // A statement before the directive would silently turn the whole bundle into sloppy-mode code.
   const head = (await artifact()).subarray(0, 400).toString('utf8')
   assert.match(head, /^\/\*[^\n]*\*\/\n"use strict";/)
+})
+
+test('the artifact is ASCII, so V8 holds its source as a one-byte string (half the bytes of two-byte)', async () => {
+  const buf = await artifact()
+  const at = buf.findIndex((b) => b > 0x7f)
+  assert.equal(
+    at,
+    -1,
+    `a non-ASCII byte at ${at}: ${buf.subarray(Math.max(0, at - 40), at + 10).toString('utf8')}`,
+  )
 })
 
 test('no @kubernetes/client-node module and no unused undici feature is in the artifact', async () => {
