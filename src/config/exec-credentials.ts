@@ -7,7 +7,6 @@
  * concurrent callers share one run; a 401 with the cached credential forces a new run.
  * Neither plugin output nor arguments nor env values ever appear in an error.
  */
-import { spawn } from 'node:child_process'
 import { type Clock, realClock } from '../core/clock.ts'
 import { EdgeopError } from '../core/errors.ts'
 import { abortError, raceCredentials } from './abortable.ts'
@@ -84,9 +83,16 @@ export interface ExecRunResult {
 /** Starts a plugin. Rejects with an error whose `code` is `'ENOENT'` when the command does not exist. */
 export type ExecRunner = (request: ExecRunRequest) => Promise<ExecRunResult>
 
-/** The default {@link ExecRunner}: `child_process.spawn` without a shell, stderr inherited. */
-export const spawnExecPlugin: ExecRunner = (request) =>
-  new Promise((resolve, reject) => {
+/**
+ * The default {@link ExecRunner}: `child_process.spawn` without a shell, stderr inherited.
+ * `node:child_process` is imported on the first run, not at start: it loads five built-in modules
+ * (with `dgram`), which most kubeconfigs (tokens, certificates, in-cluster) never need, and under
+ * the shipped V8 flags Node compiles each from source (README, *Start-up*).
+ */
+export const spawnExecPlugin: ExecRunner = (request) => {
+  // Not `import()`: the single executable runs the artifact as a vm.Script (build/sea-main.cjs).
+  const { spawn } = process.getBuiltinModule('node:child_process')
+  return new Promise((resolve, reject) => {
     const child = spawn(request.command, request.args, {
       env: request.env,
       stdio: [request.interactive ? 'inherit' : 'ignore', 'pipe', 'inherit'],
@@ -99,6 +105,7 @@ export const spawnExecPlugin: ExecRunner = (request) =>
       resolve({ exitCode, signal, stdout: Buffer.concat(chunks).toString('utf8') }),
     )
   })
+}
 
 /** Options for {@link ExecCredentialProvider}. */
 export interface ExecCredentialProviderOptions {
