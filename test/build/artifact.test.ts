@@ -62,8 +62,10 @@ const run = promisify(execFile)
  * `check --shard` checks `list` on Leases. Bytes raised, gzip lowered, 2026-12-01 to just above
  * 356,737 bytes, 115,861 (+61 / −65): terser's `ascii_only` escapes the dozen non-ASCII characters
  * in messages, so V8 holds the source as a one-byte string (357 KB less heap for the process's life).
+ * Raised 2026-12-01 to just above 356,762 bytes, 115,868 (+25 / +7): node:child_process is fetched
+ * with process.getBuiltinModule when an exec plugin first runs, not imported at start.
  */
-const MAX_BYTES = 356_760
+const MAX_BYTES = 356_780
 const MAX_GZIP_BYTES = 115_880
 
 async function artifact(): Promise<Buffer> {
