@@ -16,7 +16,8 @@
  * Not allowed in `NODE_OPTIONS` (Node refuses it there), hence a command-line flag.
  *
  * Its cost is start-up: it changes V8's flag hash, so V8 rejects Node's embedded code cache for
- * every built-in module the artifact loads (99), and any cache of the artifact made without it.
+ * every built-in module the artifact loads (94 for `edgeop version`), and any cache of the
+ * artifact made without it.
  * 40 interleaved `edgeop version` runs, CPU median, 2026-12-01: 113 ms with it, 94 ms without. The
  * artifact's own caches are therefore made under these flags (build/compile-cache.ts,
  * build/sea-main.cjs). Kept anyway: idle with nothing cached it saves little (72.8 vs 74.2 MiB RSS,
