@@ -69,12 +69,16 @@ export class InformerFactory {
     let inf = this.#informers.get(key)
     if (!inf) {
       const rc = this.#client.resource<T>(spec.type, spec.namespace)
-      const created = new SharedInformer<T>(listerWatcher(rc, spec), {
-        ...(this.#defaults as unknown as InformerOptions<T>),
-        clock: this.#clock,
-        ...this.#snapshotOf(spec, key),
-        ...options,
-      })
+      const strip = options.stripManagedFields ?? this.#defaults.stripManagedFields ?? true
+      const created = new SharedInformer<T>(
+        listerWatcher(rc, { ...spec, ...(strip ? { dropManagedFields: true } : {}) }),
+        {
+          ...(this.#defaults as unknown as InformerOptions<T>),
+          clock: this.#clock,
+          ...this.#snapshotOf(spec, key),
+          ...options,
+        },
+      )
       inf = created as unknown as SharedInformer<KubeObject>
       this.#informers.set(key, inf)
       this.#specs.set(inf, spec)

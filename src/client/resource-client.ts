@@ -3,6 +3,10 @@
  */
 import { EdgeopError } from '../core/errors.ts'
 import type { KubeList, KubeObject, PartialObjectMetadata, Status, WatchEvent } from '../core/types.ts'
+import type { KindSchema } from '../protobuf/message-schema.ts'
+import { decodeProtobufList } from '../protobuf/objects.ts'
+import { decodeProtobufWatchStream } from '../protobuf/watch-frames.ts'
+import { decodeJson } from './body-codec.ts'
 import {
   type DeleteOptions,
   type ListOptions,
@@ -15,6 +19,7 @@ import {
 import { apiVersionOf, type ResourceType, resourcePath } from './resource.ts'
 import type { Method, Transport } from './transport.ts'
 import { type DecodeOptions, decodeWatchStream } from './watch-decoder.ts'
+import { acceptHeader, isProtobufResponse, protobufKindOf, type WireOptions } from './wire-format.ts'
 
 /** Patch content types. `apply` is server-side apply (use {@link ResourceClient.apply}). */
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply'
@@ -52,10 +57,10 @@ export interface ApplyOptions extends CallOptions {
 }
 
 /** Options of a raw watch. */
-export interface RawWatchOptions extends WatchOptions, CallOptions {
+export interface RawWatchOptions extends WatchOptions, CallOptions, WireOptions {
   /** Tear down the stream when no byte (not even a bookmark) arrives for this long. */
   idleTimeoutMs?: number
-  /** Longest accepted event line in bytes; a longer one throws `EDGEOP_ERR_DECODE`. Default {@link DEFAULT_MAX_WATCH_LINE_BYTES}. */
+  /** Longest accepted event (JSON line or protobuf frame) in bytes; a longer one throws `EDGEOP_ERR_DECODE`. Default {@link DEFAULT_MAX_WATCH_LINE_BYTES}. */
   maxLineBytes?: DecodeOptions['maxLineBytes']
   /** Watch metadata only (PartialObjectMetadata events). */
   metadataOnly?: boolean
@@ -143,9 +148,29 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
     return this.#call('GET', this.#path(name, undefined, o.namespace), o)
   }
 
-  /** One page of a list (use `limit` + `continue`, or {@link listPages}). */
-  list(o: ListOptions & CallOptions = {}): Promise<KubeList<T>> {
-    return this.#call('GET', resourcePath(this.type, this.namespace) + listQuery(o), o)
+  /**
+   * One page of a list (use `limit` + `continue`, or {@link listPages}). In protobuf when the resource type
+   * carries its protobuf kind (see {@link WireOptions}); the items are the same JSON-shaped objects either way.
+   */
+  list(o: ListOptions & CallOptions & WireOptions = {}): Promise<KubeList<T>> {
+    const path = resourcePath(this.type, this.namespace) + listQuery(o)
+    const kind = protobufKindOf(this.type, o)
+    if (kind === undefined) return this.#call('GET', path, o)
+    return this.#listProtobuf(path, kind, o)
+  }
+
+  async #listProtobuf<L>(
+    path: string,
+    kind: KindSchema,
+    o: CallOptions & WireOptions,
+    as?: 'PartialObjectMetadataList',
+  ): Promise<L> {
+    const spec = { method: 'GET' as const, path, accept: acceptHeader(kind, as), ...callFields(o) }
+    const { contentType, bytes } = await this.#transport.requestBytes(spec)
+    if (!isProtobufResponse(contentType)) return decodeJson(bytes.toString('utf8'), spec) as L
+    return decodeProtobufList(kind, bytes, {
+      ...(o.dropManagedFields ? { dropManagedFields: true } : {}),
+    }) as L
   }
 
   /** Every page of a list, following `continue` tokens. */
@@ -271,11 +296,12 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
     return this.#call('GET', this.#path(name, undefined, o.namespace), o, { accept: ACCEPT_PARTIAL_METADATA })
   }
 
-  /** Metadata-only list (PartialObjectMetadataList). */
-  listMetadata(o: ListOptions & CallOptions = {}): Promise<KubeList<PartialObjectMetadata>> {
-    return this.#call('GET', resourcePath(this.type, this.namespace) + listQuery(o), o, {
-      accept: ACCEPT_PARTIAL_METADATA_LIST,
-    })
+  /** Metadata-only list (PartialObjectMetadataList), in protobuf unless `wire: 'json'` (client-go's metadata client). */
+  listMetadata(o: ListOptions & CallOptions & WireOptions = {}): Promise<KubeList<PartialObjectMetadata>> {
+    const path = resourcePath(this.type, this.namespace) + listQuery(o)
+    const kind = protobufKindOf(this.type, { ...o, metadataOnly: true })
+    if (kind === undefined) return this.#call('GET', path, o, { accept: ACCEPT_PARTIAL_METADATA_LIST })
+    return this.#listProtobuf(path, kind, o, 'PartialObjectMetadataList')
   }
 
   /**
@@ -286,17 +312,30 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
    */
   async openWatch(o: RawWatchOptions = {}): Promise<WatchStream<T>> {
     const collection = resourcePath(this.type, this.namespace)
+    const kind = protobufKindOf(this.type, o)
     const res = await this.#transport.stream({
       method: 'GET',
       path: collection + watchQuery(o),
-      accept: o.metadataOnly ? ACCEPT_PARTIAL_METADATA : 'application/json',
+      accept: kind
+        ? acceptHeader(kind, o.metadataOnly ? 'PartialObjectMetadata' : undefined)
+        : o.metadataOnly
+          ? ACCEPT_PARTIAL_METADATA
+          : 'application/json',
       ...(o.signal === undefined ? {} : { signal: o.signal }),
       ...(o.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: o.idleTimeoutMs }),
     })
-    const events = decodeWatchStream<T>(res.body, {
-      source: `watch ${collection}`,
-      ...(o.maxLineBytes === undefined ? {} : { maxLineBytes: o.maxLineBytes }),
-    })
+    const source = `watch ${collection}`
+    const events =
+      kind && isProtobufResponse(res.headers['content-type'])
+        ? decodeProtobufWatchStream<T>(res.body, kind, {
+            source,
+            ...(o.dropManagedFields ? { dropManagedFields: true } : {}),
+            ...(o.maxLineBytes === undefined ? {} : { maxFrameBytes: o.maxLineBytes }),
+          })
+        : decodeWatchStream<T>(res.body, {
+            source,
+            ...(o.maxLineBytes === undefined ? {} : { maxLineBytes: o.maxLineBytes }),
+          })
     return {
       events,
       close: () => {

@@ -32,6 +32,10 @@ export interface Selectors {
   fieldSelector?: string
   /** Watch PartialObjectMetadata only (for controllers that need no bodies). */
   metadataOnly?: boolean
+  /** The wire format (see the client's `WireOptions`): protobuf by default for types that carry their protobuf kind. */
+  wire?: 'json' | 'protobuf'
+  /** A decode hint: `metadata.managedFields` may be left out (the informer strips them anyway). */
+  dropManagedFields?: boolean
 }
 
 /** A {@link ListerWatcher} over a resource client (its namespace is the scope). */
@@ -39,8 +43,13 @@ export function listerWatcher<T extends KubeObject>(
   client: ResourceClient<T>,
   selectors: Selectors = {},
 ): ListerWatcher<T> {
-  const { labelSelector, fieldSelector, metadataOnly } = selectors
-  const sel = { ...(labelSelector ? { labelSelector } : {}), ...(fieldSelector ? { fieldSelector } : {}) }
+  const { labelSelector, fieldSelector, metadataOnly, wire, dropManagedFields } = selectors
+  const sel = {
+    ...(labelSelector ? { labelSelector } : {}),
+    ...(fieldSelector ? { fieldSelector } : {}),
+    ...(wire ? { wire } : {}),
+    ...(dropManagedFields ? { dropManagedFields } : {}),
+  }
   const where = client.namespace ? ` in ${client.namespace}` : ''
   const which = [labelSelector, fieldSelector].filter(Boolean).join(', ')
   return {
