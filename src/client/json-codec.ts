@@ -122,7 +122,8 @@ function readMetaField(
   return -1
 }
 
-const WANTED = new Set([
+/** The metadata members {@link ScannedMeta} holds. */
+export const SCANNED_FIELDS: readonly (keyof ScannedMeta)[] = [
   'name',
   'namespace',
   'uid',
@@ -132,7 +133,8 @@ const WANTED = new Set([
   'labels',
   'annotations',
   'ownerReferences',
-])
+]
+const WANTED = new Set<string>(SCANNED_FIELDS)
 
 function str(b: Uint8Array, vs: number, end: number, set: (v: string) => void): number {
   const e = skipValue(b, vs, end)

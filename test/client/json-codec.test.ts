@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { jsonCodec, scanObject } from '../../src/client/json-codec.ts'
+import { jsonCodec, SCANNED_FIELDS, scanObject } from '../../src/client/json-codec.ts'
 import { isEdgeopError } from '../../src/core/errors.ts'
 import { seededRandom } from '../support/random.ts'
 
@@ -8,21 +8,9 @@ const enc = (v: unknown, space?: number): Uint8Array =>
   new TextEncoder().encode(JSON.stringify(v, null, space))
 const text = (b: Uint8Array): string => new TextDecoder().decode(b)
 
-const META_FIELDS = [
-  'name',
-  'namespace',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'deletionTimestamp',
-  'labels',
-  'annotations',
-  'ownerReferences',
-] as const
-
 function expectedMeta(obj: { metadata?: Record<string, unknown> }): Record<string, unknown> {
   const out: Record<string, unknown> = {}
-  for (const f of META_FIELDS) if (obj.metadata?.[f] !== undefined) out[f] = obj.metadata[f]
+  for (const f of SCANNED_FIELDS) if (obj.metadata?.[f] !== undefined) out[f] = obj.metadata[f]
   return out
 }
 
