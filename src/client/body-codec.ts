@@ -23,6 +23,17 @@ export async function readText(body: ResponseBody, ctx: FailureContext): Promise
   }
 }
 
+/** The whole body as bytes (one exactly sized buffer). A failure while reading is a transport error (phase `body`) of `ctx`. */
+export async function readBytes(body: ResponseBody, ctx: FailureContext): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = []
+  try {
+    for await (const chunk of body) chunks.push(chunk as Uint8Array)
+  } catch (cause) {
+    throw transportError(cause, { ...ctx, phase: 'body' })
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+}
+
 /** Decodes a JSON response body; an empty body is `undefined`. @throws EdgeopError `EDGEOP_ERR_DECODE`. */
 export function decodeJson(text: string, spec: RequestSpec): unknown {
   if (text === '') return undefined

@@ -3,6 +3,7 @@
  */
 import { EdgeopError } from '../core/errors.ts'
 import type { KubeList, KubeObject, PartialObjectMetadata, Status, WatchEvent } from '../core/types.ts'
+import { decodeListBytes } from './json-wire.ts'
 import {
   type DeleteOptions,
   type ListOptions,
@@ -51,8 +52,19 @@ export interface ApplyOptions extends CallOptions {
   dryRun?: boolean
 }
 
+/** Options of {@link ResourceClient.list}, {@link ResourceClient.listPages} and {@link ResourceClient.listMetadata}. */
+export interface ListCallOptions extends ListOptions, CallOptions {
+  /**
+   * Return the items as `WireObject` stubs of their JSON bytes (scanned metadata, managedFields cut,
+   * decoded on demand with `materialize`) instead of parsed objects: for a compact store. Default false.
+   */
+  keepBytes?: boolean
+}
+
 /** Options of a raw watch. */
 export interface RawWatchOptions extends WatchOptions, CallOptions {
+  /** ADDED, MODIFIED and DELETED objects as `WireObject` stubs, as {@link ListCallOptions.keepBytes}. Default false. */
+  keepBytes?: boolean
   /** Tear down the stream when no byte (not even a bookmark) arrives for this long. */
   idleTimeoutMs?: number
   /** Longest accepted event line in bytes; a longer one throws `EDGEOP_ERR_DECODE`. Default {@link DEFAULT_MAX_WATCH_LINE_BYTES}. */
@@ -144,12 +156,24 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
   }
 
   /** One page of a list (use `limit` + `continue`, or {@link listPages}). */
-  list(o: ListOptions & CallOptions = {}): Promise<KubeList<T>> {
-    return this.#call('GET', resourcePath(this.type, this.namespace) + listQuery(o), o)
+  list(o: ListCallOptions = {}): Promise<KubeList<T>> {
+    return this.#list(o)
+  }
+
+  async #list<R extends KubeObject>(o: ListCallOptions, accept?: string): Promise<KubeList<R>> {
+    const path = resourcePath(this.type, this.namespace) + listQuery(o)
+    if (!o.keepBytes) return this.#call('GET', path, o, accept === undefined ? {} : { accept })
+    const body = await this.#transport.requestBytes({
+      method: 'GET',
+      path,
+      ...(accept === undefined ? {} : { accept }),
+      ...callFields(o),
+    })
+    return decodeListBytes<R>(body)
   }
 
   /** Every page of a list, following `continue` tokens. */
-  async *listPages(o: ListOptions & CallOptions = {}): AsyncGenerator<KubeList<T>> {
+  async *listPages(o: ListCallOptions = {}): AsyncGenerator<KubeList<T>> {
     let cont = o.continue
     do {
       const page = await this.list({ ...o, ...(cont === undefined ? {} : { continue: cont }) })
@@ -272,10 +296,8 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
   }
 
   /** Metadata-only list (PartialObjectMetadataList). */
-  listMetadata(o: ListOptions & CallOptions = {}): Promise<KubeList<PartialObjectMetadata>> {
-    return this.#call('GET', resourcePath(this.type, this.namespace) + listQuery(o), o, {
-      accept: ACCEPT_PARTIAL_METADATA_LIST,
-    })
+  listMetadata(o: ListCallOptions = {}): Promise<KubeList<PartialObjectMetadata>> {
+    return this.#list(o, ACCEPT_PARTIAL_METADATA_LIST)
   }
 
   /**
@@ -295,6 +317,7 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
     })
     const events = decodeWatchStream<T>(res.body, {
       source: `watch ${collection}`,
+      ...(o.keepBytes ? { keepBytes: true } : {}),
       ...(o.maxLineBytes === undefined ? {} : { maxLineBytes: o.maxLineBytes }),
     })
     return {

@@ -16,7 +16,7 @@ import { activeSpan, type Span } from '../tracing/span.ts'
 import { VERSION } from '../version.ts'
 import type { ApiError } from './api-error.ts'
 import { currentCredentials, requestHeaders } from './auth-headers.ts'
-import { decodeJson, encodeBody, readText, streamChunks } from './body-codec.ts'
+import { decodeJson, encodeBody, readBytes, readText, streamChunks } from './body-codec.ts'
 import { ConnectionPool } from './connection-pool.ts'
 import { type RequestRateLimiter, tokenBucketLimiter } from './rate-limiter.ts'
 import {
@@ -178,6 +178,12 @@ export class Transport {
   async request<T = unknown>(spec: RequestSpec): Promise<T> {
     const { res, ctx } = await this.#send(spec, false)
     return decodeJson(await readText(res.body, ctx), spec) as T
+  }
+
+  /** Sends a request and returns the response body's bytes undecoded (an empty body is empty). Throws {@link ApiError} on failure. */
+  async requestBytes(spec: RequestSpec): Promise<Uint8Array> {
+    const { res, ctx } = await this.#send(spec, false)
+    return readBytes(res.body, ctx)
   }
 
   /** Opens a streamed response (a watch). Throws {@link ApiError} if the server refuses it. */
