@@ -34,13 +34,24 @@ export interface Selectors {
   metadataOnly?: boolean
 }
 
+/** How objects come off the wire. */
+export interface WireChoice {
+  /** Objects as `WireObject` stubs of their bytes (for a compact store); see the client's `keepBytes`. */
+  keepBytes?: boolean
+}
+
 /** A {@link ListerWatcher} over a resource client (its namespace is the scope). */
 export function listerWatcher<T extends KubeObject>(
   client: ResourceClient<T>,
   selectors: Selectors = {},
+  wire: WireChoice = {},
 ): ListerWatcher<T> {
   const { labelSelector, fieldSelector, metadataOnly } = selectors
-  const sel = { ...(labelSelector ? { labelSelector } : {}), ...(fieldSelector ? { fieldSelector } : {}) }
+  const sel = {
+    ...(labelSelector ? { labelSelector } : {}),
+    ...(fieldSelector ? { fieldSelector } : {}),
+    ...(wire.keepBytes ? { keepBytes: true } : {}),
+  }
   const where = client.namespace ? ` in ${client.namespace}` : ''
   const which = [labelSelector, fieldSelector].filter(Boolean).join(', ')
   return {
