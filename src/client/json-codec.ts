@@ -7,7 +7,7 @@
  * building it. Only {@link ObjectCodec.decode} parses the whole object.
  */
 import { EdgeopError } from '../core/errors.ts'
-import type { KubeObject, OwnerReference } from '../core/types.ts'
+import type { KubeObject } from '../core/types.ts'
 import type { ObjectCodec, ScannedMeta } from '../core/wire-object.ts'
 import {
   eachMember,
@@ -42,85 +42,49 @@ export function scanObject(b: Uint8Array, start: number, end: number): ObjectSca
     if (seenMeta || !keyIs(b, m.keyStart, m.keyEnd, 'metadata')) return undefined
     seenMeta = true
     let prevEnd = -1
-    let mf: { keyStart: number; valueEnd: number; prevEnd: number } | undefined
     const metaEnd = eachMember(b, m.valueStart, end, (f) => {
-      let ve = readMetaField(b, f.keyStart, f.keyEnd, f.valueStart, end, meta)
-      if (ve === -1) {
-        ve = skipValue(b, f.valueStart, end)
-        if (keyIs(b, f.keyStart, f.keyEnd, 'managedFields'))
-          mf = { keyStart: f.keyStart, valueEnd: ve, prevEnd }
+      const name = readString(b, f.keyStart, f.keyEnd)
+      const ve = skipValue(b, f.valueStart, end)
+      if (WANTED.has(name)) readMetaField(b, f.valueStart, ve, name as keyof ScannedMeta, meta)
+      else if (name === 'managedFields') {
+        // Not last: cut the member and the comma after it, up to the next name. Last: cut from the
+        // end of the previous member's value (its comma included). Only member: cut the member.
+        const after = skipSpace(b, ve, end)
+        if (b[after] === COMMA) cut = [f.keyStart, skipSpace(b, after + 1, end)]
+        else cut = prevEnd >= 0 ? [prevEnd, ve] : [f.keyStart, ve]
       }
       prevEnd = ve
       return ve
     })
-    if (mf) {
-      // Not last: cut the member and the comma after it, up to the next name. Last: cut from the
-      // end of the previous member's value (its comma included). Only member: cut the member.
-      const after = skipSpace(b, mf.valueEnd, end)
-      if (b[after] === COMMA) cut = [mf.keyStart, skipSpace(b, after + 1, end)]
-      else cut = mf.prevEnd >= 0 ? [mf.prevEnd, mf.valueEnd] : [mf.keyStart, mf.valueEnd]
-    }
     return metaEnd
   })
   return cut ? { meta, end: stop, cut } : { meta, end: stop }
 }
 
-/** Reads one metadata member into `meta` if it is one the cache needs: the index past its value, or -1. */
+/** Reads the metadata member `name` spanning `[vs, ve)` into `meta`; null leaves it unset. */
 function readMetaField(
   b: Uint8Array,
-  ks: number,
-  ke: number,
   vs: number,
-  end: number,
+  ve: number,
+  name: keyof ScannedMeta,
   meta: ScannedMeta,
-): number {
-  const len = ke - ks - 2
-  // Dispatch on length first: most members are not wanted and cost one comparison.
-  switch (len) {
-    case 4:
-      if (keyIs(b, ks, ke, 'name')) return str(b, vs, end, (v) => (meta.name = v))
-      break
-    case 3:
-      if (keyIs(b, ks, ke, 'uid')) return str(b, vs, end, (v) => (meta.uid = v))
-      break
-    case 6:
-      if (keyIs(b, ks, ke, 'labels')) return map(b, vs, end, 'labels', (v) => (meta.labels = v))
-      break
-    case 9:
-      if (keyIs(b, ks, ke, 'namespace')) return str(b, vs, end, (v) => (meta.namespace = v))
-      break
-    case 10:
-      if (keyIs(b, ks, ke, 'generation')) {
-        const e = skipValue(b, vs, end)
-        const g = readValue(b, vs, e)
-        if (typeof g !== 'number') throw scanError('metadata.generation is not a number', vs)
-        meta.generation = g
-        return e
-      }
-      break
-    case 11:
-      if (keyIs(b, ks, ke, 'annotations'))
-        return map(b, vs, end, 'annotations', (v) => (meta.annotations = v))
-      break
-    case 15:
-      if (keyIs(b, ks, ke, 'resourceVersion')) return str(b, vs, end, (v) => (meta.resourceVersion = v))
-      if (keyIs(b, ks, ke, 'ownerReferences')) return refs(b, vs, end, meta)
-      break
-    case 17:
-      if (keyIs(b, ks, ke, 'deletionTimestamp')) return str(b, vs, end, (v) => (meta.deletionTimestamp = v))
-      break
-  }
-  // An escaped name has another byte length: compare it the slow way.
-  if (b.subarray(ks, ke).includes(0x5c)) {
-    const name = readString(b, ks, ke)
-    if (name !== 'managedFields' && WANTED.has(name)) {
-      const e = skipValue(b, vs, end)
-      Object.assign(meta, { [name]: readValue(b, vs, e) })
-      return e
-    }
-  }
-  return -1
+): void {
+  if (b[vs] === 0x6e) return // null
+  const v = b[vs] === 0x22 ? readString(b, vs, ve) : readValue(b, vs, ve)
+  const want =
+    name === 'generation'
+      ? 'number'
+      : STRINGS.has(name)
+        ? 'string'
+        : name === 'ownerReferences'
+          ? 'array'
+          : 'object'
+  const got = Array.isArray(v) ? 'array' : typeof v
+  if (got !== want) throw scanError(`metadata.${name} is not ${want === 'array' || want === 'object' ? 'an' : 'a'} ${want}`, vs)
+  ;(meta as Record<string, unknown>)[name] = v
 }
+
+const STRINGS = new Set(['name', 'namespace', 'uid', 'resourceVersion', 'deletionTimestamp'])
 
 /** The metadata members {@link ScannedMeta} holds. */
 export const SCANNED_FIELDS: readonly (keyof ScannedMeta)[] = [
@@ -135,37 +99,6 @@ export const SCANNED_FIELDS: readonly (keyof ScannedMeta)[] = [
   'ownerReferences',
 ]
 const WANTED = new Set<string>(SCANNED_FIELDS)
-
-function str(b: Uint8Array, vs: number, end: number, set: (v: string) => void): number {
-  const e = skipValue(b, vs, end)
-  if (b[vs] === 0x6e) return e // null: the field is unset
-  set(readString(b, vs, e))
-  return e
-}
-
-function map(
-  b: Uint8Array,
-  vs: number,
-  end: number,
-  field: string,
-  set: (v: Record<string, string>) => void,
-): number {
-  const e = skipValue(b, vs, end)
-  const v = readValue(b, vs, e)
-  if (v === null) return e
-  if (typeof v !== 'object' || Array.isArray(v)) throw scanError(`metadata.${field} is not an object`, vs)
-  set(v as Record<string, string>)
-  return e
-}
-
-function refs(b: Uint8Array, vs: number, end: number, meta: ScannedMeta): number {
-  const e = skipValue(b, vs, end)
-  const v = readValue(b, vs, e)
-  if (v === null) return e
-  if (!Array.isArray(v)) throw scanError('metadata.ownerReferences is not an array', vs)
-  meta.ownerReferences = v as OwnerReference[]
-  return e
-}
 
 /** `bytes` with the span `cut` removed (a fresh, exactly sized copy). */
 export function spliceOut(
