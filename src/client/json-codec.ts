@@ -80,7 +80,11 @@ function readMetaField(
           ? 'array'
           : 'object'
   const got = Array.isArray(v) ? 'array' : typeof v
-  if (got !== want) throw scanError(`metadata.${name} is not ${want === 'array' || want === 'object' ? 'an' : 'a'} ${want}`, vs)
+  if (got !== want)
+    throw scanError(
+      `metadata.${name} is not ${want === 'array' || want === 'object' ? 'an' : 'a'} ${want}`,
+      vs,
+    )
   ;(meta as Record<string, unknown>)[name] = v
 }
 

@@ -14,9 +14,21 @@ export const STORE_MODES = ['eager', 'compact', 'compact from bytes'] as const
 export type StoreMode = (typeof STORE_MODES)[number]
 const current = new AsyncLocalStorage<StoreMode>()
 
+/** The modes of integration suites: the real client feeds the compact store bytes (keepBytes). */
+export const LIVE_STORE_MODES = ['eager', 'compact'] as const
+
 /** Registers `fn` as one test per store mode. */
-export function eachStore(name: string, fn: () => Promise<void>): void {
-  for (const mode of STORE_MODES) test(`${name} [${mode} store]`, () => current.run(mode, fn))
+export function eachStore(
+  name: string,
+  fn: () => Promise<void>,
+  modes: readonly StoreMode[] = STORE_MODES,
+): void {
+  for (const mode of modes) test(`${name} [${mode} store]`, () => current.run(mode, fn))
+}
+
+/** The informer options that select the running test's store (for a factory's defaults). */
+export function storeOptions(): { store?: 'compact' } {
+  return storeMode() === 'eager' ? {} : { store: 'compact' }
 }
 
 /** The running test's source and store option (a `keepBytes` source unless managedFields are kept). */
