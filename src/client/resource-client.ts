@@ -7,6 +7,7 @@ import type { KindSchema } from '../protobuf/message-schema.ts'
 import { decodeProtobufList } from '../protobuf/objects.ts'
 import { decodeProtobufWatchStream } from '../protobuf/watch-frames.ts'
 import { decodeJson } from './body-codec.ts'
+import { decodeListBytes } from './json-wire.ts'
 import {
   type DeleteOptions,
   type ListOptions,
@@ -19,7 +20,7 @@ import {
 import { apiVersionOf, type ResourceType, resourcePath } from './resource.ts'
 import type { Method, Transport } from './transport.ts'
 import { type DecodeOptions, decodeWatchStream } from './watch-decoder.ts'
-import { acceptHeader, isProtobufResponse, protobufKindOf, type WireOptions } from './wire-format.ts'
+import { acceptHeader, codecOf, isProtobufResponse, protobufKindOf, type WireOptions } from './wire-format.ts'
 
 /** Patch content types. `apply` is server-side apply (use {@link ResourceClient.apply}). */
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply'
@@ -56,8 +57,19 @@ export interface ApplyOptions extends CallOptions {
   dryRun?: boolean
 }
 
+/** Options of {@link ResourceClient.list}, {@link ResourceClient.listPages} and {@link ResourceClient.listMetadata}. */
+export interface ListCallOptions extends ListOptions, CallOptions, WireOptions {
+  /**
+   * Return the items as `WireObject` stubs of their JSON bytes (scanned metadata, managedFields cut,
+   * decoded on demand with `materialize`) instead of parsed objects: for a compact store. Default false.
+   */
+  keepBytes?: boolean
+}
+
 /** Options of a raw watch. */
 export interface RawWatchOptions extends WatchOptions, CallOptions, WireOptions {
+  /** ADDED, MODIFIED and DELETED objects as `WireObject` stubs, as {@link ListCallOptions.keepBytes}. Default false. */
+  keepBytes?: boolean
   /** Tear down the stream when no byte (not even a bookmark) arrives for this long. */
   idleTimeoutMs?: number
   /** Longest accepted event (JSON line or protobuf frame) in bytes; a longer one throws `EDGEOP_ERR_DECODE`. Default {@link DEFAULT_MAX_WATCH_LINE_BYTES}. */
@@ -152,29 +164,44 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
    * One page of a list (use `limit` + `continue`, or {@link listPages}). In protobuf when the resource type
    * carries its protobuf kind (see {@link WireOptions}); the items are the same JSON-shaped objects either way.
    */
-  list(o: ListOptions & CallOptions & WireOptions = {}): Promise<KubeList<T>> {
-    const path = resourcePath(this.type, this.namespace) + listQuery(o)
+  list(o: ListCallOptions = {}): Promise<KubeList<T>> {
     const kind = protobufKindOf(this.type, o)
-    if (kind === undefined) return this.#call('GET', path, o)
-    return this.#listProtobuf(path, kind, o)
+    return kind === undefined ? this.#list(o) : this.#listProtobuf(kind, o)
   }
 
-  async #listProtobuf<L>(
-    path: string,
+  async #list<R extends KubeObject>(o: ListCallOptions, accept?: string): Promise<KubeList<R>> {
+    const path = resourcePath(this.type, this.namespace) + listQuery(o)
+    if (!o.keepBytes) return this.#call('GET', path, o, accept === undefined ? {} : { accept })
+    const { bytes } = await this.#transport.requestBytes({
+      method: 'GET',
+      path,
+      ...(accept === undefined ? {} : { accept }),
+      ...callFields(o),
+    })
+    return decodeListBytes<R>(bytes)
+  }
+
+  async #listProtobuf<R extends KubeObject>(
     kind: KindSchema,
-    o: CallOptions & WireOptions,
+    o: ListCallOptions,
     as?: 'PartialObjectMetadataList',
-  ): Promise<L> {
+  ): Promise<KubeList<R>> {
+    const path = resourcePath(this.type, this.namespace) + listQuery(o)
     const spec = { method: 'GET' as const, path, accept: acceptHeader(kind, as), ...callFields(o) }
     const { contentType, bytes } = await this.#transport.requestBytes(spec)
-    if (!isProtobufResponse(contentType)) return decodeJson(bytes.toString('utf8'), spec) as L
+    if (!isProtobufResponse(contentType)) {
+      return o.keepBytes
+        ? decodeListBytes<R>(bytes)
+        : (decodeJson(bytes.toString('utf8'), spec) as KubeList<R>)
+    }
     return decodeProtobufList(kind, bytes, {
-      ...(o.dropManagedFields ? { dropManagedFields: true } : {}),
-    }) as L
+      ...(o.dropManagedFields || o.keepBytes ? { dropManagedFields: true } : {}),
+      ...(o.keepBytes ? { keepBytes: codecOf(kind) } : {}),
+    }) as KubeList<R>
   }
 
   /** Every page of a list, following `continue` tokens. */
-  async *listPages(o: ListOptions & CallOptions = {}): AsyncGenerator<KubeList<T>> {
+  async *listPages(o: ListCallOptions = {}): AsyncGenerator<KubeList<T>> {
     let cont = o.continue
     do {
       const page = await this.list({ ...o, ...(cont === undefined ? {} : { continue: cont }) })
@@ -297,11 +324,11 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
   }
 
   /** Metadata-only list (PartialObjectMetadataList), in protobuf unless `wire: 'json'` (client-go's metadata client). */
-  listMetadata(o: ListOptions & CallOptions & WireOptions = {}): Promise<KubeList<PartialObjectMetadata>> {
-    const path = resourcePath(this.type, this.namespace) + listQuery(o)
+  listMetadata(o: ListCallOptions = {}): Promise<KubeList<PartialObjectMetadata>> {
     const kind = protobufKindOf(this.type, { ...o, metadataOnly: true })
-    if (kind === undefined) return this.#call('GET', path, o, { accept: ACCEPT_PARTIAL_METADATA_LIST })
-    return this.#listProtobuf(path, kind, o, 'PartialObjectMetadataList')
+    return kind === undefined
+      ? this.#list(o, ACCEPT_PARTIAL_METADATA_LIST)
+      : this.#listProtobuf(kind, o, 'PartialObjectMetadataList')
   }
 
   /**
@@ -329,11 +356,13 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
       kind && isProtobufResponse(res.headers['content-type'])
         ? decodeProtobufWatchStream<T>(res.body, kind, {
             source,
-            ...(o.dropManagedFields ? { dropManagedFields: true } : {}),
+            ...(o.dropManagedFields || o.keepBytes ? { dropManagedFields: true } : {}),
+            ...(o.keepBytes ? { keepBytes: codecOf(kind) } : {}),
             ...(o.maxLineBytes === undefined ? {} : { maxFrameBytes: o.maxLineBytes }),
           })
         : decodeWatchStream<T>(res.body, {
             source,
+            ...(o.keepBytes ? { keepBytes: true } : {}),
             ...(o.maxLineBytes === undefined ? {} : { maxLineBytes: o.maxLineBytes }),
           })
     return {

@@ -38,17 +38,25 @@ export interface Selectors {
   dropManagedFields?: boolean
 }
 
+/** How objects come off the wire. */
+export interface WireChoice {
+  /** Objects as `WireObject` stubs of their bytes (for a compact store); see the client's `keepBytes`. */
+  keepBytes?: boolean
+}
+
 /** A {@link ListerWatcher} over a resource client (its namespace is the scope). */
 export function listerWatcher<T extends KubeObject>(
   client: ResourceClient<T>,
   selectors: Selectors = {},
+  wire: WireChoice = {},
 ): ListerWatcher<T> {
-  const { labelSelector, fieldSelector, metadataOnly, wire, dropManagedFields } = selectors
+  const { labelSelector, fieldSelector, metadataOnly, wire: format, dropManagedFields } = selectors
   const sel = {
     ...(labelSelector ? { labelSelector } : {}),
     ...(fieldSelector ? { fieldSelector } : {}),
-    ...(wire ? { wire } : {}),
+    ...(format ? { wire: format } : {}),
     ...(dropManagedFields ? { dropManagedFields } : {}),
+    ...(wire.keepBytes ? { keepBytes: true } : {}),
   }
   const where = client.namespace ? ` in ${client.namespace}` : ''
   const which = [labelSelector, fieldSelector].filter(Boolean).join(', ')

@@ -59,10 +59,13 @@ const run = promisify(execFile)
  * route, `edgeop migrate` and the storage migration) to just above 356,513 bytes, 115,888 gzip -9
  * (GNU gzip -9 115,727): 6,992 under the budget. Raised 2026-12-01 to just above 356,676 bytes,
  * 115,926 (+163 / +38): a sharded pass relabels at most 8 objects at once (MOVES_IN_FLIGHT), and
- * `check --shard` checks `list` on Leases.
+ * `check --shard` checks `list` on Leases. Raised 2026-12-01 for issue 18's compact store (+9,788 bytes,
+ * +2,990 gzip -9 by this measure, +2,981 GNU gzip: the JSON scanner and codec, keepBytes lists and
+ * watches, the CompactIndexer and its index table, snapshots of bytes) to just above 366,464 bytes,
+ * 118,916 gzip -9 (GNU gzip -9 118,745): 3,964 under the budget.
  */
-const MAX_BYTES = 356_700
-const MAX_GZIP_BYTES = 115_940
+const MAX_BYTES = 366_500
+const MAX_GZIP_BYTES = 118_930
 
 async function artifact(): Promise<Buffer> {
   try {
