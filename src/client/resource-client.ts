@@ -4,8 +4,6 @@
 import { EdgeopError } from '../core/errors.ts'
 import type { KubeList, KubeObject, PartialObjectMetadata, Status, WatchEvent } from '../core/types.ts'
 import type { KindSchema } from '../protobuf/message-schema.ts'
-import { decodeProtobufList } from '../protobuf/objects.ts'
-import { decodeProtobufWatchStream } from '../protobuf/watch-frames.ts'
 import { decodeJson } from './body-codec.ts'
 import { decodeListBytes } from './json-wire.ts'
 import {
@@ -20,7 +18,7 @@ import {
 import { apiVersionOf, type ResourceType, resourcePath } from './resource.ts'
 import type { Method, Transport } from './transport.ts'
 import { type DecodeOptions, decodeWatchStream } from './watch-decoder.ts'
-import { acceptHeader, codecOf, isProtobufResponse, protobufKindOf, type WireOptions } from './wire-format.ts'
+import { acceptHeader, isProtobufResponse, protobufKindOf, type WireOptions } from './wire-format.ts'
 
 /** Patch content types. `apply` is server-side apply (use {@link ResourceClient.apply}). */
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply'
@@ -187,16 +185,22 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
     as?: 'PartialObjectMetadataList',
   ): Promise<KubeList<R>> {
     const path = resourcePath(this.type, this.namespace) + listQuery(o)
-    const spec = { method: 'GET' as const, path, accept: acceptHeader(kind, as), ...callFields(o) }
+    const spec = {
+      method: 'GET' as const,
+      path,
+      accept: acceptHeader(kind, as),
+      decodeStatus: kind.wire.status,
+      ...callFields(o),
+    }
     const { contentType, bytes } = await this.#transport.requestBytes(spec)
     if (!isProtobufResponse(contentType)) {
       return o.keepBytes
         ? decodeListBytes<R>(bytes)
         : (decodeJson(bytes.toString('utf8'), spec) as KubeList<R>)
     }
-    return decodeProtobufList(kind, bytes, {
+    return kind.wire.list(kind, bytes, {
       ...(o.dropManagedFields || o.keepBytes ? { dropManagedFields: true } : {}),
-      ...(o.keepBytes ? { keepBytes: codecOf(kind) } : {}),
+      ...(o.keepBytes ? { keepBytes: kind.wire.codec(kind) } : {}),
     }) as KubeList<R>
   }
 
@@ -348,16 +352,17 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
         : o.metadataOnly
           ? ACCEPT_PARTIAL_METADATA
           : 'application/json',
+      ...(kind ? { decodeStatus: kind.wire.status } : {}),
       ...(o.signal === undefined ? {} : { signal: o.signal }),
       ...(o.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: o.idleTimeoutMs }),
     })
     const source = `watch ${collection}`
     const events =
       kind && isProtobufResponse(res.headers['content-type'])
-        ? decodeProtobufWatchStream<T>(res.body, kind, {
+        ? kind.wire.watch<T>(res.body, kind, {
             source,
             ...(o.dropManagedFields || o.keepBytes ? { dropManagedFields: true } : {}),
-            ...(o.keepBytes ? { keepBytes: codecOf(kind) } : {}),
+            ...(o.keepBytes ? { keepBytes: kind.wire.codec(kind) } : {}),
             ...(o.maxLineBytes === undefined ? {} : { maxFrameBytes: o.maxLineBytes }),
           })
         : decodeWatchStream<T>(res.body, {

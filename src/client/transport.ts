@@ -13,8 +13,6 @@ import { arch, version as nodeVersion, platform } from 'node:process'
 import type { ClusterConfig } from '../config/cluster-config.ts'
 import { type Clock, realClock, sleep } from '../core/clock.ts'
 import { EdgeopError } from '../core/errors.ts'
-import { STATUS_V1 } from '../protobuf/kinds.generated.ts'
-import { decodeProtobufObject } from '../protobuf/objects.ts'
 import { activeSpan, type Span } from '../tracing/span.ts'
 import { VERSION } from '../version.ts'
 import type { ApiError } from './api-error.ts'
@@ -289,7 +287,12 @@ export class Transport {
         if (res.statusCode < 400) return { res, ctx }
         const bytes = await readBytes(res.body, ctx).catch(() => Buffer.alloc(0))
         const retryAfter = res.headers['retry-after']
-        err = responseError(res.statusCode, errorBody(res.headers['content-type'], bytes), spec, retryAfter)
+        err = responseError(
+          res.statusCode,
+          errorBody(res.headers['content-type'], bytes, spec),
+          spec,
+          retryAfter,
+        )
         outcome = { kind: 'response', status: res.statusCode, retryAfter }
       } catch (cause) {
         this.#observer.onResponse?.(spec.method, 0, this.#clock.monotonic() - started)
@@ -346,10 +349,15 @@ function combine(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortS
 }
 
 /** An error answer's body: the decoded Status of a protobuf answer, else its text (JSON or not). */
-function errorBody(contentType: string | string[] | undefined, bytes: Buffer): string | object {
+function errorBody(
+  contentType: string | string[] | undefined,
+  bytes: Buffer,
+  spec: RequestSpec,
+): string | object {
   if (isProtobufResponse(contentType)) {
     try {
-      return decodeProtobufObject(STATUS_V1, bytes)
+      if (spec.decodeStatus === undefined) throw new Error('no protobuf decoder')
+      return spec.decodeStatus(bytes)
     } catch {
       return `an undecodable protobuf body of ${bytes.length} bytes`
     }

@@ -9,9 +9,6 @@
  * protobuf PartialObjectMetadata for every resource, as client-go's metadata client does: the API server
  * converts any object, custom resources included.
  */
-import type { ObjectCodec } from '../core/wire-object.ts'
-import { protobufCodec } from '../protobuf/codec.ts'
-import { PARTIAL_OBJECT_METADATA_V1 } from '../protobuf/kinds.generated.ts'
 import type { KindSchema } from '../protobuf/message-schema.ts'
 import type { ResourceType } from './resource.ts'
 
@@ -20,10 +17,7 @@ export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf'
 
 /** How a list or watch is read. */
 export interface WireOptions {
-  /**
-   * `protobuf` (the default when the resource type carries its protobuf kind) or `json`. Protobuf needs the
-   * kind's schema: without one, `protobuf` is refused for full objects and JSON is used.
-   */
+  /** `protobuf` (the default when the resource type carries its protobuf kind) or `json`. Without a kind, JSON. */
   wire?: 'json' | 'protobuf'
   /** Leave `metadata.managedFields` out of what is decoded (an informer that strips them asks for this). */
   dropManagedFields?: boolean
@@ -34,9 +28,8 @@ export function protobufKindOf(
   type: ResourceType,
   o: WireOptions & { metadataOnly?: boolean },
 ): KindSchema | undefined {
-  if (o.wire === 'json') return undefined
-  if (o.metadataOnly) return PARTIAL_OBJECT_METADATA_V1
-  return type.protobuf
+  if (o.wire === 'json' || type.protobuf === undefined) return undefined
+  return o.metadataOnly ? type.protobuf.wire.partialObjectMetadata : type.protobuf
 }
 
 /** Whether a response's Content-Type is protobuf. */
@@ -53,16 +46,4 @@ export function acceptHeader(
   const meta = as ? `;as=${as};g=meta.k8s.io;v=v1` : ''
   const json = as ? `application/json${meta},application/json` : 'application/json'
   return kind ? `${PROTOBUF_MEDIA_TYPE}${meta},${json}` : json
-}
-
-const codecs = new WeakMap<KindSchema, ObjectCodec>()
-
-/** The (shared) protobuf codec of `kind`. */
-export function codecOf(kind: KindSchema): ObjectCodec {
-  let codec = codecs.get(kind)
-  if (codec === undefined) {
-    codec = protobufCodec(kind)
-    codecs.set(kind, codec)
-  }
-  return codec
 }

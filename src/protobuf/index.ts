@@ -35,6 +35,7 @@ export {
 } from './kinds.generated.ts'
 export type { KindSchema, MessageSchema } from './message-schema.ts'
 export { decodeProtobufList, decodeProtobufObject, type ProtobufObjectOptions } from './objects.ts'
+export { PROTOBUF_WIRE, type ProtobufWire } from './protobuf-wire.ts'
 export {
   DEFAULT_MAX_WATCH_FRAME_BYTES,
   decodeProtobufWatchStream,

@@ -6,6 +6,7 @@
  * an array indexed by field number the decoder can dispatch on.
  */
 import { EdgeopError } from '../core/errors.ts'
+import { PROTOBUF_WIRE, type ProtobufWire } from './protobuf-wire.ts'
 
 /** How a field's value is encoded and how it appears in JSON (a number, for a fast switch). */
 export const Code = {
@@ -89,6 +90,8 @@ export interface KindSchema {
   readonly apiVersion: string
   readonly kind: string
   readonly message: MessageSchema
+  /** The decoders (lists, watch streams, Status, codecs): reached through the kind, so only bundles with a kind carry them. */
+  readonly wire: ProtobufWire
 }
 
 /** The decoder tracks the fields shown when absent in one 31-bit mask (the largest built-in message has 9). */
@@ -117,7 +120,15 @@ export function message(
 
 /** A kind of the generated table. */
 export function kind(apiVersion: string, kindName: string, top: MessageSchema): KindSchema {
-  return { apiVersion, kind: kindName, message: top }
+  return {
+    apiVersion,
+    kind: kindName,
+    message: top,
+    // A getter: the table and the decoders import each other, and neither is read while modules load.
+    get wire() {
+      return PROTOBUF_WIRE
+    },
+  }
 }
 
 function compile(name: string, spec: string, refs: readonly MessageSchema[]): CompiledMessage {

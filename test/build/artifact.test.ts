@@ -62,10 +62,14 @@ const run = promisify(execFile)
  * `check --shard` checks `list` on Leases. Raised 2026-12-01 for issue 18's compact store (+9,788 bytes,
  * +2,990 gzip -9 by this measure, +2,981 GNU gzip: the JSON scanner and codec, keepBytes lists and
  * watches, the CompactIndexer and its index table, snapshots of bytes) to just above 366,464 bytes,
- * 118,916 gzip -9 (GNU gzip -9 118,745): 3,964 under the budget.
+ * 118,916 gzip -9 (GNU gzip -9 118,745): 3,964 under the budget. Raised 2026-12-01 to just above 368,292
+ * bytes, 119,456 (+1,828 / +540) for issue 18's protobuf wire in the client: content negotiation, the
+ * Content-Type switch, protobuf Status errors. The decoder and the generated table are not in the artifact:
+ * the client reaches them only through a protobuf kind (`kind.wire`), and the operators name none (the
+ * Deployment and Service kinds would cost 6,093 gzip for their tables plus about 4,400 for the decoder).
  */
-const MAX_BYTES = 366_500
-const MAX_GZIP_BYTES = 118_930
+const MAX_BYTES = 368_300
+const MAX_GZIP_BYTES = 119_470
 
 async function artifact(): Promise<Buffer> {
   try {

@@ -122,7 +122,7 @@ test('informers over protobuf and over JSON hold the same objects through adds, 
   const factory = new InformerFactory(client)
   const pb = factory.informer({ type: pbType, namespace: ns })
   const json = factory.informer({ type: CORE_TYPES.configMaps, namespace: ns, labelSelector: '!absent' })
-  const meta = factory.informer({ type: CORE_TYPES.configMaps, namespace: ns, metadataOnly: true })
+  const meta = factory.informer({ type: pbType, namespace: ns, metadataOnly: true })
   const seen: string[] = []
   pb.addEventHandler({
     onAdd: (o) => seen.push(`add ${o.metadata.name}`),
