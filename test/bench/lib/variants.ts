@@ -67,6 +67,17 @@ export interface Run {
   job: object
 }
 
+/** The rows of a peer other than edgeop: client-go in JSON and protobuf (its default), the others in JSON. */
+export function peerRuns(peer: Peer): Run[] {
+  if (peer.id === 'client-go')
+    return (['json', 'protobuf'] as const).map((wire) => ({
+      peer,
+      row: peerRow(peer.id, wire),
+      job: { wire },
+    }))
+  return [{ peer, row: peerRow(peer.id, 'json'), job: {} }]
+}
+
 /**
  * The rows of an informer workload: edgeop's supported variants (at default flags, and at the image
  * flags too when `imageFlags`), client-go in JSON and protobuf (its default), the others in JSON.
@@ -77,12 +88,6 @@ export function informerRuns(peers: readonly Peer[], caps: Capabilities, imageFl
       const vs = [...informerVariants(caps), ...(imageFlags ? informerVariants(caps, IMAGE_FLAGS) : [])]
       return vs.map((v) => ({ peer, row: edgeopRow(v), job: variantJob(v) }))
     }
-    if (peer.id === 'client-go')
-      return (['json', 'protobuf'] as const).map((wire) => ({
-        peer,
-        row: peerRow(peer.id, wire),
-        job: { wire },
-      }))
-    return [{ peer, row: peerRow(peer.id, 'json'), job: {} }]
+    return peerRuns(peer)
   })
 }
