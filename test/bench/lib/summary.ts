@@ -87,6 +87,8 @@ export function headlinePicks(bigPods: number, watchCase: string): Pick[] {
       peerWhy: {
         'client-go (protobuf)':
           'protobuf events decoded by generated compiled code, fewer bytes per event; edgeop per event also rebuilds the object without managedFields, deep-freezes it and queues it per handler.',
+        'client-node':
+          'client-node parses each event with JSON.parse and stores it as it is; edgeop per event also rebuilds the object without managedFields, deep-freezes it (`freeze: true` by default) and queues it per handler.',
         '*': 'a compiled decoder; edgeop per event also rebuilds the object without managedFields, deep-freezes it (`freeze: true` by default) and queues it per handler.',
       },
       edgeopWhy: {
@@ -213,10 +215,12 @@ export function findings(reports: WorkloadReport[], picks: Pick[], _peers: reado
   const edgeopWins: string[] = []
   const ties: string[] = []
   const noisy: string[] = []
-  const said = new Set<string>()
-  const reason = (why: string): string => {
-    if (said.has(why)) return 'the same reason as above.'
-    said.add(why)
+  const said = new Map<string, string>()
+  /** A reason in full the first time, then a pointer to the measure it was given for. */
+  const reason = (why: string, label: string): string => {
+    const first = said.get(why)
+    if (first !== undefined) return `the same reason as for ${first}.`
+    said.set(why, label)
     return why
   }
   for (const pk of picks) {
@@ -241,8 +245,10 @@ export function findings(reports: WorkloadReport[], picks: Pick[], _peers: reado
       else if (peerBetter) add(better, reasonFor(pk.peerWhy, row))
       else add(worse, reasonFor(pk.edgeopWhy, row))
     }
-    for (const [why, rows] of better) peerWins.push(`- **${label}** — ${rows.join(', ')}: ${reason(why)}`)
-    for (const [why, rows] of worse) edgeopWins.push(`- **${label}** — ${rows.join(', ')}: ${reason(why)}`)
+    for (const [why, rows] of better)
+      peerWins.push(`- **${label}** — ${rows.join(', ')}: ${reason(why, pk.label)}`)
+    for (const [why, rows] of worse)
+      edgeopWins.push(`- **${label}** — ${rows.join(', ')}: ${reason(why, pk.label)}`)
     if (even.length) (pk.noisy ? noisy : ties).push(`${label} (${even.join(', ')})`)
   }
   return [
