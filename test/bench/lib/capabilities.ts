@@ -12,6 +12,7 @@ import { type InformerOptions, SharedInformer } from '../../../src/cache/informe
 import { KubeClient } from '../../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../../src/client/resource.ts'
 import { loadClusterConfig } from '../../../src/config/load.ts'
+import { POD_V1 } from '../../../src/protobuf/kinds.generated.ts'
 import { listerWatcher } from '../../../src/watch/lister-watcher.ts'
 import type { ReplayServer } from './replay.ts'
 
@@ -30,11 +31,17 @@ export async function detectCapabilities(server: ReplayServer, namespace: string
   const config = await loadClusterConfig({ kubeconfig: await server.kubeconfig() })
   const client = new KubeClient(config, { qps: -1 })
   const pods = client.resource(CORE_TYPES.pods, namespace)
+  // Protobuf is asked for by resource types that carry their protobuf kind.
+  const podsProtobuf = client.resource({ ...CORE_TYPES.pods, protobuf: POD_V1 }, namespace)
   const evidence: string[] = []
-  const run = async (options: object): Promise<SharedInformer<Pod>> => {
+  const run = async (options: { wire?: string; store?: string }): Promise<SharedInformer<Pod>> => {
     server.reset()
     const inf = new SharedInformer<Pod>(
-      listerWatcher(pods, options as Parameters<typeof listerWatcher>[1]),
+      listerWatcher(
+        options.wire === 'protobuf' ? podsProtobuf : pods,
+        options as Parameters<typeof listerWatcher>[1],
+        options.store === 'compact' ? { keepBytes: true } : {},
+      ),
       options as InformerOptions<Pod>,
     )
     const ac = new AbortController()
@@ -55,7 +62,7 @@ export async function detectCapabilities(server: ReplayServer, namespace: string
   evidence.push(`informer with wire 'protobuf' asked for: ${server.served.join(', ') || 'nothing'}`)
   server.reset()
   try {
-    await pods.list({ wire: 'protobuf' } as Parameters<typeof pods.list>[0])
+    await podsProtobuf.list({ wire: 'protobuf' } as Parameters<typeof pods.list>[0])
   } catch (err) {
     evidence.push(`list with wire 'protobuf' failed: ${(err as Error).message}`)
   }

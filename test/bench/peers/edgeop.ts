@@ -7,6 +7,7 @@ import { type InformerOptions, SharedInformer } from '../../../src/cache/informe
 import { KubeClient } from '../../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../../src/client/resource.ts'
 import { loadClusterConfig } from '../../../src/config/load.ts'
+import { POD_V1 } from '../../../src/protobuf/kinds.generated.ts'
 import { listerWatcher } from '../../../src/watch/lister-watcher.ts'
 import {
   EventCounter,
@@ -24,7 +25,11 @@ const job: Job = readJob()
 // As a user would: the kubeconfig file, client-side throttling off (like the other peers).
 const config = await loadClusterConfig({ kubeconfig: job.kubeconfig })
 const client = new KubeClient(config, { qps: -1 })
-const pods = client.resource(CORE_TYPES.pods, job.namespace)
+// Protobuf is asked for by resource types that carry their protobuf kind (src/client/wire-format.ts).
+const pods = client.resource(
+  job.wire === 'protobuf' ? { ...CORE_TYPES.pods, protobuf: POD_V1 } : CORE_TYPES.pods,
+  job.namespace,
+)
 
 /**
  * The job's wire format and store (issue 18), passed as informer options when the job sets them.
@@ -39,12 +44,19 @@ const wireOptions = {
 /** The informer for the job's mode; defaults everywhere else (streaming list, freeze on). */
 function informer(): SharedInformer<Pod> {
   const mode = job.mode ?? 'strip'
+  // As InformerFactory builds it: managedFields skipped by the decoder when stripped, bytes kept for a compact store.
+  const strip = mode !== 'full'
   return new SharedInformer(
-    listerWatcher(pods, {
-      ...(mode === 'metadata' ? { metadataOnly: true } : {}),
-      ...wireOptions,
-    } as Parameters<typeof listerWatcher>[1]),
-    { stripManagedFields: mode !== 'full', ...wireOptions } as InformerOptions<Pod>,
+    listerWatcher(
+      pods,
+      {
+        ...(mode === 'metadata' ? { metadataOnly: true } : {}),
+        ...(strip ? { dropManagedFields: true } : {}),
+        ...wireOptions,
+      } as Parameters<typeof listerWatcher>[1],
+      job.store === 'compact' && strip ? { keepBytes: true } : {},
+    ),
+    { stripManagedFields: strip, ...wireOptions } as InformerOptions<Pod>,
   )
 }
 
