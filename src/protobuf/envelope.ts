@@ -14,10 +14,13 @@ export const PROTOBUF_MAGIC: readonly number[] = [0x6b, 0x38, 0x73, 0x00]
 
 /** What the envelope says: the type, and where the object's own bytes are. */
 export interface Unwrapped {
+  /** `typeMeta.apiVersion` of the envelope. */
   readonly apiVersion: string
+  /** `typeMeta.kind` of the envelope (`Status` for an error answer). */
   readonly kind: string
-  /** The object's message bytes: `[start, end)` of the buffer that was unwrapped. */
+  /** Where the object's message bytes start in the buffer that was unwrapped. */
   readonly start: number
+  /** Where they end (exclusive). */
   readonly end: number
 }
 

@@ -75,6 +75,7 @@ export interface CompiledMessage {
 
 /** A protobuf message of the table: its Go name, and its compiled form (built once, on first use). */
 export interface MessageSchema {
+  /** The Go type's name, e.g. `PodSpec` (in decode errors). */
   readonly name: string
   /**
    * `apiVersion` and `kind` of a kind nested in another object (a StatefulSet's volumeClaimTemplates): the API
@@ -87,8 +88,11 @@ export interface MessageSchema {
 
 /** A kind whose objects can be decoded from protobuf: its apiVersion, kind, and top-level message. */
 export interface KindSchema {
+  /** `group/version` (`v1` for the core group), as the envelope carries it. */
   readonly apiVersion: string
+  /** The kind, e.g. `Pod`; lists are `<kind>List`. */
   readonly kind: string
+  /** The kind's top-level message (ObjectMeta in field 1). */
   readonly message: MessageSchema
   /** The decoders (lists, watch streams, Status, codecs): reached through the kind, so only bundles with a kind carry them. */
   readonly wire: ProtobufWire

@@ -22,6 +22,7 @@ export const DEFAULT_MAX_WATCH_FRAME_BYTES = 16 * 1024 * 1024
 
 /** Options of {@link decodeProtobufWatchStream}. */
 export interface ProtobufWatchOptions extends ProtobufObjectOptions {
+  /** Longest accepted frame; a longer one throws `EDGEOP_ERR_DECODE`. Default {@link DEFAULT_MAX_WATCH_FRAME_BYTES}. */
   maxFrameBytes?: number
   /** Names the stream in errors, e.g. `watch /api/v1/pods`. */
   source?: string
