@@ -158,9 +158,9 @@ export class Reader {
           break
         }
       }
-      if (ascii) return (buf as FastSlices).latin1Slice(start, stop)
+      if (ascii) return (buf as unknown as FastSlices).latin1Slice(start, stop)
     }
-    return (buf as FastSlices).utf8Slice(start, stop)
+    return (buf as unknown as FastSlices).utf8Slice(start, stop)
   }
 }
 

@@ -6,7 +6,7 @@ import { InformerFactory } from '../../src/cache/factory.ts'
 import { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import { adminClient } from '../support/kube.ts'
-import { eachStore, LIVE_STORE_MODES, storeOptions } from '../support/stores.ts'
+import { configMaps, eachStore, LIVE_STORE_MODES, storeOptions } from '../support/stores.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
 const { env, defer } = useTestEnv()
@@ -18,13 +18,13 @@ eachStore(
     defer(() => client.close())
     const ns = await env().createNamespace('factory')
     await client
-      .resource(CORE_TYPES.configMaps, ns)
+      .resource(configMaps(), ns)
       .create({ metadata: { name: 'x', labels: { app: 'a' } }, data: { big: 'y'.repeat(500) } })
     const factory = new InformerFactory(client, storeOptions())
-    const a = factory.informer({ type: CORE_TYPES.configMaps, namespace: ns })
-    const b = factory.informer({ type: CORE_TYPES.configMaps, namespace: ns })
-    const c = factory.informer({ type: CORE_TYPES.configMaps, namespace: ns, labelSelector: 'app=a' })
-    const meta = factory.informer({ type: CORE_TYPES.configMaps, namespace: ns, metadataOnly: true })
+    const a = factory.informer({ type: configMaps(), namespace: ns })
+    const b = factory.informer({ type: configMaps(), namespace: ns })
+    const c = factory.informer({ type: configMaps(), namespace: ns, labelSelector: 'app=a' })
+    const meta = factory.informer({ type: configMaps(), namespace: ns, metadataOnly: true })
     assert.equal(a, b)
     assert.notEqual(a, c)
     assert.equal(factory.informers.length, 3)

@@ -4,12 +4,11 @@
  */
 import assert from 'node:assert/strict'
 import type { KubeClient } from '../../src/client/kube-client.ts'
-import { CORE_TYPES } from '../../src/client/resource.ts'
 import type { FaultProxy, RequestRecord } from '../controlplane/fault-proxy.ts'
 import { eventually } from '../support/eventually.ts'
 import { serverState, watchInformer } from '../support/informers.ts'
 import { adminClient } from '../support/kube.ts'
-import { eachStore, LIVE_STORE_MODES } from '../support/stores.ts'
+import { configMaps, eachStore, LIVE_STORE_MODES } from '../support/stores.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
 const { env, defer } = useTestEnv()
@@ -36,9 +35,8 @@ eachStore(
   async () => {
     const ns = await env().createNamespace('stream')
     const { proxy, client, direct } = await viaProxy()
-    for (const n of ['a', 'b', 'c'])
-      await direct.resource(CORE_TYPES.configMaps, ns).create({ metadata: { name: n } })
-    const w = watchInformer(client, CORE_TYPES.configMaps, ns)
+    for (const n of ['a', 'b', 'c']) await direct.resource(configMaps(), ns).create({ metadata: { name: n } })
+    const w = watchInformer(client, configMaps(), ns)
     defer(() => w.stop())
     await w.informer.waitForSync()
     assert.deepEqual(w.informer.store.keys().sort(), [`${ns}/a`, `${ns}/b`, `${ns}/c`])
@@ -53,13 +51,13 @@ eachStore(
   async () => {
     const ns = await env().createNamespace('fallback')
     const { proxy, client, direct } = await viaProxy()
-    await direct.resource(CORE_TYPES.configMaps, ns).create({ metadata: { name: 'a' } })
+    await direct.resource(configMaps(), ns).create({ metadata: { name: 'a' } })
     proxy.addFault({
       watch: true,
       times: 1,
       action: { type: 'status', status: 400, message: 'sendInitialEvents is not supported' },
     })
-    const w = watchInformer(client, CORE_TYPES.configMaps, ns)
+    const w = watchInformer(client, configMaps(), ns)
     defer(() => w.stop())
     await w.informer.waitForSync()
     assert.deepEqual(w.informer.store.keys(), [`${ns}/a`])
@@ -75,8 +73,8 @@ eachStore(
   async () => {
     const ns = await env().createNamespace('drop')
     const { proxy, client, direct } = await viaProxy()
-    const api = direct.resource(CORE_TYPES.configMaps, ns)
-    const w = watchInformer(client, CORE_TYPES.configMaps, ns)
+    const api = direct.resource(configMaps(), ns)
+    const w = watchInformer(client, configMaps(), ns)
     defer(() => w.stop())
     await w.informer.waitForSync()
     for (let round = 0; round < 3; round++) {
@@ -103,7 +101,7 @@ eachStore(
   async () => {
     const ns = await env().createNamespace('storm')
     const { proxy, client, direct } = await viaProxy()
-    const w = watchInformer(client, CORE_TYPES.configMaps, ns, {}, {})
+    const w = watchInformer(client, configMaps(), ns, {}, {})
     defer(() => w.stop())
     await w.informer.waitForSync()
     const storm = proxy.addFault({
@@ -122,7 +120,7 @@ eachStore(
       const gap = tries[i]!.startedAt - tries[i - 1]!.startedAt
       assert.ok(gap >= 950, `attempts ${gap} ms apart`)
     }
-    await direct.resource(CORE_TYPES.configMaps, ns).create({ metadata: { name: 'after-storm' } })
+    await direct.resource(configMaps(), ns).create({ metadata: { name: 'after-storm' } })
     await eventually(() => w.seen.has(`${ns}/after-storm`), 40_000, 'recovered after the storm')
     assert.equal(proxy.requests(isList).length, 0, 'a throttled watch is re-opened, not relisted')
   },
@@ -134,7 +132,7 @@ eachStore(
   async () => {
     const ns = await env().createNamespace('stall')
     const { proxy, client, direct } = await viaProxy()
-    const w = watchInformer(client, CORE_TYPES.configMaps, ns, {
+    const w = watchInformer(client, configMaps(), ns, {
       minWatchTimeoutSeconds: 2,
       maxWatchTimeoutSeconds: 2,
       idleMarginMs: 1000,
@@ -145,7 +143,7 @@ eachStore(
     proxy.dropAll()
     const stalledAt = Date.now()
     await eventually(() => proxy.requests((r) => r.fault === 'stall').length === 1, 5000, 'the stalled watch')
-    await direct.resource(CORE_TYPES.configMaps, ns).create({ metadata: { name: 'after-stall' } })
+    await direct.resource(configMaps(), ns).create({ metadata: { name: 'after-stall' } })
     await eventually(() => w.seen.has(`${ns}/after-stall`), 20_000, 'event after the stall')
     // Bound: idle timeout (2 s + 1 s) + at most one backoff step (< 1.6 s) + request time.
     assert.ok(Date.now() - stalledAt < 10_000, `recovered in ${Date.now() - stalledAt} ms`)
@@ -158,12 +156,12 @@ eachStore(
   async () => {
     const ns = await env().createNamespace('pages')
     const { proxy, client, direct } = await viaProxy('uncached')
-    const api = direct.resource(CORE_TYPES.configMaps, ns)
+    const api = direct.resource(configMaps(), ns)
     const names = Array.from({ length: 5000 }, (_, i) => `cm-${i}`)
     for (let i = 0; i < names.length; i += 50) {
       await Promise.all(names.slice(i, i + 50).map((name) => api.create({ metadata: { name } })))
     }
-    const w = watchInformer(client, CORE_TYPES.configMaps, ns, { streaming: 'off', pageSize: 100 })
+    const w = watchInformer(client, configMaps(), ns, { streaming: 'off', pageSize: 100 })
     defer(() => w.stop())
     assert.equal(await w.informer.waitForSync(AbortSignal.timeout(60_000)), true)
     assert.equal(w.informer.store.size, 5000)
@@ -172,7 +170,7 @@ eachStore(
     assert.ok(pages.every((p) => p.params.get('limit') === '100'))
     assert.deepEqual(
       new Map([...w.seen].sort()),
-      new Map([...(await serverState(direct, CORE_TYPES.configMaps, ns))].sort()),
+      new Map([...(await serverState(direct, configMaps(), ns))].sort()),
     )
   },
   LIVE_STORE_MODES,
