@@ -22,6 +22,22 @@ const TWO_32 = 4294967296
 /** Strings up to this length are checked for ASCII and sliced as latin1 (measured faster below ~64 bytes). */
 const SHORT_STRING = 64
 
+/**
+ * Short strings repeat across objects (enum values, label keys and values, image names, node names); the
+ * decoder hands out one copy of each, as V8's JSON.parse does for the strings it internalizes. Bounded:
+ * the table is dropped when it reaches this many strings.
+ */
+const SHARED_STRINGS_MAX = 8192
+let sharedStrings = new Map<string, string>()
+
+function shared(s: string): string {
+  const hit = sharedStrings.get(s)
+  if (hit !== undefined) return hit
+  if (sharedStrings.size === SHARED_STRINGS_MAX) sharedStrings = new Map()
+  sharedStrings.set(s, s)
+  return s
+}
+
 /** Buffer's slicing methods without `toString`'s argument handling (present on every Node Buffer). */
 interface FastSlices {
   latin1Slice(start: number, end: number): string
@@ -158,7 +174,7 @@ export class Reader {
           break
         }
       }
-      if (ascii) return (buf as unknown as FastSlices).latin1Slice(start, stop)
+      if (ascii) return shared((buf as unknown as FastSlices).latin1Slice(start, stop))
     }
     return (buf as unknown as FastSlices).utf8Slice(start, stop)
   }
@@ -180,13 +196,23 @@ export function decodeMessage(
   start = 0,
   end = bytes.byteLength,
   options: DecodeMessageOptions = {},
-  out: Record<string, unknown> = {},
+  out: Record<string, unknown> = newObject(schema),
 ): Record<string, unknown> {
   const r = new Reader(bytes, start, schema.name)
   if (options.dropManagedFields) r.dropManagedFields = true
   decodeInto(r, schema, end, out)
   if (r.pos !== end) r.fail('message does not end at its length')
   return out
+}
+
+/**
+ * A new plain object for a value of `schema`. Made by a constructor per message whose prototype is
+ * `Object.prototype`: V8 then learns how many properties such objects get (slack tracking) and keeps them
+ * in the object, where `{}` would move them to a separate, over-allocated backing store. The result is a
+ * plain object all the same (`Object.getPrototypeOf(o) === Object.prototype`).
+ */
+function newObject(schema: MessageSchema): Record<string, unknown> {
+  return new (schema.compiled().make)()
 }
 
 /** Decodes the message at the cursor up to `end` into `out` (the parent's object for an embedded struct). */
@@ -307,7 +333,7 @@ function zeroValue(r: Reader, field: FieldSchema): unknown {
     case Code.Duration:
       return '0s'
     case Code.Message: {
-      const obj: Record<string, unknown> = {}
+      const obj = newObject(field.message as MessageSchema)
       decodeInto(r, field.message as MessageSchema, r.pos, obj)
       return obj
     }
@@ -383,7 +409,11 @@ function readEmbedded(r: Reader, field: FieldSchema, stop: number): unknown {
   switch (field.code) {
     case Code.Message: {
       const schema = field.message as MessageSchema
-      const obj: Record<string, unknown> = schema.typeMeta ? { ...schema.typeMeta } : {}
+      const obj = newObject(schema)
+      if (schema.typeMeta) {
+        obj.apiVersion = schema.typeMeta.apiVersion
+        obj.kind = schema.typeMeta.kind
+      }
       decodeInto(r, schema, stop, obj)
       return obj
     }

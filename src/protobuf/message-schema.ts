@@ -71,6 +71,8 @@ export interface CompiledMessage {
   readonly byNumber: readonly (FieldSchema | undefined)[]
   /** Fields to fill when absent from the wire (Go would still marshal their zero value). */
   readonly whenAbsent: readonly FieldSchema[]
+  /** Makes the plain objects of this message (see decode.ts `newObject`). */
+  readonly make: new () => Record<string, unknown>
 }
 
 /** A protobuf message of the table: its Go name, and its compiled form (built once, on first use). */
@@ -189,7 +191,10 @@ function compile(name: string, spec: string, refs: readonly MessageSchema[]): Co
       whenAbsent.push(field)
     }
   }
-  return { byNumber, whenAbsent }
+  // A constructor per message, for V8's slack tracking; its instances are plain objects.
+  const make = function PlainObject() {} as unknown as new () => Record<string, unknown>
+  make.prototype = Object.prototype
+  return { byNumber, whenAbsent, make }
 }
 
 /**
