@@ -109,7 +109,7 @@ export function decodeProtobufList(
               r.pos,
               stop,
               options,
-              itemType ? { ...itemType } : {},
+              itemType ? { ...itemType } : undefined,
             ) as KubeObject),
       )
       r.pos = stop
