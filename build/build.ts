@@ -35,6 +35,7 @@ const SUBPATHS = [
   'resilience',
   'sharding',
   'tracing',
+  'protobuf',
   'webhook',
   'esbuild',
 ] as const

@@ -69,12 +69,25 @@ export class InformerFactory {
     let inf = this.#informers.get(key)
     if (!inf) {
       const rc = this.#client.resource<T>(spec.type, spec.namespace)
-      const created = new SharedInformer<T>(listerWatcher(rc, spec), {
+      const o: InformerOptions<T> = {
         ...(this.#defaults as unknown as InformerOptions<T>),
         clock: this.#clock,
         ...this.#snapshotOf(spec, key),
         ...options,
-      })
+      }
+      // An informer that strips managedFields lets the decoder skip them. The compact store takes the
+      // objects' bytes off the wire, managedFields cut as bytes; an informer that keeps managedFields gets
+      // parsed objects and keeps each as its JSON encoding.
+      const strip = o.stripManagedFields ?? true
+      const keepBytes = o.store === 'compact' && strip
+      const created = new SharedInformer<T>(
+        listerWatcher(
+          rc,
+          { ...spec, ...(strip ? { dropManagedFields: true } : {}) },
+          keepBytes ? { keepBytes } : {},
+        ),
+        o,
+      )
       inf = created as unknown as SharedInformer<KubeObject>
       this.#informers.set(key, inf)
       this.#specs.set(inf, spec)

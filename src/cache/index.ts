@@ -1,4 +1,10 @@
 /** @module cache — informers, indexed stores and the factory that shares them. */
+export {
+  CompactIndexer,
+  type CompactIndexerOptions,
+  DECODED_CACHE_SIZE,
+  toWireObject,
+} from './compact-indexer.ts'
 export * from './factory.ts'
 export * from './index-funcs.ts'
 export * from './informer.ts'

@@ -6,9 +6,12 @@ import { type CancelTimer, type Clock, realClock } from '../core/clock.ts'
 import { EdgeopError } from '../core/errors.ts'
 import { type Logger, noopLogger } from '../core/log.ts'
 import { type KubeObject, objectKey } from '../core/types.ts'
+import { isWireObject, materialize } from '../core/wire-object.ts'
 import type { WatcherEvent } from '../watch/events.ts'
 import type { ListerWatcher } from '../watch/lister-watcher.ts'
 import { Watcher, type WatcherHealth, type WatcherOptions } from '../watch/watcher.ts'
+import type { CacheStore } from './cache-store.ts'
+import { CompactIndexer, toWireObject } from './compact-indexer.ts'
 import { type EventHandler, type HandlerRegistration, Listener } from './listener.ts'
 import { relistDiff } from './relist-diff.ts'
 import { SnapshotKeeper, type SnapshotOptions } from './snapshot-keeper.ts'
@@ -25,8 +28,21 @@ export interface InformerOptions<T extends KubeObject>
   indexers?: Record<string, IndexFunc<T>>
   /** Drop `metadata.managedFields` before caching. Default true. */
   stripManagedFields?: boolean
-  /** A transform after stripping (keep only the fields a controller reads). Set before `run`. */
+  /**
+   * A transform after stripping (keep only the fields a controller reads). Set before `run`. With the
+   * compact store it runs on the decoded object and its result is kept as its JSON encoding (so it must
+   * return a JSON-shaped object), which costs a decode and an encode per object.
+   */
   transform?: (obj: T) => T
+  /**
+   * How cached objects are kept. `eager` (default): as decoded, frozen objects. `compact`: as their wire
+   * bytes with the scanned metadata, decoded on demand (reads and handler delivery) through a small
+   * cache of decoded objects ({@link CompactIndexer}); what handlers and readers get is the same. The
+   * factory then asks the client for bytes (`keepBytes`); a source that sends parsed objects works too
+   * (each is kept as its JSON encoding). Index functions that read more than metadata decode (see
+   * {@link IndexFunc}). The wire format is chosen separately.
+   */
+  store?: 'eager' | 'compact'
   /**
    * Deep-freeze cached objects so that accidental mutation throws instead of silently
    * corrupting shared state. Default true; turn off only after measuring the cost.
@@ -81,7 +97,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
   readonly store: Indexer<T>
   /** The list/watch engine that feeds the store. */
   readonly watcher: Watcher<T>
-  readonly #indexer: MemoryIndexer<T>
+  readonly #indexer: CacheStore<T>
   readonly #listeners = new Set<Listener<T>>()
   readonly #clock: Clock
   readonly #log: Logger
@@ -104,28 +120,45 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
       this.#markSynced = resolve
     })
     this.#log = (options.logger ?? noopLogger).child({ informer: source.describe })
-    this.#indexer = new MemoryIndexer<T>(options.indexers)
-    this.store = this.#indexer
-    this.#transform = options.transform
     const strip = options.stripManagedFields ?? true
     const freeze = options.freeze ?? true
-    this.#freeze = freeze
+    const compact = options.store === 'compact'
+    this.#indexer = compact
+      ? new CompactIndexer<T>({ freeze, ...(options.indexers ? { indexers: options.indexers } : {}) })
+      : new MemoryIndexer<T>(options.indexers)
+    this.store = this.#indexer
+    this.#transform = options.transform
+    this.#freeze = freeze && !compact
     this.#keeper =
       options.snapshot &&
       new SnapshotKeeper(options.snapshot, this.#clock, this.#log, () => ({
         resourceVersion: this.watcher.health().resourceVersion,
-        objects: this.#indexer.list(),
+        objects: this.#indexer.entries(),
       }))
     this.watcher = new Watcher<T>(source, {
       ...options,
       clock: this.#clock,
       logger: options.logger ?? noopLogger,
-      transform: (obj) => {
-        let o = strip ? stripManagedFields(obj) : obj
-        if (this.#transform) o = this.#transform(o)
-        return freeze ? deepFreeze(o) : o
-      },
+      transform: compact
+        ? (obj) => this.#compactTransform(obj, strip)
+        : (obj) => {
+            let o = strip ? stripManagedFields(obj) : obj
+            if (this.#transform) o = this.#transform(o)
+            return freeze ? deepFreeze(o) : o
+          },
     })
+  }
+
+  /**
+   * The compact store's transform: a stub from the client stays bytes (its managedFields were cut as
+   * bytes); a plain object is stripped and kept as its JSON encoding; a user transform runs on the
+   * decoded object and its result is kept as JSON.
+   */
+  #compactTransform(obj: T, strip: boolean): T {
+    if (!this.#transform)
+      return (isWireObject(obj) ? obj : toWireObject(strip ? stripManagedFields(obj) : obj)) as unknown as T
+    const full = isWireObject(obj) ? materialize(obj) : strip ? stripManagedFields(obj) : obj
+    return toWireObject(this.#transform(full)) as unknown as T
   }
 
   /** Names the collection. */
@@ -170,7 +203,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
 
   /** Loads the snapshot (if valid) as the first full state and seeds the watch with its resourceVersion. */
   async #restore(keeper: SnapshotKeeper): Promise<void> {
-    const r = await keeper.restore<T>()
+    const r = await keeper.restore<T>({ keepBytes: this.#indexer instanceof CompactIndexer })
     if (!r) return
     this.#replace(this.#freeze ? r.objects.map(deepFreeze) : r.objects)
     this.watcher.resumeFrom(r.resourceVersion)
@@ -199,11 +232,12 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
       () => this.#syncedOnce,
       (l) => this.#listeners.delete(l),
       this.#log,
+      (entry) => this.#indexer.resolve(entry),
     )
     listener.nextResyncAt = this.#clock.monotonic() + period
     this.#listeners.add(listener)
     if (this.#synced)
-      for (const obj of this.#indexer.list()) listener.notify({ kind: 'add', obj, initial: true })
+      for (const obj of this.#indexer.entries()) listener.notify({ kind: 'add', obj, initial: true })
     if (this.#started) this.#scheduleResync()
     return listener
   }
@@ -280,7 +314,8 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
   /** A relist: apply {@link relistDiff}'s deltas (deletions first), notifying as each lands. */
   #replace(objects: T[]): void {
     const initial = !this.#synced
-    for (const d of relistDiff(this.#indexer, objects)) {
+    const cached = { get: (k: string) => this.#indexer.entry(k), keys: () => this.#indexer.keys() }
+    for (const d of relistDiff(cached, objects)) {
       if (d.kind === 'delete') {
         this.#indexer.remove(d.key)
         this.#broadcast({ kind: 'delete', obj: d.obj, stale: true })
@@ -313,7 +348,8 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
       for (const l of this.#listeners) {
         if (l.resyncPeriodMs === 0 || now < l.nextResyncAt) continue
         l.nextResyncAt = now + l.resyncPeriodMs
-        if (this.#synced) for (const obj of this.#indexer.list()) l.notify({ kind: 'update', old: obj, obj })
+        if (this.#synced)
+          for (const obj of this.#indexer.entries()) l.notify({ kind: 'update', old: obj, obj })
       }
       this.#scheduleResync()
     }, earliest - this.#clock.monotonic())

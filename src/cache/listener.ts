@@ -72,6 +72,7 @@ export class Listener<T extends KubeObject> implements HandlerRegistration {
   readonly #syncWaiters = new Set<() => void>()
   readonly #onRemove: (l: Listener<T>) => void
   readonly #log: Logger
+  readonly #resolve: (entry: T) => T
 
   constructor(
     handler: EventHandler<T>,
@@ -80,7 +81,9 @@ export class Listener<T extends KubeObject> implements HandlerRegistration {
     informerWhenSynced: () => Promise<void>,
     onRemove: (l: Listener<T>) => void,
     log: Logger,
+    resolve: (entry: T) => T = (entry) => entry,
   ) {
+    this.#resolve = resolve
     this.handler = handler
     this.resyncPeriodMs = resyncPeriodMs
     this.#informerSynced = informerSynced
@@ -158,14 +161,16 @@ export class Listener<T extends KubeObject> implements HandlerRegistration {
     this.#draining = false
   }
 
+  /** Delivers `n`, its entries resolved to objects only now (a compact store's backlog stays bytes). */
   #call(n: Notification<T>): unknown {
+    const h = this.handler
     switch (n.kind) {
       case 'add':
-        return this.handler.onAdd?.(n.obj, n.initial)
+        return h.onAdd?.(this.#resolve(n.obj), n.initial)
       case 'update':
-        return this.handler.onUpdate?.(n.old, n.obj)
+        return h.onUpdate?.(this.#resolve(n.old), this.#resolve(n.obj))
       case 'delete':
-        return this.handler.onDelete?.(n.obj, { finalStateUnknown: n.stale })
+        return h.onDelete?.(this.#resolve(n.obj), { finalStateUnknown: n.stale })
     }
   }
 }

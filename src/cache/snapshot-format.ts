@@ -12,10 +12,13 @@
  *
  * The trailer comes last so that any truncation loses it or breaks it; the checksum
  * catches every other change. {@link decodeSnapshot} never throws: what it cannot use it
- * names in one short reason, and the caller starts cold.
+ * names in one short reason, and the caller starts cold. A compact store's objects that are JSON
+ * bytes are written as they are; `keepBytes` restores each object as a stub of its line's bytes.
  */
 import { createHash } from 'node:crypto'
+import { jsonCodec } from '../client/json-codec.ts'
 import type { KubeObject } from '../core/types.ts'
+import { isWireObject, materialize, WIRE, wireObject } from '../core/wire-object.ts'
 
 /** Version of the layout above; a snapshot of another version is ignored. */
 export const SNAPSHOT_FORMAT = 1
@@ -56,9 +59,27 @@ export function encodeSnapshot(
   objects: readonly KubeObject[],
 ): Buffer {
   const header = { format: SNAPSHOT_FORMAT, ...identity, resourceVersion, count: objects.length }
-  const body = Buffer.from(`${[header, ...objects].map((o) => JSON.stringify(o)).join('\n')}\n`)
+  if (!objects.some(isWireObject)) {
+    const body = Buffer.from(`${[header, ...objects].map((o) => JSON.stringify(o)).join('\n')}\n`)
+    return Buffer.concat([body, Buffer.from(`sha256:${sha256(body)}\n`)])
+  }
+  // A compact store's objects: JSON bytes go out as they are (one line each), anything else encoded.
+  const parts: Uint8Array[] = [Buffer.from(`${JSON.stringify(header)}\n`)]
+  for (const o of objects) {
+    const w = isWireObject(o) ? o[WIRE] : undefined
+    parts.push(
+      w && w.codec.format === 'json' && !w.bytes.includes(NEWLINE)
+        ? w.bytes
+        : Buffer.from(JSON.stringify(materialize(o))),
+      LINE_END,
+    )
+  }
+  const body = Buffer.concat(parts)
   return Buffer.concat([body, Buffer.from(`sha256:${sha256(body)}\n`)])
 }
+
+const NEWLINE = 0x0a
+const LINE_END = Buffer.from('\n')
 
 /**
  * Decodes `bytes` as a snapshot of `identity`. Returns the contents, or a short reason
@@ -68,6 +89,7 @@ export function encodeSnapshot(
 export function decodeSnapshot<T extends KubeObject = KubeObject>(
   bytes: Uint8Array,
   identity: SnapshotIdentity,
+  o: { keepBytes?: boolean } = {},
 ): SnapshotContents<T> | { problem: string } {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   const end = buf.length - 1
@@ -76,10 +98,12 @@ export function decodeSnapshot<T extends KubeObject = KubeObject>(
   if (!trailer || start === 0) return { problem: 'truncated' }
   if (sha256(buf.subarray(0, start)) !== trailer[1]) return { problem: 'checksum mismatch' }
   try {
-    const [h, ...objects] = buf
-      .toString('utf8', 0, start - 1)
-      .split('\n')
-      .map((l) => JSON.parse(l) as Record<string, unknown>)
+    const [h, ...objects] = o.keepBytes
+      ? stubLines(buf.subarray(0, start - 1))
+      : buf
+          .toString('utf8', 0, start - 1)
+          .split('\n')
+          .map((l) => JSON.parse(l) as Record<string, unknown>)
     const want: Record<string, unknown> = { format: SNAPSHOT_FORMAT, ...identity, count: objects.length }
     for (const k in want) if (h![k] !== want[k]) return { problem: `${k} differs` }
     const resourceVersion = h!.resourceVersion
@@ -87,4 +111,17 @@ export function decodeSnapshot<T extends KubeObject = KubeObject>(
       return { resourceVersion, objects: objects as unknown as T[] }
   } catch {}
   return { problem: 'malformed' }
+}
+
+/** The header line parsed and each object line as a stub of a copy of its bytes (with `keepBytes`). */
+function stubLines(b: Buffer): Record<string, unknown>[] {
+  let nl = b.indexOf(NEWLINE)
+  if (nl < 0) nl = b.length
+  const out: Record<string, unknown>[] = [JSON.parse(b.toString('utf8', 0, nl)) as Record<string, unknown>]
+  for (let i = nl + 1; i <= b.length && nl < b.length; i = nl + 1) {
+    nl = b.indexOf(NEWLINE, i)
+    if (nl < 0) nl = b.length
+    out.push(wireObject(new Uint8Array(b.subarray(i, nl)), jsonCodec) as unknown as Record<string, unknown>)
+  }
+  return out
 }

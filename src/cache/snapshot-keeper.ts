@@ -66,12 +66,14 @@ export class SnapshotKeeper {
     this.#read = read
   }
 
-  /** The snapshot's contents, or undefined (no file; or one warning saying why it is not used). */
-  async restore<T extends KubeObject>(): Promise<SnapshotContents<T> | undefined> {
+  /** The snapshot's contents, or undefined (no file; or one warning saying why it is not used). `keepBytes`: objects as stubs of their JSON bytes. */
+  async restore<T extends KubeObject>(
+    o: { keepBytes?: boolean } = {},
+  ): Promise<SnapshotContents<T> | undefined> {
     let r: SnapshotContents<T> | { problem: string } | undefined
     try {
       const bytes = await readIfExists(this.#o.path)
-      r = bytes && decodeSnapshot<T>(bytes, this.#o.identity)
+      r = bytes && decodeSnapshot<T>(bytes, this.#o.identity, o)
     } catch (err) {
       r = { problem: errorMessage(err) }
     }

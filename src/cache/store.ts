@@ -1,8 +1,9 @@
 /**
  * @module store — objects by key, with secondary indexes (client-go `Indexer`).
  */
-import { EdgeopError } from '../core/errors.ts'
 import { type KubeObject, type ObjectKey, objectKey } from '../core/types.ts'
+import type { CacheStore } from './cache-store.ts'
+import { IndexTable } from './index-table.ts'
 
 /** Read access to a cache. Objects are shared and read-only (frozen unless the informer was told otherwise). */
 export interface Store<T extends KubeObject = KubeObject> {
@@ -16,8 +17,23 @@ export interface Store<T extends KubeObject = KubeObject> {
   readonly size: number
 }
 
-/** Maps an object to the index values it is found under (any number). */
-export type IndexFunc<T extends KubeObject = KubeObject> = (obj: T) => readonly string[]
+/**
+ * Maps an object to the index values it is found under (any number). A function that reads only
+ * `metadata` (name, namespace, uid, resourceVersion, generation, deletionTimestamp, labels,
+ * annotations, ownerReferences) says so with `reads: 'metadata'` ({@link metadataIndexFunc}): the
+ * compact store then runs it on the scanned metadata without decoding the object. Any other
+ * function gets the whole decoded object.
+ */
+export type IndexFunc<T extends KubeObject = KubeObject> = ((obj: T) => readonly string[]) & {
+  readonly reads?: 'metadata'
+}
+
+/** Marks `fn` as reading only the scanned metadata (see {@link IndexFunc}); returns it. */
+export function metadataIndexFunc<T extends KubeObject = KubeObject>(
+  fn: (obj: T) => readonly string[],
+): IndexFunc<T> {
+  return Object.assign(fn, { reads: 'metadata' as const })
+}
 
 /** A store with named secondary indexes. */
 export interface Indexer<T extends KubeObject = KubeObject> extends Store<T> {
@@ -37,21 +53,21 @@ export interface Indexer<T extends KubeObject = KubeObject> extends Store<T> {
 export const NAMESPACE_INDEX = 'namespace'
 
 /** The namespace index function: `[namespace]`, or none for cluster-scoped objects. */
-export const namespaceIndexFunc: IndexFunc = (obj) =>
-  obj.metadata?.namespace ? [obj.metadata.namespace] : []
+export const namespaceIndexFunc: IndexFunc = metadataIndexFunc((obj) =>
+  obj.metadata?.namespace ? [obj.metadata.namespace] : [],
+)
 
 /**
- * The in-memory indexer behind every informer. Writes are the informer's; everyone
- * else reads. Index buckets are updated on every write.
+ * The in-memory indexer behind every informer with the eager store. Writes are the informer's;
+ * everyone else reads. Index buckets are updated on every write.
  */
-export class MemoryIndexer<T extends KubeObject = KubeObject> implements Indexer<T> {
+export class MemoryIndexer<T extends KubeObject = KubeObject> implements CacheStore<T> {
   readonly #items = new Map<ObjectKey, T>()
-  readonly #indexers = new Map<string, IndexFunc<T>>()
-  /** index name → value → keys */
-  readonly #indices = new Map<string, Map<string, Set<ObjectKey>>>()
+  readonly #table: IndexTable<T>
 
   /** An empty store with the namespace index plus `indexers`. */
   constructor(indexers: Record<string, IndexFunc<T>> = {}) {
+    this.#table = new IndexTable<T>((fn, obj) => fn(obj))
     this.addIndexers({ [NAMESPACE_INDEX]: namespaceIndexFunc as IndexFunc<T>, ...indexers })
   }
 
@@ -82,22 +98,12 @@ export class MemoryIndexer<T extends KubeObject = KubeObject> implements Indexer
 
   /** Keys of the objects whose `index` values include `value`; throws `EDGEOP_ERR_INVALID` for an unknown index. */
   indexKeys(index: string, value: string): ObjectKey[] {
-    const idx = this.#indices.get(index)
-    if (!idx)
-      throw new EdgeopError('EDGEOP_ERR_INVALID', `index ${JSON.stringify(index)} does not exist`, {
-        step: 'cache index lookup',
-      })
-    return [...(idx.get(value) ?? [])]
+    return this.#table.keys(index, value)
   }
 
   /** Every value `index` currently holds; throws `EDGEOP_ERR_INVALID` for an unknown index. */
   indexValues(index: string): string[] {
-    const idx = this.#indices.get(index)
-    if (!idx)
-      throw new EdgeopError('EDGEOP_ERR_INVALID', `index ${JSON.stringify(index)} does not exist`, {
-        step: 'cache index lookup',
-      })
-    return [...idx.keys()]
+    return this.#table.values(index)
   }
 
   /** Objects of one namespace, through the namespace index. */
@@ -107,27 +113,16 @@ export class MemoryIndexer<T extends KubeObject = KubeObject> implements Indexer
 
   /** Adds indexes and indexes the objects already stored; a name in use throws `EDGEOP_ERR_INVALID` and adds nothing. */
   addIndexers(indexers: Record<string, IndexFunc<T>>): void {
-    for (const name of Object.keys(indexers)) {
-      if (this.#indexers.has(name))
-        throw new EdgeopError('EDGEOP_ERR_INVALID', `index ${JSON.stringify(name)} already exists`, {
-          step: 'add indexers',
-        })
-    }
-    for (const [name, fn] of Object.entries(indexers)) {
-      this.#indexers.set(name, fn)
-      const idx = new Map<string, Set<ObjectKey>>()
-      this.#indices.set(name, idx)
-      for (const [key, obj] of this.#items) for (const v of fn(obj)) bucket(idx, v).add(key)
-    }
+    this.#table.add(indexers, this.#items)
   }
 
   /** Inserts or replaces; returns the previous object. */
   upsert(obj: T): T | undefined {
     const key = objectKey(obj)
     const old = this.#items.get(key)
-    if (old) this.#unindex(key, old)
+    if (old) this.#table.unindex(key, old)
     this.#items.set(key, obj)
-    this.#index(key, obj)
+    this.#table.index(key, obj)
     return old
   }
 
@@ -135,36 +130,23 @@ export class MemoryIndexer<T extends KubeObject = KubeObject> implements Indexer
   remove(key: ObjectKey): T | undefined {
     const old = this.#items.get(key)
     if (!old) return undefined
-    this.#unindex(key, old)
+    this.#table.unindex(key, old)
     this.#items.delete(key)
     return old
   }
 
-  #index(key: ObjectKey, obj: T): void {
-    for (const [name, fn] of this.#indexers) {
-      const idx = this.#indices.get(name)!
-      for (const v of fn(obj)) bucket(idx, v).add(key)
-    }
+  /** The stored entries are the objects themselves. */
+  entry(key: ObjectKey): T | undefined {
+    return this.#items.get(key)
   }
 
-  #unindex(key: ObjectKey, obj: T): void {
-    for (const [name, fn] of this.#indexers) {
-      const idx = this.#indices.get(name)!
-      for (const v of fn(obj)) {
-        const b = idx.get(v)
-        if (!b) continue
-        b.delete(key)
-        if (b.size === 0) idx.delete(v)
-      }
-    }
+  /** Every stored entry. */
+  entries(): T[] {
+    return this.list()
   }
-}
 
-function bucket(idx: Map<string, Set<ObjectKey>>, value: string): Set<ObjectKey> {
-  let b = idx.get(value)
-  if (!b) {
-    b = new Set()
-    idx.set(value, b)
+  /** An entry is already the object. */
+  resolve(entry: T): T {
+    return entry
   }
-  return b
 }

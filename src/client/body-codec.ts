@@ -1,6 +1,7 @@
 /**
  * @module body-codec — request bodies out, response bodies in: JSON encoding, text and JSON decoding, streamed chunks.
  */
+import { Buffer } from 'node:buffer'
 import { decodeError, type FailureContext, transportError } from './request-errors.ts'
 import type { RequestSpec } from './request-spec.ts'
 import type { WireBody } from './wire.ts'
@@ -21,6 +22,17 @@ export async function readText(body: ResponseBody, ctx: FailureContext): Promise
   } catch (cause) {
     throw transportError(cause, { ...ctx, phase: 'body' })
   }
+}
+
+/** The whole body as bytes. A failure while reading is a transport error (phase `body`) of `ctx`. */
+export async function readBytes(body: ResponseBody, ctx: FailureContext): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  try {
+    for await (const chunk of body) chunks.push(chunk as Buffer)
+  } catch (cause) {
+    throw transportError(cause, { ...ctx, phase: 'body' })
+  }
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks as Uint8Array[])
 }
 
 /** Decodes a JSON response body; an empty body is `undefined`. @throws EdgeopError `EDGEOP_ERR_DECODE`. */

@@ -55,6 +55,7 @@ export {
   type ApplyOptions,
   type CallOptions,
   type JsonPatchOp,
+  type ListCallOptions,
   type PatchType,
   type RawWatchOptions,
   ResourceClient,

@@ -14,11 +14,12 @@ import { displayPath, type RequestSpec } from './request-spec.ts'
 /** The error for a response with status ≥ 400 whose body text is `text` (JSON or not). */
 export function responseError(
   status: number,
-  text: string,
+  body: string | object,
   spec: RequestSpec,
   retryAfterHeader: string | string[] | undefined,
 ): ApiError {
-  return apiErrorFromResponse(status, tryJson(text), spec.method, displayPath(spec.path), retryAfterHeader)
+  const decoded = typeof body === 'string' ? tryJson(body) : body
+  return apiErrorFromResponse(status, decoded, spec.method, displayPath(spec.path), retryAfterHeader)
 }
 
 function tryJson(text: string): unknown {

@@ -17,6 +17,8 @@ export interface RequestSpec {
   contentType?: string
   /** Accept header. Default `application/json`. */
   accept?: string
+  /** Decodes a protobuf `Status` error answer (set when `accept` offers protobuf; see `KindSchema.wire`). */
+  decodeStatus?: (bytes: Uint8Array) => object
   /** Overall deadline including retries (ms); 0 = none. Default `DEFAULT_REQUEST_TIMEOUT_MS`; watches: none. */
   timeoutMs?: number
   /** Aborting it ends the request at any stage, including a retry wait, with `EDGEOP_ERR_ABORTED`. */

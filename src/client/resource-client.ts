@@ -3,6 +3,9 @@
  */
 import { EdgeopError } from '../core/errors.ts'
 import type { KubeList, KubeObject, PartialObjectMetadata, Status, WatchEvent } from '../core/types.ts'
+import type { KindSchema } from '../protobuf/message-schema.ts'
+import { decodeJson } from './body-codec.ts'
+import { decodeListBytes } from './json-wire.ts'
 import {
   type DeleteOptions,
   type ListOptions,
@@ -15,6 +18,7 @@ import {
 import { apiVersionOf, type ResourceType, resourcePath } from './resource.ts'
 import type { Method, Transport } from './transport.ts'
 import { type DecodeOptions, decodeWatchStream } from './watch-decoder.ts'
+import { acceptHeader, isProtobufResponse, protobufKindOf, type WireOptions } from './wire-format.ts'
 
 /** Patch content types. `apply` is server-side apply (use {@link ResourceClient.apply}). */
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply'
@@ -51,11 +55,22 @@ export interface ApplyOptions extends CallOptions {
   dryRun?: boolean
 }
 
+/** Options of {@link ResourceClient.list}, {@link ResourceClient.listPages} and {@link ResourceClient.listMetadata}. */
+export interface ListCallOptions extends ListOptions, CallOptions, WireOptions {
+  /**
+   * Return the items as `WireObject` stubs of their JSON bytes (scanned metadata, managedFields cut,
+   * decoded on demand with `materialize`) instead of parsed objects: for a compact store. Default false.
+   */
+  keepBytes?: boolean
+}
+
 /** Options of a raw watch. */
-export interface RawWatchOptions extends WatchOptions, CallOptions {
+export interface RawWatchOptions extends WatchOptions, CallOptions, WireOptions {
+  /** ADDED, MODIFIED and DELETED objects as `WireObject` stubs, as {@link ListCallOptions.keepBytes}. Default false. */
+  keepBytes?: boolean
   /** Tear down the stream when no byte (not even a bookmark) arrives for this long. */
   idleTimeoutMs?: number
-  /** Longest accepted event line in bytes; a longer one throws `EDGEOP_ERR_DECODE`. Default {@link DEFAULT_MAX_WATCH_LINE_BYTES}. */
+  /** Longest accepted event (JSON line or protobuf frame) in bytes; a longer one throws `EDGEOP_ERR_DECODE`. Default {@link DEFAULT_MAX_WATCH_LINE_BYTES}. */
   maxLineBytes?: DecodeOptions['maxLineBytes']
   /** Watch metadata only (PartialObjectMetadata events). */
   metadataOnly?: boolean
@@ -143,13 +158,54 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
     return this.#call('GET', this.#path(name, undefined, o.namespace), o)
   }
 
-  /** One page of a list (use `limit` + `continue`, or {@link listPages}). */
-  list(o: ListOptions & CallOptions = {}): Promise<KubeList<T>> {
-    return this.#call('GET', resourcePath(this.type, this.namespace) + listQuery(o), o)
+  /**
+   * One page of a list (use `limit` + `continue`, or {@link listPages}). In protobuf when the resource type
+   * carries its protobuf kind (see {@link WireOptions}); the items are the same JSON-shaped objects either way.
+   */
+  list(o: ListCallOptions = {}): Promise<KubeList<T>> {
+    const kind = protobufKindOf(this.type, o)
+    return kind === undefined ? this.#list(o) : this.#listProtobuf(kind, o)
+  }
+
+  async #list<R extends KubeObject>(o: ListCallOptions, accept?: string): Promise<KubeList<R>> {
+    const path = resourcePath(this.type, this.namespace) + listQuery(o)
+    if (!o.keepBytes) return this.#call('GET', path, o, accept === undefined ? {} : { accept })
+    const { bytes } = await this.#transport.requestBytes({
+      method: 'GET',
+      path,
+      ...(accept === undefined ? {} : { accept }),
+      ...callFields(o),
+    })
+    return decodeListBytes<R>(bytes)
+  }
+
+  async #listProtobuf<R extends KubeObject>(
+    kind: KindSchema,
+    o: ListCallOptions,
+    as?: 'PartialObjectMetadataList',
+  ): Promise<KubeList<R>> {
+    const path = resourcePath(this.type, this.namespace) + listQuery(o)
+    const spec = {
+      method: 'GET' as const,
+      path,
+      accept: acceptHeader(kind, as),
+      decodeStatus: kind.wire.status,
+      ...callFields(o),
+    }
+    const { contentType, bytes } = await this.#transport.requestBytes(spec)
+    if (!isProtobufResponse(contentType)) {
+      return o.keepBytes
+        ? decodeListBytes<R>(bytes)
+        : (decodeJson(bytes.toString('utf8'), spec) as KubeList<R>)
+    }
+    return kind.wire.list(kind, bytes, {
+      ...(o.dropManagedFields || o.keepBytes ? { dropManagedFields: true } : {}),
+      ...(o.keepBytes ? { keepBytes: kind.wire.codec(kind) } : {}),
+    }) as KubeList<R>
   }
 
   /** Every page of a list, following `continue` tokens. */
-  async *listPages(o: ListOptions & CallOptions = {}): AsyncGenerator<KubeList<T>> {
+  async *listPages(o: ListCallOptions = {}): AsyncGenerator<KubeList<T>> {
     let cont = o.continue
     do {
       const page = await this.list({ ...o, ...(cont === undefined ? {} : { continue: cont }) })
@@ -271,11 +327,12 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
     return this.#call('GET', this.#path(name, undefined, o.namespace), o, { accept: ACCEPT_PARTIAL_METADATA })
   }
 
-  /** Metadata-only list (PartialObjectMetadataList). */
-  listMetadata(o: ListOptions & CallOptions = {}): Promise<KubeList<PartialObjectMetadata>> {
-    return this.#call('GET', resourcePath(this.type, this.namespace) + listQuery(o), o, {
-      accept: ACCEPT_PARTIAL_METADATA_LIST,
-    })
+  /** Metadata-only list (PartialObjectMetadataList), in protobuf unless `wire: 'json'` (client-go's metadata client). */
+  listMetadata(o: ListCallOptions = {}): Promise<KubeList<PartialObjectMetadata>> {
+    const kind = protobufKindOf(this.type, { ...o, metadataOnly: true })
+    return kind === undefined
+      ? this.#list(o, ACCEPT_PARTIAL_METADATA_LIST)
+      : this.#listProtobuf(kind, o, 'PartialObjectMetadataList')
   }
 
   /**
@@ -286,17 +343,33 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
    */
   async openWatch(o: RawWatchOptions = {}): Promise<WatchStream<T>> {
     const collection = resourcePath(this.type, this.namespace)
+    const kind = protobufKindOf(this.type, o)
     const res = await this.#transport.stream({
       method: 'GET',
       path: collection + watchQuery(o),
-      accept: o.metadataOnly ? ACCEPT_PARTIAL_METADATA : 'application/json',
+      accept: kind
+        ? acceptHeader(kind, o.metadataOnly ? 'PartialObjectMetadata' : undefined)
+        : o.metadataOnly
+          ? ACCEPT_PARTIAL_METADATA
+          : 'application/json',
+      ...(kind ? { decodeStatus: kind.wire.status } : {}),
       ...(o.signal === undefined ? {} : { signal: o.signal }),
       ...(o.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: o.idleTimeoutMs }),
     })
-    const events = decodeWatchStream<T>(res.body, {
-      source: `watch ${collection}`,
-      ...(o.maxLineBytes === undefined ? {} : { maxLineBytes: o.maxLineBytes }),
-    })
+    const source = `watch ${collection}`
+    const events =
+      kind && isProtobufResponse(res.headers['content-type'])
+        ? kind.wire.watch<T>(res.body, kind, {
+            source,
+            ...(o.dropManagedFields || o.keepBytes ? { dropManagedFields: true } : {}),
+            ...(o.keepBytes ? { keepBytes: kind.wire.codec(kind) } : {}),
+            ...(o.maxLineBytes === undefined ? {} : { maxFrameBytes: o.maxLineBytes }),
+          })
+        : decodeWatchStream<T>(res.body, {
+            source,
+            ...(o.keepBytes ? { keepBytes: true } : {}),
+            ...(o.maxLineBytes === undefined ? {} : { maxLineBytes: o.maxLineBytes }),
+          })
     return {
       events,
       close: () => {

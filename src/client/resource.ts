@@ -15,6 +15,7 @@ import type {
 } from '../api/index.ts'
 import { EdgeopError } from '../core/errors.ts'
 import type { KubeObject } from '../core/types.ts'
+import type { KindSchema } from '../protobuf/message-schema.ts'
 
 /**
  * A resource addressed by group/version/resource and scope. `T` is the object type it serves:
@@ -34,6 +35,11 @@ export interface ResourceType<T extends KubeObject = KubeObject> {
   kind?: string
   /** Type-only, never set: the object type `T` this resource serves, so that it can be inferred. */
   readonly objectType?: T
+  /**
+   * The kind's protobuf schema (from `edgeop/protobuf`, e.g. `POD_V1`): lists and watches then ask for
+   * protobuf, decode it into the same JSON-shaped objects, and fall back to JSON when the server answers JSON.
+   */
+  readonly protobuf?: KindSchema
 }
 
 /** `group/version`, or `version` for the core group. */

@@ -8,6 +8,7 @@
  * on the injected clock and reports to the observer. Every retry passes the rate limiter
  * again; the first attempt of a watch does not.
  */
+import { Buffer } from 'node:buffer'
 import { arch, version as nodeVersion, platform } from 'node:process'
 import type { ClusterConfig } from '../config/cluster-config.ts'
 import { type Clock, realClock, sleep } from '../core/clock.ts'
@@ -16,7 +17,7 @@ import { activeSpan, type Span } from '../tracing/span.ts'
 import { VERSION } from '../version.ts'
 import type { ApiError } from './api-error.ts'
 import { currentCredentials, requestHeaders } from './auth-headers.ts'
-import { decodeJson, encodeBody, readText, streamChunks } from './body-codec.ts'
+import { decodeJson, encodeBody, readBytes, readText, streamChunks } from './body-codec.ts'
 import { ConnectionPool } from './connection-pool.ts'
 import { type RequestRateLimiter, tokenBucketLimiter } from './rate-limiter.ts'
 import {
@@ -36,6 +37,7 @@ import {
 } from './request-spec.ts'
 import { type AttemptOutcome, DEFAULT_MAX_RETRIES, decideRetry } from './retry-policy.ts'
 import type { WireResponse } from './wire.ts'
+import { isProtobufResponse } from './wire-format.ts'
 
 export {
   DEFAULT_CONNECT_TIMEOUT_MS,
@@ -180,6 +182,16 @@ export class Transport {
     return decodeJson(await readText(res.body, ctx), spec) as T
   }
 
+  /**
+   * Sends a request and returns the response body as bytes with its Content-Type (for protobuf answers).
+   * Throws {@link ApiError} on failure, as {@link request} does.
+   */
+  async requestBytes(spec: RequestSpec): Promise<{ contentType: string; bytes: Buffer }> {
+    const { res, ctx } = await this.#send(spec, false)
+    const ct = res.headers['content-type']
+    return { contentType: (Array.isArray(ct) ? ct[0] : ct) ?? '', bytes: await readBytes(res.body, ctx) }
+  }
+
   /** Opens a streamed response (a watch). Throws {@link ApiError} if the server refuses it. */
   async stream(spec: StreamSpec): Promise<StreamResponse> {
     const { res, ctx } = await this.#send(spec, true)
@@ -273,9 +285,14 @@ export class Transport {
         this.#observer.onResponse?.(spec.method, res.statusCode, this.#clock.monotonic() - started)
         span?.set('http.response.status_code', res.statusCode)
         if (res.statusCode < 400) return { res, ctx }
-        const text = await readText(res.body, ctx).catch(() => '')
+        const bytes = await readBytes(res.body, ctx).catch(() => Buffer.alloc(0))
         const retryAfter = res.headers['retry-after']
-        err = responseError(res.statusCode, text, spec, retryAfter)
+        err = responseError(
+          res.statusCode,
+          errorBody(res.headers['content-type'], bytes, spec),
+          spec,
+          retryAfter,
+        )
         outcome = { kind: 'response', status: res.statusCode, retryAfter }
       } catch (cause) {
         this.#observer.onResponse?.(spec.method, 0, this.#clock.monotonic() - started)
@@ -329,4 +346,21 @@ function combine(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortS
   if (!a) return b
   if (!b) return a
   return AbortSignal.any([a, b])
+}
+
+/** An error answer's body: the decoded Status of a protobuf answer, else its text (JSON or not). */
+function errorBody(
+  contentType: string | string[] | undefined,
+  bytes: Buffer,
+  spec: RequestSpec,
+): string | object {
+  if (isProtobufResponse(contentType)) {
+    try {
+      if (spec.decodeStatus === undefined) throw new Error('no protobuf decoder')
+      return spec.decodeStatus(bytes)
+    } catch {
+      return `an undecodable protobuf body of ${bytes.length} bytes`
+    }
+  }
+  return bytes.toString('utf8')
 }

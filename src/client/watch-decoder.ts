@@ -7,8 +7,9 @@
  * bounded by the largest event, and refuses a line longer than `maxLineBytes`.
  */
 import { TextDecoder } from 'node:util'
-import { EdgeopError } from '../core/errors.ts'
+import { EdgeopError, errorMessage } from '../core/errors.ts'
 import type { KubeObject, WatchEvent, WatchEventType } from '../core/types.ts'
+import { decodeEventBytes } from './json-wire.ts'
 
 /**
  * Default cap on one watch event: 16 MiB. etcd's default request limit is 1.5 MiB
@@ -24,6 +25,11 @@ export interface DecodeOptions {
   maxLineBytes?: number
   /** Names the stream in errors, e.g. `GET /api/v1/pods?watch=1`. */
   source?: string
+  /**
+   * Yield ADDED, MODIFIED and DELETED objects as `WireObject` stubs of their JSON bytes (metadata
+   * scanned, managedFields cut) instead of parsing them. Default false.
+   */
+  keepBytes?: boolean
 }
 
 /**
@@ -37,6 +43,7 @@ export async function* decodeWatchStream<T extends KubeObject = KubeObject>(
 ): AsyncGenerator<WatchEvent<T>> {
   const max = options.maxLineBytes ?? DEFAULT_MAX_WATCH_LINE_BYTES
   const source = options.source ?? 'watch stream'
+  const keepBytes = options.keepBytes ?? false
   const decoder = new TextDecoder('utf-8', { fatal: true })
   let pending: Uint8Array[] = []
   let pendingBytes = 0
@@ -57,7 +64,7 @@ export async function* decodeWatchStream<T extends KubeObject = KubeObject>(
       pendingBytes = 0
     }
     lineNo++
-    return parseLine<T>(bytes, decoder, source, lineNo)
+    return keepBytes ? lineBytes<T>(bytes, source, lineNo) : parseLine<T>(bytes, decoder, source, lineNo)
   }
 
   for await (const chunk of chunks) {
@@ -91,6 +98,33 @@ function tooLong(source: string, max: number): EdgeopError {
     {
       step: 'decode watch stream',
     },
+  )
+}
+
+/** One event line in `keepBytes` mode; errors are the eager path's, with the scanner's offset. */
+function lineBytes<T extends KubeObject>(
+  bytes: Uint8Array,
+  source: string,
+  lineNo: number,
+): WatchEvent<T> | undefined {
+  let ev: ReturnType<typeof decodeEventBytes<T>>
+  try {
+    ev = decodeEventBytes<T>(bytes)
+  } catch (cause) {
+    throw new EdgeopError(
+      'EDGEOP_ERR_DECODE',
+      `${source}: event ${lineNo} is not JSON (${errorMessage(cause)})`,
+      {
+        step: 'decode watch stream',
+        cause,
+      },
+    )
+  }
+  if (ev === undefined || ev.type !== undefined) return ev
+  throw new EdgeopError(
+    'EDGEOP_ERR_DECODE',
+    `${source}: event ${lineNo} is not a watch event (want {"type":ADDED|MODIFIED|DELETED|BOOKMARK|ERROR,"object":{…}}, got an object of ${bytes.length} bytes)`,
+    { step: 'decode watch stream' },
   )
 }
 

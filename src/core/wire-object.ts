@@ -53,13 +53,17 @@ export interface WireObject extends KubeObject {
   readonly [WIRE]: WireBytes
 }
 
-/** Builds the stub of `bytes` (scans them once). */
+/**
+ * Builds the stub of `bytes`: scans them once, or takes `meta` when the caller has just scanned them
+ * (a decoder that found the object's span in a list or an event line reads its metadata on the way).
+ */
 export function wireObject(
   bytes: Uint8Array,
   codec: ObjectCodec,
   type?: { apiVersion?: string; kind?: string },
+  meta?: ScannedMeta,
 ): WireObject {
-  const stub: KubeObject = { metadata: codec.scan(bytes) }
+  const stub: KubeObject = { metadata: meta ?? codec.scan(bytes) }
   if (type?.apiVersion) stub.apiVersion = type.apiVersion
   if (type?.kind) stub.kind = type.kind
   Object.defineProperty(stub, WIRE, { value: { bytes, codec }, enumerable: false })

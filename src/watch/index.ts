@@ -1,6 +1,12 @@
 /** @module watch — list/watch that survives anything: a pure state machine and its driver. */
 export type { FailureInfo, ListRequest, WatcherEvent, WatchRequest } from './events.ts'
-export { type ListerWatcher, listerWatcher, type Selectors, type WatchCall } from './lister-watcher.ts'
+export {
+  type ListerWatcher,
+  listerWatcher,
+  type Selectors,
+  type WatchCall,
+  type WireChoice,
+} from './lister-watcher.ts'
 export { DEFAULT_PAGE_SIZE, type StateOptions } from './phases.ts'
 export { INITIAL_EVENTS_END_ANNOTATION, VERY_SHORT_WATCH_MS } from './state.ts'
 export {

@@ -32,15 +32,32 @@ export interface Selectors {
   fieldSelector?: string
   /** Watch PartialObjectMetadata only (for controllers that need no bodies). */
   metadataOnly?: boolean
+  /** The wire format (see the client's `WireOptions`): protobuf by default for types that carry their protobuf kind. */
+  wire?: 'json' | 'protobuf'
+  /** A decode hint: `metadata.managedFields` may be left out (the informer strips them anyway). */
+  dropManagedFields?: boolean
+}
+
+/** How objects come off the wire. */
+export interface WireChoice {
+  /** Objects as `WireObject` stubs of their bytes (for a compact store); see the client's `keepBytes`. */
+  keepBytes?: boolean
 }
 
 /** A {@link ListerWatcher} over a resource client (its namespace is the scope). */
 export function listerWatcher<T extends KubeObject>(
   client: ResourceClient<T>,
   selectors: Selectors = {},
+  wire: WireChoice = {},
 ): ListerWatcher<T> {
-  const { labelSelector, fieldSelector, metadataOnly } = selectors
-  const sel = { ...(labelSelector ? { labelSelector } : {}), ...(fieldSelector ? { fieldSelector } : {}) }
+  const { labelSelector, fieldSelector, metadataOnly, wire: format, dropManagedFields } = selectors
+  const sel = {
+    ...(labelSelector ? { labelSelector } : {}),
+    ...(fieldSelector ? { fieldSelector } : {}),
+    ...(format ? { wire: format } : {}),
+    ...(dropManagedFields ? { dropManagedFields } : {}),
+    ...(wire.keepBytes ? { keepBytes: true } : {}),
+  }
   const where = client.namespace ? ` in ${client.namespace}` : ''
   const which = [labelSelector, fieldSelector].filter(Boolean).join(', ')
   return {

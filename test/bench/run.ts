@@ -27,6 +27,8 @@ import { isAlreadyExists } from '../../src/client/api-error.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import { getTestEnv } from '../controlplane/env.ts'
 import { adminClient } from '../support/kube.ts'
+import { type Capabilities, detectCapabilities } from './lib/capabilities.ts'
+import { apiserverEncoding } from './lib/encoding.ts'
 import { readRun, writeResults } from './lib/output.ts'
 import {
   clientGoPeer,
@@ -38,7 +40,9 @@ import {
   ROOT,
 } from './lib/peers.ts'
 import { podIndex, seedPods } from './lib/pods.ts'
+import { ReplayServer } from './lib/replay.ts'
 import type { WorkloadReport } from './lib/report.ts'
+import { recordReplay, watchReplay } from './lib/watch-replay.ts'
 import {
   artifact,
   type Ctx,
@@ -49,17 +53,29 @@ import {
   workqueue,
 } from './lib/workloads.ts'
 
-const WORKLOADS = ['coldstart', 'watch', 'memory', 'list', 'queue', 'artifact'] as const
+const WORKLOADS = [
+  'coldstart',
+  'watch',
+  'memory',
+  'list',
+  'encoding',
+  'queue',
+  'artifact',
+  'watch-live',
+] as const
 type Workload = (typeof WORKLOADS)[number]
+/** What runs without --only: the live watch is opt-in (its writer, not the peers, sets its pace). */
+const DEFAULT_WORKLOADS: readonly Workload[] = WORKLOADS.filter((w) => w !== 'watch-live')
 
 const USAGE = `usage: node test/bench/run.ts [options]
-  --only <w[,w]>         workloads: ${WORKLOADS.join(', ')} (default all)
+  --only <w[,w]>         workloads: ${WORKLOADS.join(', ')} (default all but watch-live)
   --repeats <n>          rounds per workload (default 3; --quick 2)
   --quick                small sizes for a smoke run (≈ 3 min)
   --out <dir>            results folder (default test/bench/results/<date>[-quick]/)
-  --watch-rate <n>       writes per second in the watch workload (default 50; --quick 20)
-  --watch-seconds <n>    length of the write window (default 60; --quick 10)
-  --watch-repeats <n>    rounds of the watch workload (default 1; --quick 1)
+  --replay-events <n>    MODIFIED events recorded and replayed in the watch workload (default 10,000; --quick 2,000)
+  --watch-rate <n>       writes per second in the watch-live workload (default 50; --quick 20)
+  --watch-seconds <n>    length of watch-live's write window (default 60; --quick 10)
+  --watch-repeats <n>    rounds of the watch-live workload (default 1; --quick 1)
   --queue-cycles <n>     cycles per workqueue row (default 500,000; --quick 100,000)
   --no-rust              skip the kube-rs peer
   --rust-build-minutes <n>  give up on building kube-rs after this long (default 12)
@@ -73,6 +89,7 @@ const { values: opt } = parseArgs({
     repeats: { type: 'string' },
     quick: { type: 'boolean', default: false },
     out: { type: 'string' },
+    'replay-events': { type: 'string' },
     'watch-rate': { type: 'string' },
     'watch-seconds': { type: 'string' },
     'watch-repeats': { type: 'string' },
@@ -107,7 +124,7 @@ function intFlag(name: string, value: string | undefined, fallback: number): num
 }
 
 const quick = opt.quick
-const only = (opt.only?.split(',').map((s) => s.trim()) ?? [...WORKLOADS]) as Workload[]
+const only = (opt.only?.split(',').map((s) => s.trim()) ?? [...DEFAULT_WORKLOADS]) as Workload[]
 for (const w of only)
   if (!WORKLOADS.includes(w)) {
     process.stderr.write(`--only: unknown workload ${JSON.stringify(w)}\n${USAGE}\n`)
@@ -122,6 +139,7 @@ const watch = {
   seconds: intFlag('watch-seconds', opt['watch-seconds'], quick ? 10 : 60),
   rounds: intFlag('watch-repeats', opt['watch-repeats'], 1),
 }
+const replayEvents = intFlag('replay-events', opt['replay-events'], quick ? 2000 : 10_000)
 const queueCycles = intFlag('queue-cycles', opt['queue-cycles'], quick ? 100_000 : 500_000)
 const idleSeconds = quick ? 3 : 5
 const operatorArgs = (
@@ -196,14 +214,41 @@ function podsNamespace(n: number): Promise<string> {
   return p
 }
 
-const ctx: Ctx = { client, kubeconfig: env.kubeconfig, peers, log, podsNamespace, rounds }
+const apiserverPid = (await env.stats()).processes.find(
+  (p) => /apiserver/.test(p.name) && !/uncached/.test(p.name) && p.pid !== undefined,
+)?.pid
+const target = { server: env.server, tls: { ca: env.caPem, cert: env.admin.certPem, key: env.admin.keyPem } }
+const noCaps: Capabilities = { informerProtobuf: false, listProtobuf: false, compact: false, evidence: [] }
+const ctx: Ctx = {
+  client,
+  kubeconfig: env.kubeconfig,
+  peers,
+  log,
+  podsNamespace,
+  rounds,
+  caps: noCaps,
+  target,
+  apiserverPid,
+}
+log(`kube-apiserver pid: ${apiserverPid ?? 'not visible (its CPU time is not measured)'}`)
 
 // Seed everything first, so no workload's timing includes seeding.
 const needed = new Set<number>()
 if (only.includes('coldstart')) for (const n of sizes) needed.add(n)
-if (only.includes('memory') || only.includes('list')) needed.add(bigPods)
-if (only.includes('watch')) needed.add(watch.pods)
+if (only.includes('memory') || only.includes('list') || only.includes('encoding')) needed.add(bigPods)
+needed.add(watch.pods) // the recorded watch's Pods, also the probe of edgeop's options
 for (const n of [...needed].sort((a, b) => a - b)) await podsNamespace(n)
+
+// Record the watch stream (both formats) and find out which of issue 18's options the build honours.
+const replayNs = await podsNamespace(watch.pods)
+log(`recording the watch of ${replayNs} …`)
+const recordings = await recordReplay(ctx, replayNs, only.includes('watch') ? replayEvents : 0)
+const replay = new ReplayServer(recordings)
+await replay.listen()
+ctx.caps = await detectCapabilities(replay, replayNs)
+log(
+  `edgeop options: informer wire protobuf ${ctx.caps.informerProtobuf ? 'yes' : 'no'}, list wire protobuf ${ctx.caps.listProtobuf ? 'yes' : 'no'}, compact store ${ctx.caps.compact ? 'yes' : 'no'} (${ctx.caps.evidence.join('; ')})`,
+)
 
 // ---------------------------------------------------------------- run
 const reports: WorkloadReport[] = []
@@ -219,7 +264,13 @@ for (const w of WORKLOADS) {
       r = cold = await coldStart(ctx, sizes, idleSeconds)
       break
     case 'watch':
+      r = await watchReplay(ctx, { namespace: replayNs, recordings, server: replay })
+      break
+    case 'watch-live':
       r = await steadyWatch(ctx, watch)
+      break
+    case 'encoding':
+      r = await apiserverEncoding(ctx, bigPods, 3)
       break
     case 'memory':
       r = await memory(ctx, bigPods)
@@ -246,6 +297,7 @@ for (const w of WORKLOADS) {
   )
 }
 await client.close()
+await replay.close()
 
 // ---------------------------------------------------------------- report
 const cpuModel =
@@ -258,6 +310,7 @@ const environment = [
   `| machine | ${cpus().length} CPUs (nproc), ${cpuModel}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB; load average ${loadAtStart} at start, ${loadavg()} at end |`,
   `| runtimes | Node ${process.version}; Kubernetes ${env.versions.kubernetes} (kube-apiserver with watch cache, etcd ${env.versions.etcd}, both on this machine) |`,
   `| peers | ${peers.map((p) => p.label).join('; ')} |`,
+  `| edgeop options (issue 18), found by trying | informer \`wire: 'protobuf'\`: ${ctx.caps.informerProtobuf ? 'honoured' : 'not in this build'}; list \`wire: 'protobuf'\`: ${ctx.caps.listProtobuf ? 'honoured' : 'not in this build'}; \`store: 'compact'\`: ${ctx.caps.compact ? 'honoured' : 'not in this build'} |`,
   ...missing.map((m) => `| left out | ${m.id}: ${m.reason.split('\n')[0]} |`),
 ].join('\n')
 
@@ -271,7 +324,7 @@ const summary = await writeResults(outDir, {
   environment,
   subtitle: `${date} · Node ${process.version} · Kubernetes ${env.versions.kubernetes} · ${cpus().length} CPUs · ${quick ? 'quick run' : 'full run'}`,
   bigPods,
-  watchCase: `${watch.rate}/s for ${watch.seconds} s`,
+  watchCase: `${replayEvents.toLocaleString('en')} MODIFIED events`,
   peers: shownPeers,
   reports,
 })

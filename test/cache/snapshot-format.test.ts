@@ -11,7 +11,9 @@ import {
   type SnapshotIdentity,
   sha256,
 } from '../../src/cache/snapshot-format.ts'
+import { jsonCodec } from '../../src/client/json-codec.ts'
 import type { KubeObject } from '../../src/core/types.ts'
+import { isWireObject, materialize, wireObject } from '../../src/core/wire-object.ts'
 import { seededRandom } from '../support/random.ts'
 
 const ID: SnapshotIdentity = {
@@ -96,4 +98,22 @@ test('another format version, a count that disagrees, no resourceVersion or inva
     ['\n', 'malformed'],
   ]
   for (const [text, problem] of cases) assert.deepEqual(decodeSnapshot(sealed(text), ID), { problem })
+})
+
+test('a compact store: JSON stubs are written as their bytes, the same file as their objects give; keepBytes restores stubs', () => {
+  const objs: KubeObject[] = [
+    { metadata: { name: 'a', namespace: 'ns', resourceVersion: '1' }, data: { v: 'é😀"\n' } },
+    { metadata: { name: 'b', namespace: 'ns', resourceVersion: '2' } },
+  ]
+  const stubs = objs.map((o) => wireObject(new TextEncoder().encode(JSON.stringify(o)), jsonCodec))
+  const bytes = encodeSnapshot(ID, '9', stubs)
+  assert.deepEqual(bytes, encodeSnapshot(ID, '9', objs))
+  const r = decodeSnapshot(bytes, ID, { keepBytes: true })
+  assert.ok(!('problem' in r))
+  assert.ok(r.objects.every(isWireObject))
+  assert.deepEqual(
+    r.objects.map((o) => materialize(o)),
+    objs,
+  )
+  assert.deepEqual(decodeSnapshot(bytes.subarray(0, 40), ID, { keepBytes: true }), { problem: 'truncated' })
 })

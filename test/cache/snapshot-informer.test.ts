@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { after, before, test } from 'node:test'
+import { after, before } from 'node:test'
 import { SharedInformer } from '../../src/cache/informer.ts'
 import type { EventHandler } from '../../src/cache/listener.ts'
 import { decodeSnapshot, encodeSnapshot, type SnapshotIdentity } from '../../src/cache/snapshot-format.ts'
@@ -19,6 +19,7 @@ import { eventually } from '../support/eventually.ts'
 import { FakeStream, list, scripted } from '../support/fake-lister-watcher.ts'
 import { until } from '../support/http-stub.ts'
 import { recordingLogger } from '../support/recording-logger.ts'
+import { assertPlain, eachStore, storeMode, withStore } from '../support/stores.ts'
 
 const ID: SnapshotIdentity = {
   resource: '/v1/configmaps',
@@ -42,9 +43,11 @@ after(() => rm(dir, { recursive: true, force: true }))
 
 function recorder(seen: string[]): EventHandler {
   return {
-    onAdd: (o, initial) => void seen.push(`add ${o.metadata.name}${initial ? ' (initial)' : ''}`),
+    onAdd: (o, initial) =>
+      assertPlain(o) ?? void seen.push(`add ${o.metadata.name}${initial ? ' (initial)' : ''}`),
     onUpdate: (_a, b) => void seen.push(`update ${b.metadata.name}`),
     onDelete: (o, info) =>
+      assertPlain(o) ??
       void seen.push(`delete ${o.metadata.name}${info.finalStateUnknown ? ' (stale)' : ''}`),
   }
 }
@@ -58,7 +61,14 @@ function start(
   const lw = scripted([...lists], [...streams])
   const clock = new ManualClock()
   const logger = recordingLogger(['warn'])
-  const informer = new SharedInformer(lw, { streaming, clock, logger, snapshot: { path, identity: ID } })
+  const source = withStore(lw)
+  const informer = new SharedInformer(source.lw, {
+    streaming,
+    clock,
+    logger,
+    snapshot: { path, identity: ID },
+    ...source.store,
+  })
   const seen: string[] = []
   informer.addEventHandler(recorder(seen))
   const ac = new AbortController()
@@ -70,58 +80,64 @@ function start(
   return { lw, clock, logger, informer, seen, stop }
 }
 
-test('cold start: lists, then writes the store and its resourceVersion once the cache is quiet', async () => {
-  const path = join(dir, 'cold.snapshot')
-  const stream = new FakeStream()
-  const t = start(path, [list('10', cm('a', '1'), cm('b', '2'))], [stream])
-  await t.informer.whenSynced()
-  stream.push({ type: 'MODIFIED', object: cm('a', '11') })
-  await until(() => t.informer.store.get('ns/a')?.metadata.resourceVersion === '11')
-  await assert.rejects(readFile(path), /ENOENT/, 'nothing written before the quiet time')
-  await t.clock.advance(SNAPSHOT_QUIET_MS)
-  const bytes = await eventually(() => readFile(path).catch(() => undefined), 10_000, 'the snapshot file')
-  const r = decodeSnapshot(bytes, ID)
-  assert.ok(!('problem' in r))
-  assert.equal(r.resourceVersion, '11')
-  assert.deepEqual(r.objects.map((o) => o.metadata.name).sort(), ['a', 'b'])
-  assert.deepEqual(t.logger.lines, [])
-  await t.stop()
-})
+eachStore(
+  'cold start: lists, then writes the store and its resourceVersion once the cache is quiet',
+  async () => {
+    const path = join(dir, `cold-${storeMode()}.snapshot`)
+    const stream = new FakeStream()
+    const t = start(path, [list('10', cm('a', '1'), cm('b', '2'))], [stream])
+    await t.informer.whenSynced()
+    stream.push({ type: 'MODIFIED', object: cm('a', '11') })
+    await until(() => t.informer.store.get('ns/a')?.metadata.resourceVersion === '11')
+    await assert.rejects(readFile(path), /ENOENT/, 'nothing written before the quiet time')
+    await t.clock.advance(SNAPSHOT_QUIET_MS)
+    const bytes = await eventually(() => readFile(path).catch(() => undefined), 10_000, 'the snapshot file')
+    const r = decodeSnapshot(bytes, ID)
+    assert.ok(!('problem' in r))
+    assert.equal(r.resourceVersion, '11')
+    assert.deepEqual(r.objects.map((o) => o.metadata.name).sort(), ['a', 'b'])
+    assert.deepEqual(t.logger.lines, [])
+    await t.stop()
+  },
+)
 
-test('warm start: restored objects are initial adds, synced at once, the watch resumes at the RV and nothing is listed', async () => {
-  const path = join(dir, 'warm.snapshot')
-  await writeFile(path, encodeSnapshot(ID, '42', [cm('a', '40'), cm('b', '41')]))
-  const stream = new FakeStream()
-  const t = start(path, [], [stream], 'auto')
-  await t.informer.whenSynced()
-  assert.equal(t.informer.hasSynced(), true)
-  assert.deepEqual(t.seen, ['add a (initial)', 'add b (initial)'])
-  assert.ok(Object.isFrozen(t.informer.store.get('ns/a')), 'restored objects are frozen like listed ones')
-  assert.notEqual(t.informer.health().servingFromSnapshotSince, undefined)
-  await until(() => t.lw.calls.length === 1)
-  const call = t.lw.calls[0]!
-  assert.equal(call.kind, 'watch')
-  assert.equal(call.kind === 'watch' && call.call.resourceVersion, '42')
-  assert.equal(
-    call.kind === 'watch' && call.call.sendInitialEvents,
-    undefined,
-    'a plain watch, not a streaming list',
-  )
-  stream.push({ type: 'DELETED', object: cm('b', '43') })
-  stream.push({ type: 'ADDED', object: cm('c', '44') })
-  await until(() => t.seen.length === 4)
-  assert.deepEqual(t.seen.slice(2), ['delete b', 'add c'])
-  assert.equal(t.informer.health().servingFromSnapshotSince, undefined, 'confirmed by the first event')
-  assert.equal(t.informer.health().resourceVersion, '44')
-  await t.stop()
-  const r = decodeSnapshot(await readFile(path), ID)
-  assert.ok(!('problem' in r))
-  assert.equal(r.resourceVersion, '44', 'written at shutdown')
-  assert.deepEqual(r.objects.map((o) => o.metadata.name).sort(), ['a', 'c'])
-})
+eachStore(
+  'warm start: restored objects are initial adds, synced at once, the watch resumes at the RV and nothing is listed',
+  async () => {
+    const path = join(dir, `warm-${storeMode()}.snapshot`)
+    await writeFile(path, encodeSnapshot(ID, '42', [cm('a', '40'), cm('b', '41')]))
+    const stream = new FakeStream()
+    const t = start(path, [], [stream], 'auto')
+    await t.informer.whenSynced()
+    assert.equal(t.informer.hasSynced(), true)
+    assert.deepEqual(t.seen, ['add a (initial)', 'add b (initial)'])
+    assert.ok(Object.isFrozen(t.informer.store.get('ns/a')), 'restored objects are frozen like listed ones')
+    assert.notEqual(t.informer.health().servingFromSnapshotSince, undefined)
+    await until(() => t.lw.calls.length === 1)
+    const call = t.lw.calls[0]!
+    assert.equal(call.kind, 'watch')
+    assert.equal(call.kind === 'watch' && call.call.resourceVersion, '42')
+    assert.equal(
+      call.kind === 'watch' && call.call.sendInitialEvents,
+      undefined,
+      'a plain watch, not a streaming list',
+    )
+    stream.push({ type: 'DELETED', object: cm('b', '43') })
+    stream.push({ type: 'ADDED', object: cm('c', '44') })
+    await until(() => t.seen.length === 4)
+    assert.deepEqual(t.seen.slice(2), ['delete b', 'add c'])
+    assert.equal(t.informer.health().servingFromSnapshotSince, undefined, 'confirmed by the first event')
+    assert.equal(t.informer.health().resourceVersion, '44')
+    await t.stop()
+    const r = decodeSnapshot(await readFile(path), ID)
+    assert.ok(!('problem' in r))
+    assert.equal(r.resourceVersion, '44', 'written at shutdown')
+    assert.deepEqual(r.objects.map((o) => o.metadata.name).sort(), ['a', 'c'])
+  },
+)
 
-test('a bookmark after the resume confirms the snapshot too', async () => {
-  const path = join(dir, 'bookmark.snapshot')
+eachStore('a bookmark after the resume confirms the snapshot too', async () => {
+  const path = join(dir, `bookmark-${storeMode()}.snapshot`)
   await writeFile(path, encodeSnapshot(ID, '42', [cm('a', '40')]))
   const stream = new FakeStream()
   const t = start(path, [], [stream])
@@ -133,8 +149,8 @@ test('a bookmark after the resume confirms the snapshot too', async () => {
   await t.stop()
 })
 
-test('410 on the resumed watch: relist, and vanished objects are delivered as tombstones', async () => {
-  const path = join(dir, 'gone.snapshot')
+eachStore('410 on the resumed watch: relist, and vanished objects are delivered as tombstones', async () => {
+  const path = join(dir, `gone-${storeMode()}.snapshot`)
   await writeFile(path, encodeSnapshot(ID, '42', [cm('a', '40'), cm('b', '41')]))
   const first = new FakeStream()
   const t = start(path, [list('90', cm('a', '40'), cm('c', '80'))], [first, new FakeStream()])
@@ -152,44 +168,50 @@ test('410 on the resumed watch: relist, and vanished objects are delivered as to
   await t.stop()
 })
 
-test('a corrupt, foreign or unreadable snapshot: one warning, a cold start, and it is overwritten later', async () => {
-  const good = encodeSnapshot(ID, '42', [cm('a', '40')])
-  const cases: [string, Buffer | 'dir'][] = [
-    ['truncated', good.subarray(0, good.length - 10)],
-    ['foreign', encodeSnapshot({ ...ID, namespace: 'other' }, '42', [cm('a', '40')])],
-    ['unreadable', 'dir'],
-  ]
-  for (const [name, content] of cases) {
-    const path = join(dir, `${name}.snapshot`)
-    if (content === 'dir') await mkdir(path)
-    else await writeFile(path, content)
-    const t = start(path, [list('10', cm('z', '9'))], [new FakeStream()])
-    await t.informer.whenSynced()
-    assert.deepEqual(t.seen, ['add z (initial)'], name)
-    assert.equal(t.lw.calls[0]!.kind, 'list', name)
-    assert.equal(t.logger.lines.length, 1, name)
-    assert.equal(t.logger.lines[0]!.msg, 'cache snapshot not used; starting cold')
-    await t.stop()
-    if (content !== 'dir') {
-      const r = decodeSnapshot(await readFile(path), ID)
-      assert.ok(!('problem' in r) && r.resourceVersion === '10', `${name}: rewritten at shutdown`)
+eachStore(
+  'a corrupt, foreign or unreadable snapshot: one warning, a cold start, and it is overwritten later',
+  async () => {
+    const good = encodeSnapshot(ID, '42', [cm('a', '40')])
+    const cases: [string, Buffer | 'dir'][] = [
+      ['truncated', good.subarray(0, good.length - 10)],
+      ['foreign', encodeSnapshot({ ...ID, namespace: 'other' }, '42', [cm('a', '40')])],
+      ['unreadable', 'dir'],
+    ]
+    for (const [name, content] of cases) {
+      const path = join(dir, `${name}-${storeMode()}.snapshot`)
+      if (content === 'dir') await mkdir(path)
+      else await writeFile(path, content)
+      const t = start(path, [list('10', cm('z', '9'))], [new FakeStream()])
+      await t.informer.whenSynced()
+      assert.deepEqual(t.seen, ['add z (initial)'], name)
+      assert.equal(t.lw.calls[0]!.kind, 'list', name)
+      assert.equal(t.logger.lines.length, 1, name)
+      assert.equal(t.logger.lines[0]!.msg, 'cache snapshot not used; starting cold')
+      await t.stop()
+      if (content !== 'dir') {
+        const r = decodeSnapshot(await readFile(path), ID)
+        assert.ok(!('problem' in r) && r.resourceVersion === '10', `${name}: rewritten at shutdown`)
+      }
     }
-  }
-})
+  },
+)
 
-test('a write that fails (no such directory): one warning, a failure count, and the informer goes on', async () => {
-  const path = join(dir, 'missing-dir', 'x.snapshot')
-  const stream = new FakeStream()
-  const t = start(path, [list('10', cm('a', '1'))], [stream])
-  await t.informer.whenSynced()
-  await t.clock.advance(SNAPSHOT_QUIET_MS)
-  await until(() => t.informer.health().snapshotWriteFailures === 1)
-  stream.push({ type: 'ADDED', object: cm('b', '2') })
-  await until(() => t.informer.store.size === 2)
-  await t.stop()
-  assert.equal(t.informer.health().snapshotWriteFailures, 2, 'retried at shutdown')
-  assert.deepEqual(
-    t.logger.lines.map((l) => l.msg),
-    ['cache snapshot not written; going on without it'],
-  )
-})
+eachStore(
+  'a write that fails (no such directory): one warning, a failure count, and the informer goes on',
+  async () => {
+    const path = join(dir, 'missing-dir', 'x.snapshot')
+    const stream = new FakeStream()
+    const t = start(path, [list('10', cm('a', '1'))], [stream])
+    await t.informer.whenSynced()
+    await t.clock.advance(SNAPSHOT_QUIET_MS)
+    await until(() => t.informer.health().snapshotWriteFailures === 1)
+    stream.push({ type: 'ADDED', object: cm('b', '2') })
+    await until(() => t.informer.store.size === 2)
+    await t.stop()
+    assert.equal(t.informer.health().snapshotWriteFailures, 2, 'retried at shutdown')
+    assert.deepEqual(
+      t.logger.lines.map((l) => l.msg),
+      ['cache snapshot not written; going on without it'],
+    )
+  },
+)

@@ -1,19 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { decodeWatchStream } from '../../src/client/watch-decoder.ts'
+import { chunked } from '../support/chunked.ts'
 import { seededRandom } from '../support/random.ts'
-
-async function* chunked(bytes: Uint8Array, cuts: number[]): AsyncGenerator<Uint8Array> {
-  let prev = 0
-  for (const c of [...cuts, bytes.length]) {
-    // Reuse one buffer per chunk to prove the decoder copies what it keeps.
-    const buf = new Uint8Array(c - prev)
-    buf.set(bytes.subarray(prev, c))
-    yield buf
-    buf.fill(0x7a)
-    prev = c
-  }
-}
 
 function realisticEvents(n: number, r: () => number) {
   const types = ['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK'] as const

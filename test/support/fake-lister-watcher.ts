@@ -2,8 +2,10 @@
  * @module fake-lister-watcher — a scripted ListerWatcher for unit tests of the watch
  * driver and informers. Integration tests use the real apiserver instead.
  */
+import { jsonCodec } from '../../src/client/json-codec.ts'
 import type { WatchStream } from '../../src/client/resource-client.ts'
 import type { KubeList, KubeObject, WatchEvent } from '../../src/core/types.ts'
+import { wireObject } from '../../src/core/wire-object.ts'
 import type { ListRequest } from '../../src/watch/events.ts'
 import type { ListerWatcher, WatchCall } from '../../src/watch/lister-watcher.ts'
 
@@ -66,3 +68,30 @@ export const list = (rv: string, ...items: KubeObject[]): KubeList => ({
   metadata: { resourceVersion: rv },
   items,
 })
+
+/** `obj` as the client's `keepBytes` mode hands it over: a stub of its JSON bytes, managedFields cut. */
+export function asStub(obj: KubeObject): KubeObject {
+  return wireObject(jsonCodec.stripManagedFields(new TextEncoder().encode(JSON.stringify(obj))), jsonCodec)
+}
+
+/** `lw` as a `keepBytes` client would answer: listed and watched objects as stubs (bookmarks and errors parsed). */
+export function keepingBytes<L extends ListerWatcher>(lw: L): L {
+  const stubEvent = (ev: WatchEvent<KubeObject>): WatchEvent<KubeObject> =>
+    ev.type === 'BOOKMARK' || ev.type === 'ERROR' ? ev : { type: ev.type, object: asStub(ev.object) }
+  return {
+    ...lw,
+    list: async (request, signal) => {
+      const page = await lw.list(request, signal)
+      return { ...page, items: page.items.map(asStub) }
+    },
+    watch: async (call, signal) => {
+      const stream = await lw.watch(call, signal)
+      return {
+        close: () => stream.close(),
+        events: (async function* () {
+          for await (const ev of stream.events) yield stubEvent(ev)
+        })(),
+      }
+    },
+  }
+}

@@ -7,6 +7,7 @@ import type { KubeClient } from '../../src/client/kube-client.ts'
 import type { ResourceType } from '../../src/client/resource.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { listerWatcher, type Selectors } from '../../src/watch/lister-watcher.ts'
+import { assertPlain, storeOptions } from './stores.ts'
 
 /** A running informer plus a model of the cache rebuilt only from its notifications. */
 export interface WatchedInformer {
@@ -25,14 +26,21 @@ export function watchInformer(
   options: InformerOptions<KubeObject> = {},
   selectors: Selectors = {},
 ): WatchedInformer {
-  const informer = new SharedInformer(listerWatcher(client.resource(type, namespace), selectors), options)
+  // The running test's store (see stores.ts); a compact store gets bytes off the wire, as the factory does.
+  const o = { ...storeOptions(), ...options }
+  const keepBytes = o.store === 'compact' && (o.stripManagedFields ?? true)
+  const informer = new SharedInformer(
+    listerWatcher(client.resource(type, namespace), selectors, keepBytes ? { keepBytes } : {}),
+    o,
+  )
   const seen = new Map<string, string>()
   const deletes: string[] = []
   const key = (o: KubeObject) => `${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`
   const handler: EventHandler = {
-    onAdd: (o) => void seen.set(key(o), o.metadata.resourceVersion ?? ''),
-    onUpdate: (_a, b) => void seen.set(key(b), b.metadata.resourceVersion ?? ''),
+    onAdd: (o) => assertPlain(o) ?? void seen.set(key(o), o.metadata.resourceVersion ?? ''),
+    onUpdate: (a, b) => assertPlain(a, b) ?? void seen.set(key(b), b.metadata.resourceVersion ?? ''),
     onDelete: (o) => {
+      assertPlain(o)
       seen.delete(key(o))
       deletes.push(key(o))
     },

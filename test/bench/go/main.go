@@ -20,6 +20,8 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -47,6 +49,7 @@ type job struct {
 	Iterations int    `json:"iterations"`
 	Cycles     int    `json:"cycles"`
 	Protobuf   bool   `json:"protobuf"`
+	Wire       string `json:"wire"`
 }
 
 var (
@@ -90,7 +93,7 @@ func config(j job) *rest.Config {
 	cfg.QPS = -1 // no client-side throttling, like the TypeScript peers
 	// The wire format is always set: client-go's typed clients default to protobuf when it is not,
 	// so a "JSON" row without these lines measured protobuf.
-	if j.Protobuf {
+	if j.Protobuf || j.Wire == "protobuf" {
 		cfg.ContentType = "application/vnd.kubernetes.protobuf"
 		cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
 	} else {
@@ -224,6 +227,57 @@ func watch(j job) {
 	mu.Lock()
 	emit("result", map[string]any{"latenciesMs": lat})
 	mu.Unlock()
+	close(stop)
+}
+
+// cpuSeconds is this process's user+system CPU time so far (every thread).
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		fail(err)
+	}
+	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+	return tv(ru.Utime) + tv(ru.Stime)
+}
+
+// replay counts the update events the replay server's stream delivers to a handler and times
+// them with the process's own CPU clock, from the driver's "go" to the last expected event.
+func replay(j job) {
+	inf := podInformer(j)
+	var count atomic.Int64
+	var armed atomic.Bool
+	done := make(chan map[string]any, 1)
+	var cpu0 float64
+	var t0 time.Time
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(_, _ any) {
+			if !armed.Load() {
+				return
+			}
+			if count.Add(1) == int64(j.Expect) {
+				done <- map[string]any{
+					"events":     j.Expect,
+					"cpuSeconds": cpuSeconds() - cpu0,
+					"wallMs":     float64(time.Since(t0).Microseconds()) / 1000,
+				}
+			}
+		},
+	}); err != nil {
+		fail(err)
+	}
+	stop := make(chan struct{})
+	ms := startAndSync(inf, stop)
+	emit("synced", map[string]any{"syncMs": ms, "count": len(inf.GetStore().ListKeys())})
+	if !waitFor("go") {
+		close(stop)
+		return
+	}
+	cpu0 = cpuSeconds()
+	t0 = time.Now()
+	armed.Store(true)
+	emit("armed", nil)
+	emit("result", <-done)
+	waitFor("stop")
 	close(stop)
 }
 
@@ -382,6 +436,8 @@ func main() {
 		memory(j)
 	case "watch":
 		watch(j)
+	case "replay":
+		replay(j)
 	case "list":
 		list(j)
 	case "queue":

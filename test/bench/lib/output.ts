@@ -6,7 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { PeerId } from './peers.ts'
 import { markdownSection, svgChart, type WorkloadReport } from './report.ts'
-import { findings, headlinePicks, summaryTable } from './summary.ts'
+import { findings, headlinePicks, summaryTable, targets } from './summary.ts'
 
 /** Everything a results folder is made from (JSON-serialisable: this is raw.json). */
 export interface RunRecord {
@@ -45,9 +45,11 @@ export async function writeResults(outDir: string, run: RunRecord): Promise<stri
     '',
     '## Summary',
     '',
-    'Median over the rounds; in parentheses the peer ÷ edgeop ratio (median of per-round ratios).',
+    "Median over the rounds, and each row's ratio to the workload's edgeop base row (median of per-round ratios). Every row names its wire format and flags.",
     '',
     summaryTable(run.reports, picks, run.peers),
+    '',
+    targets(run.reports, run.bigPods, run.watchCase),
     '',
     findings(run.reports, picks, run.peers),
     '',

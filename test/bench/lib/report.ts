@@ -2,7 +2,7 @@
  * @module report — Markdown tables and SVG bar charts (plain string building, no dependency).
  */
 import type { PeerId } from './peers.ts'
-import { type MetricDef, pairRatios, type Sample, type Spread, spread, values } from './stats.ts'
+import { type MetricDef, pairRatios, rowOf, type Sample, type Spread, spread, values } from './stats.ts'
 
 /** What a workload hands to the report. */
 export interface WorkloadReport {
@@ -18,6 +18,10 @@ export interface WorkloadReport {
   samples: Sample[]
   /** edgeop's case a case is compared with, when not the same (case → edgeop's case). */
   baseCases?: Record<string, string>
+  /** The edgeop row every ratio is taken against (default `edgeop`, the row of older results). */
+  baseRow?: string
+  /** Measured facts that are not samples (e.g. the Pod's size in each wire format), by name. */
+  facts?: Record<string, number>
   /** Findings and honest limits (Markdown lines). */
   notes: string[]
   /** Markdown appended after the table. */
@@ -29,6 +33,22 @@ export const PEER_COLORS: Record<PeerId, string> = {
   'client-node': '#e0912f',
   'client-go': '#2ea58a',
   'kube-rs': '#b5525c',
+}
+
+/** The rows of a report in order: by peer, then in the order they first appear in the samples. */
+export function rowsOf(w: WorkloadReport): { row: string; peer: PeerId }[] {
+  const out: { row: string; peer: PeerId }[] = []
+  for (const p of w.peers)
+    for (const s of w.samples)
+      if (s.peer === p && !out.some((r) => r.row === rowOf(s))) out.push({ row: rowOf(s), peer: p })
+  return out
+}
+
+/** A row's bar colour: its peer's colour, lighter for each further row of the same peer. */
+function rowColor(rows: { row: string; peer: PeerId }[], row: string): { fill: string; opacity: number } {
+  const r = rows.find((x) => x.row === row) as { row: string; peer: PeerId }
+  const k = rows.filter((x) => x.peer === r.peer).findIndex((x) => x.row === row)
+  return { fill: PEER_COLORS[r.peer], opacity: Math.max(0.3, 1 - 0.22 * k) }
 }
 
 export function fmt(x: number, digits?: number): string {
@@ -51,18 +71,21 @@ export function ratioText(r: Spread | undefined): string {
 
 /** One row per case × peer; each metric as "median (min–max)", then ratios to edgeop. */
 export function markdownTable(w: WorkloadReport): string {
-  const head = ['case', 'peer', ...w.metrics.map((m) => `${m.label}${m.unit ? ` (${m.unit})` : ''}`)]
+  const baseRow = w.baseRow ?? 'edgeop'
+  const head = ['case', 'row', ...w.metrics.map((m) => `${m.label}${m.unit ? ` (${m.unit})` : ''}`)]
   const ratioMetrics = w.metrics.filter((m) => m.key === w.chartMetric)
-  head.push(...ratioMetrics.map((m) => `${m.label}: peer ÷ edgeop`))
+  head.push(...ratioMetrics.map((m) => `${m.label}: row ÷ ${baseRow}`))
   const rows: string[][] = []
   for (const c of w.cases) {
-    for (const p of w.peers) {
-      if (!w.samples.some((s) => s.case === c && s.peer === p)) continue
+    for (const { row: p } of rowsOf(w)) {
+      if (!w.samples.some((s) => s.case === c && rowOf(s) === p)) continue
       const r = [c, p, ...w.metrics.map((m) => cell(spread(values(w.samples, c, p, m.key)), m))]
       const base = w.baseCases?.[c] ?? c
       for (const m of ratioMetrics)
         r.push(
-          p === 'edgeop' && base === c ? '1' : ratioText(spread(pairRatios(w.samples, c, p, m.key, base))),
+          p === baseRow && base === c
+            ? '1'
+            : ratioText(spread(pairRatios(w.samples, c, p, m.key, base, baseRow))),
         )
       rows.push(r)
     }
@@ -86,12 +109,13 @@ function niceScale(max: number): { top: number; step: number } {
 /** A grouped bar chart: one group per case, one bar per peer (median), whiskers min–max. */
 export function svgChart(w: WorkloadReport, subtitle: string): string {
   const m = w.metrics.find((x) => x.key === w.chartMetric) as MetricDef
+  const rows = rowsOf(w)
   const groups = w.cases
     .map((c) => ({
       c,
-      bars: w.peers
-        .map((p) => ({ p, s: spread(values(w.samples, c, p, m.key)) }))
-        .filter((b): b is { p: PeerId; s: Spread } => b.s !== undefined),
+      bars: rows
+        .map(({ row: p }) => ({ p, s: spread(values(w.samples, c, p, m.key)) }))
+        .filter((b): b is { p: string; s: Spread } => b.s !== undefined),
     }))
     .filter((g) => g.bars.length > 0)
   const barW = 26
@@ -107,7 +131,9 @@ export function svgChart(w: WorkloadReport, subtitle: string): string {
   )
   const legend = `${m.label}${m.unit ? ` (${m.unit})` : ''} — ${m.better} is better; bar = median, whisker = min–max`
   const width = Math.max(left + plotW + 24, left + w.title.length * 9 + 24, left + legend.length * 6 + 24)
-  const height = top + plotH + 92
+  const legendRows = rows.filter(({ row }) => groups.some((g) => g.bars.some((b) => b.p === row)))
+  const legendPerLine = Math.max(1, Math.floor((width - left) / 250))
+  const height = top + plotH + 60 + 18 * Math.ceil(legendRows.length / legendPerLine)
   const { top: ymax, step } = niceScale(Math.max(...groups.flatMap((g) => g.bars.map((b) => b.s.max))))
   const y = (v: number): number => top + plotH - (v / ymax) * plotH
   const out: string[] = [
@@ -130,8 +156,9 @@ export function svgChart(w: WorkloadReport, subtitle: string): string {
     let x = center - (g.bars.length * barW) / 2 + 2
     for (const b of g.bars) {
       const h = (b.s.median / ymax) * plotH
+      const color = rowColor(rows, b.p)
       out.push(
-        `<rect x="${x}" y="${y(b.s.median).toFixed(1)}" width="${barW - 4}" height="${Math.max(0.5, h).toFixed(1)}" fill="${PEER_COLORS[b.p]}"><title>${esc(`${g.c} · ${b.p}: ${fmt(b.s.median, m.digits)} ${m.unit}`)}</title></rect>`,
+        `<rect x="${x}" y="${y(b.s.median).toFixed(1)}" width="${barW - 4}" height="${Math.max(0.5, h).toFixed(1)}" fill="${color.fill}" fill-opacity="${color.opacity}"><title>${esc(`${g.c} · ${b.p}: ${fmt(b.s.median, m.digits)} ${m.unit}`)}</title></rect>`,
       )
       if (b.s.n > 1) {
         const cx = x + (barW - 4) / 2
@@ -152,14 +179,15 @@ export function svgChart(w: WorkloadReport, subtitle: string): string {
     gx0 += gw
   }
   out.push(`<line x1="${left}" x2="${left + plotW}" y1="${top + plotH}" y2="${top + plotH}" stroke="#999"/>`)
-  let lx = left
-  for (const p of w.peers.filter((p) => groups.some((g) => g.bars.some((b) => b.p === p)))) {
+  legendRows.forEach(({ row }, i) => {
+    const lx = left + (i % legendPerLine) * 250
+    const ly = top + plotH + 40 + 18 * Math.floor(i / legendPerLine)
+    const color = rowColor(rows, row)
     out.push(
-      `<rect x="${lx}" y="${top + plotH + 40}" width="12" height="12" fill="${PEER_COLORS[p]}"/>`,
-      `<text x="${lx + 16}" y="${top + plotH + 50}">${esc(p)}</text>`,
+      `<rect x="${lx}" y="${ly}" width="12" height="12" fill="${color.fill}" fill-opacity="${color.opacity}"/>`,
+      `<text x="${lx + 16}" y="${ly + 10}">${esc(row)}</text>`,
     )
-    lx += 24 + p.length * 7
-  }
+  })
   out.push('</svg>')
   return `${out.join('\n')}\n`
 }

@@ -12,9 +12,17 @@ import type { PeerId } from './peers.ts'
 export interface Sample {
   case: string
   peer: PeerId
+  /**
+   * The row it belongs to, naming the peer's wire format and flags, e.g. `client-go (protobuf)` or
+   * `edgeop (JSON, eager, --optimize-for-size)`; the peer's id when unset (results before issue 18).
+   */
+  row?: string
   round: number
   metrics: Record<string, number>
 }
+
+/** The row of a sample. */
+export const rowOf = (s: Sample): string => s.row ?? s.peer
 
 /** How a metric is shown. */
 export interface MetricDef {
@@ -51,28 +59,30 @@ export function spread(xs: readonly number[]): Spread | undefined {
   return { median: median(v), min: Math.min(...v), max: Math.max(...v), n: v.length }
 }
 
-/** The metric's values for one peer and case. */
-export function values(samples: readonly Sample[], c: string, peer: PeerId, key: string): number[] {
+/** The metric's values for one row (or peer, for results without rows) and case. */
+export function values(samples: readonly Sample[], c: string, row: string, key: string): number[] {
   return samples
-    .filter((s) => s.case === c && s.peer === peer && Number.isFinite(s.metrics[key]))
+    .filter((s) => s.case === c && rowOf(s) === row && Number.isFinite(s.metrics[key]))
     .map((s) => s.metrics[key] as number)
 }
 
 /**
- * Ratios peer ÷ edgeop, one per round where both ran. `baseCase` names edgeop's case when
- * it differs (e.g. client-go's protobuf list is compared with edgeop's JSON list).
+ * Ratios row ÷ base row, one per round where both ran. `baseCase` names the base's case when it
+ * differs (older results compared client-go's protobuf case with edgeop's JSON case); `baseRow` is
+ * the edgeop row every other row is compared with (default `edgeop`, the row of older results).
  */
 export function pairRatios(
   samples: readonly Sample[],
   c: string,
-  peer: PeerId,
+  row: string,
   key: string,
   baseCase: string = c,
+  baseRow = 'edgeop',
 ): number[] {
   const out: number[] = []
   for (const s of samples) {
-    if (s.case !== c || s.peer !== peer) continue
-    const base = samples.find((b) => b.case === baseCase && b.peer === 'edgeop' && b.round === s.round)
+    if (s.case !== c || rowOf(s) !== row) continue
+    const base = samples.find((b) => b.case === baseCase && rowOf(b) === baseRow && b.round === s.round)
     const a = s.metrics[key]
     const b = base?.metrics[key]
     if (a !== undefined && b !== undefined && Number.isFinite(a) && Number.isFinite(b) && b !== 0)

@@ -13,10 +13,13 @@ import type { KubeClient } from '../../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../../src/client/resource.ts'
 import { freePort } from '../../support/ports.ts'
 import { STAMP_ANNOTATION } from '../peers/protocol.ts'
+import type { Capabilities } from './capabilities.ts'
 import { type Mode, type Peer, type PeerId, PeerProcess, ROOT } from './peers.ts'
 import { sampleProc } from './proc.ts'
 import type { WorkloadReport } from './report.ts'
 import { median, percentile, type Sample } from './stats.ts'
+import { baseVariant, edgeopRow, IMAGE_FLAGS, informerRuns, peerRuns, type Run } from './variants.ts'
+import { type ApiTarget, apiGetBody, protobufListItems, protobufManagedFieldsBytes } from './wire.ts'
 
 /** What every workload gets from the driver. */
 export interface Ctx {
@@ -27,22 +30,29 @@ export interface Ctx {
   /** Namespace holding `n` generated Pods. */
   podsNamespace(n: number): Promise<string>
   rounds: number
+  /** Which of issue 18's options this build honours. */
+  caps: Capabilities
+  /** The apiserver, for the driver's own raw requests. */
+  target: ApiTarget
+  /** The kube-apiserver's pid when this driver can see it (its CPU time is read from /proc). */
+  apiserverPid: number | undefined
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
 /** The peers in round `r`'s order (rotated, so no peer always runs first or last). */
-function rotated<T>(xs: readonly T[], r: number): T[] {
+export function rotated<T>(xs: readonly T[], r: number): T[] {
   const k = r % Math.max(1, xs.length)
   return [...xs.slice(k), ...xs.slice(0, k)]
 }
 
 const count = (n: number): string => `${n.toLocaleString('en')} Pods`
-/** The case suffix of client-go's protobuf runs (its typed clients' default wire format). */
-export const PROTOBUF = 'protobuf'
+
+/** The edgeop row ratios are taken against in informer workloads. */
+export const baseRow = (ctx: Ctx): string => edgeopRow(baseVariant(ctx.caps))
 
 /** Runs `fn` and turns a failure into a note instead of ending the suite. */
-async function attempt(notes: string[], what: string, fn: () => Promise<void>): Promise<void> {
+export async function attempt(notes: string[], what: string, fn: () => Promise<void>): Promise<void> {
   try {
     await fn()
   } catch (err) {
@@ -57,28 +67,26 @@ export async function coldStart(ctx: Ctx, sizes: number[], idleSeconds: number):
   const notes: string[] = []
   const namespaces = new Map<number, string>()
   for (const n of sizes) namespaces.set(n, await ctx.podsNamespace(n))
-  // client-go runs twice per size: JSON (the row every peer shares) and protobuf, its default.
-  const runs = ctx.peers.flatMap((peer) => [
-    { peer, wire: 'JSON' },
-    ...(peer.id === 'client-go' ? [{ peer, wire: PROTOBUF }] : []),
-  ])
+  // Every row names its wire format: client-go in JSON and in protobuf (its default), edgeop in each
+  // wire format and store the build supports.
+  const runs = informerRuns(ctx.peers, ctx.caps, false)
   for (let round = 0; round < ctx.rounds; round++) {
     for (const n of sizes) {
-      for (const { peer, wire } of rotated(runs, round)) {
-        const c = wire === PROTOBUF ? `${count(n)}, ${PROTOBUF}` : count(n)
-        await attempt(notes, `${peer.id} with ${c}, round ${round + 1}`, async () => {
+      for (const { peer, row, job } of rotated(runs, round)) {
+        const c = count(n)
+        await attempt(notes, `${row} with ${c}, round ${round + 1}`, async () => {
           const p = PeerProcess.start(peer, {
             workload: 'coldstart',
             kubeconfig: ctx.kubeconfig,
             namespace: namespaces.get(n),
             expect: n,
-            ...(wire === PROTOBUF ? { protobuf: true } : {}),
+            ...job,
           })
           try {
             const ready = await p.next('ready', 60_000)
             const synced = await p.next('synced', 300_000)
             const s = p.sample()
-            if (synced.count !== n) notes.push(`${peer.id}: cached ${synced.count} of ${n} Pods at sync`)
+            if (synced.count !== n) notes.push(`${row}: cached ${synced.count} of ${n} Pods at sync`)
             const metrics: Record<string, number> = {
               syncMs: synced.syncMs as number,
               spawnToSyncMs: synced.at - p.spawnedAt,
@@ -90,7 +98,7 @@ export async function coldStart(ctx: Ctx, sizes: number[], idleSeconds: number):
               await sleep(idleSeconds * 1000)
               metrics.idleRssMb = p.sample().rssMb
             }
-            samples.push({ case: c, peer: peer.id, round, metrics })
+            samples.push({ case: c, peer: peer.id, row, round, metrics })
           } finally {
             await p.stop()
           }
@@ -102,7 +110,7 @@ export async function coldStart(ctx: Ctx, sizes: number[], idleSeconds: number):
     id: 'coldstart',
     title: '1. Cold start to a synced Pod cache',
     method: [
-      `A fresh process per run builds a client from the kubeconfig file and a Pod informer on one namespace, with each library's defaults (edgeop strips managedFields and freezes objects; the others cache full objects), then waits for it to sync. Every peer reads JSON (client-go with its content type set to \`application/json\`); the "${PROTOBUF}" rows are client-go with \`application/vnd.kubernetes.protobuf\`, its typed clients' default, compared with edgeop's JSON row. ${ctx.rounds} rounds, peers interleaved.`,
+      `A fresh process per run builds a client from the kubeconfig file and a Pod informer on one namespace, with each library's defaults (edgeop strips managedFields and freezes objects; the others cache full objects), then waits for it to sync. Each row names its wire format: client-go runs with its content type set to \`application/json\` and to \`application/vnd.kubernetes.protobuf\` (its typed clients' default); edgeop runs with the informer options \`wire\` and \`store\` set explicitly, in every combination this build honours. Ratios are against ${baseRow(ctx)}. ${ctx.rounds} rounds, rows interleaved.`,
       '"informer start → synced" is timed inside the process; "spawn → synced" adds runtime start and module loading (edgeop and client-node run as one minified ESM bundle each, made with esbuild from the peer script and the library: 0.6 MB and 2.0 MB); peak RSS is VmHWM from /proc at sync; CPU is user+system seconds from /proc at sync.',
       idleSeconds > 0
         ? `With 0 Pods the process then idles ${idleSeconds} s and its RSS is read again (used in workload 6).`
@@ -115,8 +123,8 @@ export async function coldStart(ctx: Ctx, sizes: number[], idleSeconds: number):
       { key: 'cpuSeconds', label: 'CPU to sync', unit: 's', better: 'lower', digits: 2 },
     ],
     chartMetric: 'syncMs',
-    cases: sizes.flatMap((n) => [count(n), `${count(n)}, ${PROTOBUF}`]),
-    baseCases: Object.fromEntries(sizes.map((n) => [`${count(n)}, ${PROTOBUF}`, count(n)])),
+    cases: sizes.map(count),
+    baseRow: baseRow(ctx),
     peers: ctx.peers.map((p) => p.id),
     samples,
     notes,
@@ -227,8 +235,8 @@ export async function steadyWatch(
     `The writer (in the driver process) issued its writes up to ${writerLag.toFixed(1)} ms (p99) behind schedule: when that is large the machine was busy, and tail latencies of that round measure the machine more than the library.`,
   )
   return {
-    id: 'watch',
-    title: '2. Steady-state watch',
+    id: 'watch-live',
+    title: '2b. Live watch through the apiserver (write → handler latency)',
     method: [
       `One informer on a namespace of ${opts.pods} Pods; once synced, the driver merge-patches one Pod after another at ${opts.rate} writes/s for ${opts.seconds} s, stamping its wall clock (µs) into the annotation \`${STAMP_ANNOTATION}\` just before each request. The handler's update callback computes write → handler latency; CPU is the watcher process's user+system time from /proc over the write window plus 2 s of drain. ${opts.rounds} round(s), peers interleaved.`,
       'CPU time is read in 10 ms ticks; at low rates it is small and coarse.',
@@ -259,21 +267,55 @@ const MODE_LABEL: Record<Mode, string> = {
   metadata: 'metadata only',
 }
 
+/**
+ * The Pods of `namespace` as the apiserver sends them, per Pod: protobuf and JSON bytes, each whole
+ * and without `managedFields` (what heap per cached Pod is compared with).
+ */
+export async function podWireSizes(ctx: Ctx, namespace: string): Promise<Record<string, number>> {
+  const path = `/api/v1/namespaces/${namespace}/pods`
+  const pb = protobufListItems(await apiGetBody(ctx.target, path, 'application/vnd.kubernetes.protobuf'))
+  const json = JSON.parse((await apiGetBody(ctx.target, path, 'application/json')).toString('utf8')) as {
+    items: { metadata: { managedFields?: unknown } }[]
+  }
+  const n = Math.max(1, pb.length)
+  const pbBytes = pb.reduce((a, i) => a + i.length, 0)
+  const pbManaged = pb.reduce((a, i) => a + protobufManagedFieldsBytes(i), 0)
+  const jsonBytes = json.items.reduce((a, i) => a + Buffer.byteLength(JSON.stringify(i)), 0)
+  const jsonStripped = json.items.reduce((a, i) => {
+    const { managedFields: _, ...metadata } = i.metadata
+    return a + Buffer.byteLength(JSON.stringify({ ...i, metadata }))
+  }, 0)
+  return {
+    pods: pb.length,
+    protobufPerPod: pbBytes / n,
+    protobufStrippedPerPod: (pbBytes - pbManaged) / n,
+    jsonPerPod: jsonBytes / Math.max(1, json.items.length),
+    jsonStrippedPerPod: jsonStripped / Math.max(1, json.items.length),
+  }
+}
+
 export async function memory(ctx: Ctx, pods: number): Promise<WorkloadReport> {
   const samples: Sample[] = []
   const notes: string[] = []
   const ns = await ctx.podsNamespace(pods)
+  let facts: Record<string, number> = {}
+  await attempt(notes, "measuring the Pods' wire sizes", async () => {
+    facts = await podWireSizes(ctx, ns)
+  })
   const runs = (['full', 'strip', 'metadata'] as const).flatMap((mode) =>
-    ctx.peers.filter((p) => p.modes.includes(mode)).map((peer) => ({ peer, mode })),
+    informerRuns(ctx.peers, ctx.caps, true)
+      .filter((r) => r.peer.modes.includes(mode))
+      .map((r) => ({ ...r, mode })),
   )
   for (let round = 0; round < ctx.rounds; round++) {
-    for (const { peer, mode } of rotated(runs, round)) {
-      await attempt(notes, `${peer.id} ${mode}, round ${round + 1}`, async () => {
+    for (const { peer, row, job, mode } of rotated(runs, round)) {
+      await attempt(notes, `${row} ${mode}, round ${round + 1}`, async () => {
         const p = PeerProcess.start(peer, {
           workload: 'memory',
           kubeconfig: ctx.kubeconfig,
           namespace: ns,
           mode,
+          ...job,
         })
         try {
           const ready = await p.next('ready', 60_000)
@@ -286,41 +328,51 @@ export async function memory(ctx: Ctx, pods: number): Promise<WorkloadReport> {
             rssPerObj: ((after.rssMb - before.rssMb) * 1024 * 1024) / n,
             rssMb: after.rssMb,
             peakRssMb: after.peakRssMb,
+            peakOverSteady: after.peakRssMb / after.rssMb,
           }
           if (typeof settled.heap === 'number' && typeof ready.heap === 'number') {
             metrics.heapPerObj = (settled.heap - ready.heap) / n
             metrics.heapMb = settled.heap / 1024 / 1024
           }
-          samples.push({ case: MODE_LABEL[mode], peer: peer.id, round, metrics })
+          samples.push({ case: MODE_LABEL[mode], peer: peer.id, row, round, metrics })
         } finally {
           await p.stop()
         }
       })
     }
   }
+  const size = (k: string): string =>
+    facts[k] === undefined ? '?' : Math.round(facts[k]).toLocaleString('en')
   return {
     id: 'memory',
     title: `3. Memory per cached Pod (${count(pods)})`,
     method: [
-      `A process builds its client and informer, collects garbage and reports its heap (Node: heapUsed after 4 forced GCs; Go: HeapAlloc after runtime.GC and FreeOSMemory) and the driver reads RSS; then the informer syncs ${count(pods)}, the process collects again, waits 1 s, collects again and reports. Per-object figures are the differences divided by the objects cached. ${ctx.rounds} rounds, peers interleaved.`,
-      "Modes: full objects; managedFields stripped before caching (edgeop's default; client-go and kube-rs via a transform); metadata only (PartialObjectMetadata, also stripped). client-node has neither option. kube-rs reports no heap figure (Rust has no GC heap to read without a custom allocator). Runtimes run with default flags.",
+      `A process builds its client and informer, collects garbage and reports its heap (Node: heapUsed after 4 forced GCs; Go: HeapAlloc after runtime.GC and FreeOSMemory) and the driver reads RSS; then the informer syncs ${count(pods)}, the process collects again, waits 1 s, collects again and reports. Per-object figures are the differences divided by the objects cached. "RSS after" is the steady RSS; "peak RSS" is VmHWM, the peak during sync; "peak ÷ steady" their ratio. ${ctx.rounds} rounds, rows interleaved; ratios against ${baseRow(ctx)}.`,
+      `Modes: full objects; managedFields stripped before caching (edgeop's default; client-go and kube-rs via a transform); metadata only (PartialObjectMetadata, also stripped). client-node has neither option. kube-rs reports no heap figure (Rust has no GC heap to read without a custom allocator). Each row names its wire format; edgeop runs at Node's default flags and with the flags its images use (\`${IMAGE_FLAGS.join(' ')}\`, build/node-flags.ts).`,
+      `The same Pods on the wire, per Pod (one list of the namespace, measured by the driver): protobuf ${size('protobufPerPod')} B (${size('protobufStrippedPerPod')} B without managedFields), JSON ${size('jsonPerPod')} B (${size('jsonStrippedPerPod')} B without managedFields).`,
     ],
     metrics: [
       { key: 'heapPerObj', label: 'heap per Pod', unit: 'B', better: 'lower' },
       { key: 'rssPerObj', label: 'RSS per Pod', unit: 'B', better: 'lower' },
       { key: 'heapMb', label: 'heap after', unit: 'MB', better: 'lower' },
-      { key: 'rssMb', label: 'RSS after', unit: 'MB', better: 'lower' },
+      { key: 'rssMb', label: 'RSS after (steady)', unit: 'MB', better: 'lower' },
       { key: 'peakRssMb', label: 'peak RSS', unit: 'MB', better: 'lower' },
+      { key: 'peakOverSteady', label: 'peak ÷ steady', unit: '', better: 'lower', digits: 2 },
     ],
     chartMetric: 'rssPerObj',
     cases: Object.values(MODE_LABEL),
+    baseRow: baseRow(ctx),
     peers: ctx.peers.map((p) => p.id),
     samples,
     notes,
+    facts,
   }
 }
 
 // ---------------------------------------------------------------- (4) list throughput
+
+/** The row of the bare undici + JSON.parse reader in the list workload (the floor under any Node client). */
+export const LIST_FLOOR_ROW = 'bare undici + JSON.parse (JSON)'
 
 export async function listThroughput(ctx: Ctx, pods: number, iterations: number): Promise<WorkloadReport> {
   const samples: Sample[] = []
@@ -328,21 +380,26 @@ export async function listThroughput(ctx: Ctx, pods: number, iterations: number)
   const ns = await ctx.podsNamespace(pods)
   const listed = await ctx.client.resource(CORE_TYPES.pods, ns).list()
   const bytes = Buffer.byteLength(JSON.stringify(listed))
-  const FLOOR = 'bare undici + JSON.parse'
-  const runs: { peer: Peer; c: string; extra: object }[] = ctx.peers.flatMap((peer) => [
-    { peer, c: 'JSON', extra: {} },
-    ...(peer.id === 'client-go' ? [{ peer, c: PROTOBUF, extra: { protobuf: true } }] : []),
-    ...(peer.id === 'edgeop' ? [{ peer, c: FLOOR, extra: { raw: true } }] : []),
-  ])
+  const c = count(pods)
+  const edgeopWires = ctx.caps.listProtobuf ? (['json', 'protobuf'] as const) : (['json'] as const)
+  const base = edgeopRow({ wire: ctx.caps.listProtobuf ? 'protobuf' : 'json', flags: [] })
+  const runs: Run[] = ctx.peers.flatMap((peer): Run[] => {
+    if (peer.id === 'edgeop')
+      return [
+        ...edgeopWires.map((wire) => ({ peer, row: edgeopRow({ wire, flags: [] }), job: { wire } })),
+        { peer, row: LIST_FLOOR_ROW, job: { raw: true } },
+      ]
+    return peerRuns(peer)
+  })
   for (let round = 0; round < ctx.rounds; round++) {
-    for (const { peer, c, extra } of rotated(runs, round)) {
-      await attempt(notes, `${peer.id} ${c}, round ${round + 1}`, async () => {
+    for (const { peer, row, job } of rotated(runs, round)) {
+      await attempt(notes, `${row}, round ${round + 1}`, async () => {
         const p = PeerProcess.start(peer, {
           workload: 'list',
           kubeconfig: ctx.kubeconfig,
           namespace: ns,
           iterations,
-          ...extra,
+          ...job,
         })
         try {
           const result = await p.next('result', 600_000)
@@ -352,6 +409,7 @@ export async function listThroughput(ctx: Ctx, pods: number, iterations: number)
           samples.push({
             case: c,
             peer: peer.id,
+            row,
             round,
             metrics: {
               ms,
@@ -370,8 +428,8 @@ export async function listThroughput(ctx: Ctx, pods: number, iterations: number)
     id: 'list',
     title: `4. List throughput (one unpaginated list of ${count(pods)})`,
     method: [
-      `Each process lists the namespace's ${count(pods)} (${(bytes / 1e6).toFixed(1)} MB of JSON) once to warm up, then ${iterations} times, timing each call from request to decoded objects (edgeop: \`ResourceClient.list\`; client-node: \`CoreV1Api.listNamespacedPod\`, which also converts to its model classes; client-go: \`Pods(ns).List\`; kube-rs: \`Api::list\`); the process's median is one sample. The apiserver's encoding time is in every number, so the ratios understate client differences. ${ctx.rounds} rounds, peers interleaved.`,
-      "MB/s counts JSON bytes (for client-go protobuf too, so its MB/s compares work done, not bytes moved). Every JSON row reads JSON (client-go with its content type set to `application/json`: its typed clients default to protobuf otherwise); the protobuf row is client-go with `application/vnd.kubernetes.protobuf`; the bare-undici row is the edgeop peer process doing a plain undici request, `body.text()` and `JSON.parse` with no client code around it: the baseline any Node client starts from. Both are compared with edgeop's JSON list.",
+      `Each process lists the namespace's ${count(pods)} (${(bytes / 1e6).toFixed(1)} MB of JSON) once to warm up, then ${iterations} times, timing each call from request to decoded objects (edgeop: \`ResourceClient.list\`, with \`wire\` set explicitly; client-node: \`CoreV1Api.listNamespacedPod\`, which also converts to its model classes; client-go: \`Pods(ns).List\`; kube-rs: \`Api::list\`); the process's median is one sample. The apiserver's encoding time is in every number (workload 7 measures it per format). ${ctx.rounds} rounds, rows interleaved; ratios against ${base}.`,
+      `MB/s counts JSON bytes in every row (for protobuf rows too, so MB/s compares work done, not bytes moved). Each row names its wire format (client-go with its content type set to \`application/json\` or \`application/vnd.kubernetes.protobuf\`, its typed clients' default). The "${LIST_FLOOR_ROW}" row is the edgeop peer process doing a plain undici request, \`body.text()\` and \`JSON.parse\` with no client code around it: the floor any Node client on JSON starts from.`,
     ],
     metrics: [
       { key: 'ms', label: 'list time', unit: 'ms', better: 'lower' },
@@ -380,8 +438,8 @@ export async function listThroughput(ctx: Ctx, pods: number, iterations: number)
       { key: 'peakRssMb', label: 'peak RSS', unit: 'MB', better: 'lower' },
     ],
     chartMetric: 'objPerSec',
-    cases: ['JSON', PROTOBUF, FLOOR],
-    baseCases: { [PROTOBUF]: 'JSON', [FLOOR]: 'JSON' },
+    cases: [c],
+    baseRow: base,
     peers: ctx.peers.map((p) => p.id),
     samples,
     notes,

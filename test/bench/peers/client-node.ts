@@ -4,7 +4,17 @@
  * and no metadata-only informer, so only `full` mode exists.
  */
 import { CoreV1Api, KubeConfig, makeInformer, type V1Pod } from '@kubernetes/client-node'
-import { emit, exit, type Job, LatencyRecorder, readJob, settledHeap, sleep, waitFor } from './protocol.ts'
+import {
+  EventCounter,
+  emit,
+  exit,
+  type Job,
+  LatencyRecorder,
+  readJob,
+  settledHeap,
+  sleep,
+  waitFor,
+} from './protocol.ts'
 
 const job: Job = readJob()
 if ((job.mode ?? 'full') !== 'full') throw new Error('client-node has only full-object informers')
@@ -60,6 +70,20 @@ switch (job.workload) {
     emit('synced', { syncMs, count: inf.list().length })
     await waitFor('stop')
     emit('result', { latenciesMs: rec.samples })
+    break
+  }
+  case 'replay': {
+    const inf = informer()
+    running = inf
+    const counter = new EventCounter(job.expect ?? 0)
+    inf.on('update', () => counter.hit())
+    const syncMs = await sync(inf)
+    emit('synced', { syncMs, count: inf.list().length })
+    if (!(await waitFor('go'))) break
+    counter.arm()
+    emit('armed')
+    emit('result', await counter.result)
+    await waitFor('stop')
     break
   }
   case 'list': {

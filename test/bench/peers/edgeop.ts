@@ -3,25 +3,61 @@
  */
 import { Agent, request } from 'undici'
 import type { Pod } from '../../../src/api/index.ts'
-import { SharedInformer } from '../../../src/cache/informer.ts'
+import { type InformerOptions, SharedInformer } from '../../../src/cache/informer.ts'
 import { KubeClient } from '../../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../../src/client/resource.ts'
 import { loadClusterConfig } from '../../../src/config/load.ts'
+import { POD_V1 } from '../../../src/protobuf/kinds.generated.ts'
 import { listerWatcher } from '../../../src/watch/lister-watcher.ts'
-import { emit, exit, type Job, LatencyRecorder, readJob, settledHeap, sleep, waitFor } from './protocol.ts'
+import {
+  EventCounter,
+  emit,
+  exit,
+  type Job,
+  LatencyRecorder,
+  readJob,
+  settledHeap,
+  sleep,
+  waitFor,
+} from './protocol.ts'
 
 const job: Job = readJob()
 // As a user would: the kubeconfig file, client-side throttling off (like the other peers).
 const config = await loadClusterConfig({ kubeconfig: job.kubeconfig })
 const client = new KubeClient(config, { qps: -1 })
-const pods = client.resource(CORE_TYPES.pods, job.namespace)
+// Protobuf is asked for by resource types that carry their protobuf kind (src/client/wire-format.ts).
+const pods = client.resource(
+  job.wire === 'protobuf' ? { ...CORE_TYPES.pods, protobuf: POD_V1 } : CORE_TYPES.pods,
+  job.namespace,
+)
+
+/**
+ * The job's wire format and store (issue 18), passed as informer options when the job sets them.
+ * A build without those options ignores them; the driver finds out which it honours (lib/capabilities.ts)
+ * and runs such rows only then.
+ */
+const wireOptions = {
+  ...(job.wire ? { wire: job.wire } : {}),
+  ...(job.store ? { store: job.store } : {}),
+}
 
 /** The informer for the job's mode; defaults everywhere else (streaming list, freeze on). */
 function informer(): SharedInformer<Pod> {
   const mode = job.mode ?? 'strip'
-  return new SharedInformer(listerWatcher(pods, mode === 'metadata' ? { metadataOnly: true } : {}), {
-    stripManagedFields: mode !== 'full',
-  })
+  // As InformerFactory builds it: managedFields skipped by the decoder when stripped, bytes kept for a compact store.
+  const strip = mode !== 'full'
+  return new SharedInformer(
+    listerWatcher(
+      pods,
+      {
+        ...(mode === 'metadata' ? { metadataOnly: true } : {}),
+        ...(strip ? { dropManagedFields: true } : {}),
+        ...wireOptions,
+      } as Parameters<typeof listerWatcher>[1],
+      job.store === 'compact' && strip ? { keepBytes: true } : {},
+    ),
+    { stripManagedFields: strip, ...wireOptions } as InformerOptions<Pod>,
+  )
 }
 
 async function sync(inf: SharedInformer<Pod>, ac: AbortController): Promise<number> {
@@ -64,6 +100,66 @@ switch (job.workload) {
     emit('result', { latenciesMs: rec.samples })
     break
   }
+  case 'replay': {
+    // Events from the replay server (lib/replay.ts): counted and timed from the driver's `go`.
+    const inf = informer()
+    const counter = new EventCounter(job.expect ?? 0)
+    inf.addEventHandler({ onUpdate: () => counter.hit() })
+    const syncMs = await sync(inf, ac)
+    emit('synced', { syncMs, count: inf.store.list().length })
+    if (!(await waitFor('go'))) break
+    counter.arm()
+    emit('armed')
+    emit('result', await counter.result)
+    await waitFor('stop')
+    break
+  }
+  case 'rawread': {
+    // The wire floor: a bare undici request whose body is only counted (no decoding).
+    const agent = new Agent({ connect: { ca: config.tls.ca, cert: config.tls.cert, key: config.tls.key } })
+    const format = job.rawFormat ?? 'json'
+    const accept = format === 'protobuf' ? 'application/vnd.kubernetes.protobuf' : 'application/json'
+    const query = job.rawStream
+      ? '?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true'
+      : ''
+    const url = `${config.server}/api/v1/namespaces/${job.namespace}/pods${query}`
+    const END = Buffer.from('k8s.io/initial-events-end')
+    emit('ready')
+    const timesMs: number[] = []
+    let bytes = 0
+    for (let i = 0; i <= (job.iterations ?? 3); i++) {
+      const t0 = performance.now()
+      const ac2 = new AbortController()
+      const res = await request(url, {
+        dispatcher: agent,
+        signal: ac2.signal,
+        headers: { accept: job.rawStream ? `${accept};stream=watch` : accept },
+      })
+      bytes = 0
+      let tail: Buffer = Buffer.alloc(0)
+      try {
+        for await (const chunk of res.body) {
+          const c = chunk as Buffer
+          bytes += c.length
+          if (job.rawStream) {
+            // The bookmark ending the initial events may straddle two chunks.
+            if (Buffer.concat([tail, c]).includes(END)) {
+              ac2.abort()
+              break
+            }
+            tail = c.subarray(Math.max(0, c.length - END.length))
+          }
+        }
+      } catch (err) {
+        if (!ac2.signal.aborted) throw err
+      }
+      if (i > 0) timesMs.push(performance.now() - t0)
+    }
+    emit('result', { timesMs, bytes })
+    await agent.close()
+    await waitFor('stop')
+    break
+  }
   case 'list': {
     emit('ready')
     const timesMs: number[] = []
@@ -74,7 +170,7 @@ switch (job.workload) {
       : undefined
     const url = `${config.server}/api/v1/namespaces/${job.namespace}/pods`
     const listOnce = async (): Promise<{ items: unknown[] }> => {
-      if (agent === undefined) return pods.list()
+      if (agent === undefined) return pods.list(wireOptions as Parameters<typeof pods.list>[0])
       const res = await request(url, { dispatcher: agent, headers: { accept: 'application/json' } })
       return JSON.parse(await res.body.text()) as { items: unknown[] }
     }

@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline'
 
 /** A job as the driver sends it. */
 export interface Job {
-  workload: 'coldstart' | 'memory' | 'watch' | 'list' | 'version'
+  workload: 'coldstart' | 'memory' | 'watch' | 'replay' | 'list' | 'rawread' | 'version'
   kubeconfig: string
   namespace: string
   /** Objects the namespace holds (informational). */
@@ -22,6 +22,19 @@ export interface Job {
   iterations?: number
   /** list, edgeop peer only: a bare undici request + JSON.parse (the floor under any Node client). */
   raw?: boolean
+  /**
+   * Wire format the informer (and list) should use; unset: the library's default. The edgeop peer
+   * passes it as the informer option `wire`, the Go peer sets client-go's content type.
+   */
+  wire?: 'json' | 'protobuf'
+  /** edgeop only: the informer option `store` (`eager` objects or `compact` wire bytes). */
+  store?: 'eager' | 'compact'
+  /** Node peers: V8/Node flags on the command line before the script (e.g. `--optimize-for-size`). */
+  nodeFlags?: string[]
+  /** rawread (edgeop peer): a bare reader that only counts bytes, in this format. */
+  rawFormat?: 'json' | 'protobuf'
+  /** rawread: a streaming list (watch with sendInitialEvents, read up to the bookmark ending it). */
+  rawStream?: boolean
 }
 
 /** Annotation the writer stamps with its wall clock (Unix microseconds) at write time. */
@@ -103,6 +116,42 @@ export class LatencyRecorder {
     if (this.#last.get(key) === stamp) return
     this.#last.set(key, stamp)
     this.samples.push((now - Number(stamp)) / 1000)
+  }
+}
+
+/**
+ * Counts the events a replay delivers to a handler and times them with the process's own CPU
+ * clock (user + system, all threads): {@link arm} on the driver's `go`, {@link hit} in the handler.
+ */
+export class EventCounter {
+  readonly #expect: number
+  count = 0
+  #cpu0: NodeJS.CpuUsage | undefined
+  #t0 = 0
+  #done: (r: { events: number; cpuSeconds: number; wallMs: number }) => void = () => {}
+  readonly result = new Promise<{ events: number; cpuSeconds: number; wallMs: number }>(
+    (r) => (this.#done = r),
+  )
+
+  constructor(expect: number) {
+    this.#expect = expect
+  }
+
+  arm(): void {
+    this.count = 0
+    this.#cpu0 = process.cpuUsage()
+    this.#t0 = performance.now()
+  }
+
+  hit(): void {
+    if (this.#cpu0 === undefined) return
+    if (++this.count !== this.#expect) return
+    const cpu = process.cpuUsage(this.#cpu0)
+    this.#done({
+      events: this.count,
+      cpuSeconds: (cpu.user + cpu.system) / 1e6,
+      wallMs: performance.now() - this.#t0,
+    })
   }
 }
 

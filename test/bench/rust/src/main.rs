@@ -15,6 +15,7 @@ use kube::runtime::watcher::{self, Event};
 use kube::{Client, Config, Resource, ResourceExt};
 use serde_json::{Value, json};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tokio::io::{AsyncBufReadExt, BufReader, Lines, Stdin};
@@ -56,12 +57,45 @@ async fn client(job: &Value) -> Client {
     Client::try_from(cfg).expect("client")
 }
 
+/// This process's user+system CPU seconds (every thread) from /proc/self/stat, in 10 ms ticks.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = &stat[stat.rfind(')').map(|i| i + 2).unwrap_or(0)..];
+    let f: Vec<&str> = after.split(' ').collect();
+    let tick = |i: usize| f.get(i).and_then(|s| s.parse::<f64>().ok()).unwrap_or(0.0);
+    (tick(11) + tick(12)) / 100.0
+}
+
+/// Counts the update events of a replay from the driver's "go" and times them with the process's
+/// CPU clock; the result is taken in the stream's callback when the last expected event arrives.
+struct Counter {
+    armed: AtomicBool,
+    count: AtomicU64,
+    expect: u64,
+    start: Mutex<(f64, Option<Instant>)>,
+    result: Mutex<Option<(f64, f64)>>,
+}
+
+impl Counter {
+    fn hit(&self) {
+        if !self.armed.load(Ordering::Acquire) {
+            return;
+        }
+        if self.count.fetch_add(1, Ordering::AcqRel) + 1 == self.expect {
+            let (cpu0, t0) = *self.start.lock().unwrap();
+            let wall = t0.map(|t| t.elapsed().as_secs_f64() * 1000.0).unwrap_or(0.0);
+            *self.result.lock().unwrap() = Some((cpu_seconds() - cpu0, wall));
+        }
+    }
+}
+
 /// Starts a reflector in the job's mode; resolves when its store is ready, with the time taken
 /// and a closure counting cached objects. Watch events on Pods with the stamp feed `lat`.
 async fn reflect(
     job: &Value,
     client: Client,
     lat: Option<Arc<Mutex<Vec<f64>>>>,
+    counter: Option<Arc<Counter>>,
 ) -> (f64, Box<dyn Fn() -> usize + Send>) {
     let ns = job["namespace"].as_str().expect("namespace");
     let mode = job["mode"].as_str().unwrap_or("full").to_string();
@@ -92,6 +126,9 @@ async fn reflect(
     // One latency sample per new stamp seen on an object, as the other peers count them.
     let mut last: HashMap<String, String> = HashMap::new();
     tokio::spawn(stream.for_each(move |ev| {
+        if let (Some(c), Ok(Event::Apply(_))) = (&counter, &ev) {
+            c.hit();
+        }
         if let (Some(lat), Ok(Event::Apply(p))) = (&lat, &ev) {
             if let Some(stamp) = p.annotations().get(STAMP) {
                 let now = now_us();
@@ -128,7 +165,7 @@ async fn main() {
         "coldstart" => {
             let c = client(&job).await;
             emit("ready", json!({}));
-            let (ms, count) = reflect(&job, c, None).await;
+            let (ms, count) = reflect(&job, c, None, None).await;
             emit("synced", json!({"syncMs": ms, "count": count()}));
             wait_for(&mut input, "stop").await;
         }
@@ -138,7 +175,7 @@ async fn main() {
             if !wait_for(&mut input, "go").await {
                 return;
             }
-            let (ms, count) = reflect(&job, c, None).await;
+            let (ms, count) = reflect(&job, c, None, None).await;
             tokio::time::sleep(std::time::Duration::from_secs(1)).await;
             emit("settled", json!({"syncMs": ms, "count": count()}));
             wait_for(&mut input, "stop").await;
@@ -146,13 +183,39 @@ async fn main() {
         "watch" => {
             let c = client(&job).await;
             let lat = Arc::new(Mutex::new(Vec::new()));
-            let (ms, count) = reflect(&job, c, Some(lat.clone())).await;
+            let (ms, count) = reflect(&job, c, Some(lat.clone()), None).await;
             // Events before the sync (the initial list) carry old stamps: drop them.
             lat.lock().unwrap().clear();
             emit("synced", json!({"syncMs": ms, "count": count()}));
             wait_for(&mut input, "stop").await;
             let l = lat.lock().unwrap().clone();
             emit("result", json!({"latenciesMs": l}));
+        }
+        "replay" => {
+            let c = client(&job).await;
+            let counter = Arc::new(Counter {
+                armed: AtomicBool::new(false),
+                count: AtomicU64::new(0),
+                expect: job["expect"].as_u64().unwrap_or(0),
+                start: Mutex::new((0.0, None)),
+                result: Mutex::new(None),
+            });
+            let (ms, count) = reflect(&job, c, None, Some(counter.clone())).await;
+            emit("synced", json!({"syncMs": ms, "count": count()}));
+            if !wait_for(&mut input, "go").await {
+                return;
+            }
+            *counter.start.lock().unwrap() = (cpu_seconds(), Some(Instant::now()));
+            counter.armed.store(true, Ordering::Release);
+            emit("armed", json!({}));
+            let (cpu, wall) = loop {
+                if let Some(r) = *counter.result.lock().unwrap() {
+                    break r;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            };
+            emit("result", json!({"events": counter.expect, "cpuSeconds": cpu, "wallMs": wall}));
+            wait_for(&mut input, "stop").await;
         }
         "list" => {
             let c = client(&job).await;

@@ -1,0 +1,264 @@
+/**
+ * @module compact-store.bench — the compact store against the eager one for a custom resource (issue 18):
+ * time to synced against the bare JSON wire floor, and heap, ArrayBuffer and RSS bytes per cached object,
+ * with and without `--optimize-for-size`.
+ *
+ *   node test/bench/compact-store.bench.ts [objects] [rounds]     (default 10,000 objects, 3 rounds)
+ *
+ * A script, not a test: nothing here is asserted. It starts a private real control plane, installs a
+ * custom resource whose objects carry about 3 KB of spec (an application's containers, env and config,
+ * kept with `x-kubernetes-preserve-unknown-fields`) plus labels and an owner reference, and creates the
+ * objects once. Every measurement runs in a fresh child process (`--expose-gc`, and
+ * `--optimize-for-size` where named):
+ * - `floor`: one streaming list (a watch with `sendInitialEvents`) read by the transport and only counted,
+ *   until the `k8s.io/initial-events-end` bookmark: what any client must wait for.
+ * - `eager` / `compact`: an informer from the factory with that store, from start to `whenSynced()`.
+ *   Memory: after two full GCs, heapUsed, arrayBuffers and RSS with the informer synced, minus the same
+ *   before it started, divided by the objects; and the average JSON size of one object without
+ *   managedFields (the target for memory per object).
+ */
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { InformerFactory } from '../../src/cache/factory.ts'
+import { KubeClient } from '../../src/client/kube-client.ts'
+import { CORE_TYPES, type ResourceType } from '../../src/client/resource.ts'
+import { loadClusterConfig } from '../../src/config/load.ts'
+import type { KubeObject } from '../../src/core/types.ts'
+import { isWireObject, WIRE } from '../../src/core/wire-object.ts'
+
+const GROUP = 'bench.edgeop.dev'
+const TYPE: ResourceType = {
+  group: GROUP,
+  version: 'v1',
+  resource: 'benchapps',
+  kind: 'BenchApp',
+  namespaced: true,
+}
+const SELF = fileURLToPath(import.meta.url)
+
+interface Sample {
+  ms: number
+  heap?: number
+  buffers?: number
+  rss?: number
+  jsonBytes?: number
+  wireBytes?: number
+}
+
+/** About 3 KB of spec: what an application CR with a few containers, env and config carries. */
+function spec(i: number): Record<string, unknown> {
+  return {
+    image: `registry.example.com/team-${i % 7}/app:${1 + (i % 13)}.4.${i % 100}`,
+    replicas: 1 + (i % 5),
+    port: 8080,
+    env: Array.from({ length: 16 }, (_, k) => ({
+      name: `SETTING_${k}_NAME`,
+      value: `value-${k}-${i}-${'x'.repeat(20)}`,
+    })),
+    resources: { requests: { cpu: '250m', memory: '256Mi' }, limits: { cpu: '1', memory: '1Gi' } },
+    config: {
+      'application.yaml': `server:\n  port: 8080\nlogging:\n  level: info\nfeature-flags:\n${Array.from({ length: 12 }, (_, k) => `  flag-${k}: ${k % 2 === 0}\n`).join('')}`,
+    },
+    sidecars: Array.from({ length: 3 }, (_, k) => ({
+      name: `sidecar-${k}`,
+      image: `registry.example.com/infra/sidecar-${k}:2.1`,
+      args: ['--listen=:9000', `--upstream=127.0.0.1:${8080 + k}`, '--log-format=json'],
+    })),
+    database: { enabled: i % 3 === 0, class: 'standard' },
+  }
+}
+
+async function parent(n: number, rounds: number): Promise<void> {
+  const { getTestEnv } = await import('../controlplane/env.ts')
+  const { adminClient } = await import('../support/kube.ts')
+  const env = await getTestEnv()
+  const admin = adminClient(env, env.server)
+  const ns = `edgeop-bench-compact-${n}`
+  const crds = admin.resource(CORE_TYPES.customResourceDefinitions)
+  await crds.apply(
+    {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `benchapps.${GROUP}` },
+      spec: {
+        group: GROUP,
+        scope: 'Namespaced',
+        names: { plural: 'benchapps', singular: 'benchapp', kind: 'BenchApp', listKind: 'BenchAppList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+              },
+            },
+          },
+        ],
+      },
+    } as KubeObject,
+    { fieldManager: 'bench', force: true },
+  )
+  for (let t = 0; ; t++) {
+    const ok = await admin
+      .resource(TYPE, ns)
+      .list({ limit: 1 })
+      .then(
+        () => true,
+        () => false,
+      )
+    if (ok) break
+    if (t > 300) throw new Error('CRD not served')
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  await admin
+    .resource(CORE_TYPES.namespaces)
+    .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })
+    .catch(() => {})
+  const apps = admin.resource(TYPE, ns)
+  const existing = (await apps.list({ limit: 1 })).metadata?.remainingItemCount ?? 0
+  if (existing + 1 < n) {
+    process.stderr.write(`creating ${n} BenchApps in ${ns}…\n`)
+    for (let i = 0; i < n; i += 50)
+      await Promise.all(
+        Array.from({ length: Math.min(50, n - i) }, (_, j) =>
+          apps
+            .create({
+              apiVersion: `${GROUP}/v1`,
+              kind: 'BenchApp',
+              metadata: {
+                name: `app-${i + j}`,
+                labels: { app: `app-${i + j}`, team: `team-${(i + j) % 7}`, tier: 'web' },
+                ownerReferences: [
+                  {
+                    apiVersion: 'v1',
+                    kind: 'ConfigMap',
+                    name: 'owner',
+                    uid: `00000000-0000-0000-0000-${String((i + j) % 50).padStart(12, '0')}`,
+                    controller: true,
+                  },
+                ],
+              },
+              spec: spec(i + j),
+            } as KubeObject)
+            .catch(() => {}),
+        ),
+      )
+  }
+  const kubeconfig = await env.writeKubeconfig({ server: env.server })
+  const run = (mode: string, flags: string[]): Promise<Sample> =>
+    new Promise((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        [...flags, '--expose-gc', SELF, 'child', mode, kubeconfig, ns, String(n)],
+        {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      )
+      let out = ''
+      child.stdout.on('data', (d) => (out += d))
+      child.on('exit', (code) =>
+        code === 0 ? resolve(JSON.parse(out) as Sample) : reject(new Error(`${mode}: exit ${code}`)),
+      )
+    })
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+  const rows: string[] = []
+  const floor: number[] = []
+  const results = new Map<string, Sample[]>()
+  for (let r = 0; r < rounds; r++) {
+    // Interleaved, so drift in the machine's load touches every row alike.
+    floor.push((await run('floor', [])).ms)
+    for (const flags of [[], ['--optimize-for-size']])
+      for (const mode of ['eager', 'compact']) {
+        const key = `${mode}${flags.length ? ' --optimize-for-size' : ''}`
+        results.set(key, [...(results.get(key) ?? []), await run(mode, flags)])
+      }
+  }
+  const f = median(floor)
+  const kb = (x: number | undefined): string => (x === undefined ? '' : `${(x / 1024).toFixed(2)} KB`)
+  rows.push(
+    `\n${n} BenchApps (custom resource), median of ${rounds} rounds, ${new Date().toISOString().slice(0, 10)}, ${process.version}`,
+    `bare JSON wire floor (streaming list, bytes counted only): ${Math.round(f)} ms`,
+    '',
+    '| store, flags | synced | ÷ floor | heap / object | ArrayBuffers / object | heap + buffers / object | RSS / object | JSON / object (no managedFields) |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+  )
+  for (const [key, xs] of results) {
+    const m = (k: keyof Sample) =>
+      xs.every((x) => x[k] !== undefined) ? median(xs.map((x) => x[k]!)) : undefined
+    const ms = m('ms')!
+    rows.push(
+      `| ${key} | ${Math.round(ms)} ms | ${(ms / f).toFixed(2)} | ${kb(m('heap'))} | ${kb(m('buffers'))} | ${kb((m('heap') ?? 0) + (m('buffers') ?? 0))} | ${kb(m('rss'))} | ${kb(m('jsonBytes'))} |`,
+    )
+  }
+  process.stdout.write(`${rows.join('\n')}\n`)
+  await admin.close()
+  process.exit(0)
+}
+
+async function child(mode: string, kubeconfig: string, ns: string, n: number): Promise<void> {
+  const gc = (globalThis as { gc?: () => void }).gc!
+  const client = new KubeClient(await loadClusterConfig({ kubeconfig }), { qps: -1 })
+  if (mode === 'floor') {
+    const rc = client.resource(TYPE, ns)
+    void rc
+    const t0 = performance.now()
+    const path = `/apis/${GROUP}/v1/namespaces/${ns}/benchapps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=600`
+    const res = await client.transport.stream({ method: 'GET', path, accept: 'application/json' })
+    const marker = Buffer.from('k8s.io/initial-events-end')
+    let tail = Buffer.alloc(0)
+    let bytes = 0
+    for await (const chunk of res.body) {
+      bytes += chunk.length
+      const window = Buffer.concat([tail, chunk])
+      if (window.includes(marker)) break
+      tail = window.subarray(Math.max(0, window.length - marker.length))
+    }
+    const ms = performance.now() - t0
+    res.close()
+    process.stdout.write(JSON.stringify({ ms, wireBytes: bytes }))
+    await client.close()
+    process.exit(0)
+  }
+  gc()
+  gc()
+  const before = process.memoryUsage()
+  const factory = new InformerFactory(client, { store: mode === 'compact' ? 'compact' : 'eager' })
+  const informer = factory.informer({ type: TYPE, namespace: ns })
+  const ac = new AbortController()
+  const t0 = performance.now()
+  factory.start(ac.signal)
+  await informer.whenSynced()
+  const ms = performance.now() - t0
+  if (informer.store.size !== n) throw new Error(`synced ${informer.store.size} of ${n}`)
+  await new Promise((r) => setTimeout(r, 200))
+  gc()
+  gc()
+  const after = process.memoryUsage()
+  // The JSON size of the cached objects without managedFields (they are cut in both stores).
+  let jsonBytes = 0
+  for (const o of informer.store.list()) jsonBytes += Buffer.byteLength(JSON.stringify(o))
+  const compactEntries = (informer.store as unknown as { entries?: () => KubeObject[] }).entries?.() ?? []
+  const stubs = compactEntries.filter(isWireObject)
+  const stubBytes = stubs.reduce((s, o) => s + o[WIRE].bytes.length, 0)
+  process.stdout.write(
+    JSON.stringify({
+      ms,
+      heap: (after.heapUsed - before.heapUsed) / n,
+      buffers: (after.arrayBuffers - before.arrayBuffers) / n,
+      rss: (after.rss - before.rss) / n,
+      jsonBytes: jsonBytes / n,
+      ...(stubs.length ? { wireBytes: stubBytes / n } : {}),
+    } satisfies Sample),
+  )
+  ac.abort()
+  await factory.stopped()
+  await client.close()
+  process.exit(0)
+}
+
+if (process.argv[2] === 'child')
+  await child(process.argv[3]!, process.argv[4]!, process.argv[5]!, Number(process.argv[6]))
+else await parent(Number(process.argv[2] ?? 10_000), Number(process.argv[3] ?? 3))
