@@ -114,7 +114,8 @@ export function protobufCodec(kind: KindSchema): ObjectCodec {
   return {
     format: 'protobuf',
     scan: (bytes) => scanProtobufMeta(bytes, what),
-    decode: (bytes) => decodeMessage(top, bytes) as KubeObject,
+    // Decoded on demand and soon dropped: sharing strings would only cost a lookup each.
+    decode: (bytes) => decodeMessage(top, bytes, 0, bytes.byteLength, { shareStrings: false }) as KubeObject,
     stripManagedFields: (bytes) => cutManagedFields(bytes, what),
   }
 }

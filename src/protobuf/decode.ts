@@ -59,6 +59,8 @@ export class Reader {
   what: string
   /** Skip `metadata.managedFields` instead of building them (an informer would drop them anyway). */
   dropManagedFields = false
+  /** Hand out one shared copy of each short string (for objects that are kept; see {@link shared}). */
+  shareStrings = true
 
   constructor(bytes: Uint8Array, start = 0, what = 'message') {
     this.buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
@@ -174,7 +176,10 @@ export class Reader {
           break
         }
       }
-      if (ascii) return shared((buf as unknown as FastSlices).latin1Slice(start, stop))
+      if (ascii) {
+        const s = (buf as unknown as FastSlices).latin1Slice(start, stop)
+        return this.shareStrings ? shared(s) : s
+      }
     }
     return (buf as unknown as FastSlices).utf8Slice(start, stop)
   }
@@ -184,6 +189,11 @@ export class Reader {
 export interface DecodeMessageOptions {
   /** Leave `metadata.managedFields` out (skipped on the wire, never built). */
   dropManagedFields?: boolean
+  /**
+   * Share one copy of each short string across decoded objects (default true): less memory for objects that
+   * are kept. Off for objects decoded on demand from a compact store, which are short-lived.
+   */
+  shareStrings?: boolean
 }
 
 /**
@@ -200,6 +210,7 @@ export function decodeMessage(
 ): Record<string, unknown> {
   const r = new Reader(bytes, start, schema.name)
   if (options.dropManagedFields) r.dropManagedFields = true
+  if (options.shareStrings === false) r.shareStrings = false
   decodeInto(r, schema, end, out)
   if (r.pos !== end) r.fail('message does not end at its length')
   return out

@@ -5,7 +5,6 @@
  * handler's notifications both equal a fresh list. Seeded: failures reproduce.
  */
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
 import { isAlreadyExists, isNotFound } from '../../src/client/api-error.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import type { FaultAction } from '../controlplane/fault-proxy.ts'
@@ -13,6 +12,7 @@ import { eventually } from '../support/eventually.ts'
 import { serverState, watchInformer } from '../support/informers.ts'
 import { adminClient } from '../support/kube.ts'
 import { seededRandom } from '../support/random.ts'
+import { configMaps, eachStore } from '../support/stores.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
 const SEED = Number(process.env.EDGEOP_CONVERGENCE_SEED ?? 20261129)
@@ -22,7 +22,8 @@ const WRITERS = 8
 
 const { env, defer } = useTestEnv()
 
-test(`the cache converges after ${OPERATIONS} random writes under random faults (seed ${SEED})`, async () => {
+// Once with the eager store over JSON, once with the compact store over protobuf (the two new paths at once).
+eachStore(`the cache converges after ${OPERATIONS} random writes under random faults (seed ${SEED})`, async () => {
   const random = seededRandom(SEED)
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!
   const proxy = await env().startFaultProxy()
@@ -35,7 +36,7 @@ test(`the cache converges after ${OPERATIONS} random writes under random faults 
   )
   const ns = await env().createNamespace('converge')
   const api = direct.resource(CORE_TYPES.configMaps, ns)
-  const w = watchInformer(client, CORE_TYPES.configMaps, ns, {
+  const w = watchInformer(client, configMaps(), ns, {
     minWatchTimeoutSeconds: 5,
     maxWatchTimeoutSeconds: 10,
     idleMarginMs: 2000,
@@ -122,4 +123,4 @@ test(`the cache converges after ${OPERATIONS} random writes under random faults 
   // Every object gone at the end had its deletion delivered: the handler's view (built only
   // from notifications) holds exactly the live keys.
   assert.deepEqual([...w.seen.keys()].sort(), [...expected.keys()].sort())
-})
+}, ['eager', 'compact, protobuf'])
