@@ -9,6 +9,7 @@
  * scanned fields, plus the bytes and the codec that can decode them, under a symbol so that spreading,
  * `JSON.stringify` and `Object.keys` never see them.
  */
+import { Buffer } from 'node:buffer'
 import type { KubeObject, OwnerReference } from './types.ts'
 
 /** The metadata a scanner reads out of an object's bytes without building the object. */
@@ -44,8 +45,36 @@ export const WIRE: unique symbol = Symbol('edgeop.wire')
 
 /** An object's bytes and the codec that decodes them. */
 export interface WireBytes {
+  /** The bytes (a fresh buffer on each read: they are kept as a string, see {@link StoredBytes}). */
   readonly bytes: Uint8Array
+  /** How many bytes there are. */
+  readonly length: number
   readonly codec: ObjectCodec
+}
+
+/**
+ * Bytes kept as a one-byte (latin1) string on the V8 heap rather than in a buffer of their own. A buffer's
+ * memory comes from malloc; thousands of small long-lived buffers among the large short-lived ones a sync
+ * streams through (TLS records, HTTP/2 frames, chunks) fragment malloc's heap so that it can return almost
+ * nothing to the system afterwards. The bench measured a compact store at 338 MB RSS for 10,000 Pods with
+ * 22 MB of JS heap (2026-12-01). Strings live in V8's compacting heap and cost one byte per byte.
+ */
+class StoredBytes implements WireBytes {
+  readonly #text: string
+  readonly codec: ObjectCodec
+
+  constructor(bytes: Uint8Array, codec: ObjectCodec) {
+    this.#text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1')
+    this.codec = codec
+  }
+
+  get bytes(): Uint8Array {
+    return Buffer.from(this.#text, 'latin1')
+  }
+
+  get length(): number {
+    return this.#text.length
+  }
 }
 
 /** A stub object: `apiVersion`/`kind` when known, the scanned `metadata`, and the bytes under {@link WIRE}. */
@@ -66,7 +95,7 @@ export function wireObject(
   const stub: KubeObject = { metadata: meta ?? codec.scan(bytes) }
   if (type?.apiVersion) stub.apiVersion = type.apiVersion
   if (type?.kind) stub.kind = type.kind
-  Object.defineProperty(stub, WIRE, { value: { bytes, codec }, enumerable: false })
+  Object.defineProperty(stub, WIRE, { value: new StoredBytes(bytes, codec), enumerable: false })
   return stub as WireObject
 }
 

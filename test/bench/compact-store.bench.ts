@@ -242,7 +242,7 @@ async function child(mode: string, kubeconfig: string, ns: string, n: number): P
   for (const o of informer.store.list()) jsonBytes += Buffer.byteLength(JSON.stringify(o))
   const compactEntries = (informer.store as unknown as { entries?: () => KubeObject[] }).entries?.() ?? []
   const stubs = compactEntries.filter(isWireObject)
-  const stubBytes = stubs.reduce((s, o) => s + o[WIRE].bytes.length, 0)
+  const stubBytes = stubs.reduce((s, o) => s + o[WIRE].length, 0)
   process.stdout.write(
     JSON.stringify({
       ms,

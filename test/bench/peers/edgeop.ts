@@ -73,7 +73,7 @@ switch (job.workload) {
     const inf = informer()
     emit('ready')
     const syncMs = await sync(inf, ac)
-    emit('synced', { syncMs, count: inf.store.list().length })
+    emit('synced', { syncMs, count: inf.store.size })
     await waitFor('stop')
     break
   }
@@ -84,7 +84,7 @@ switch (job.workload) {
     const syncMs = await sync(inf, ac)
     await settledHeap()
     await sleep(1000)
-    emit('settled', { syncMs, count: inf.store.list().length, heap: await settledHeap() })
+    emit('settled', { syncMs, count: inf.store.size, heap: await settledHeap() })
     await waitFor('stop')
     break
   }
@@ -95,7 +95,7 @@ switch (job.workload) {
     inf.addEventHandler({ onUpdate: (_old, obj) => synced && rec.record(obj) })
     const syncMs = await sync(inf, ac)
     synced = true
-    emit('synced', { syncMs, count: inf.store.list().length })
+    emit('synced', { syncMs, count: inf.store.size })
     await waitFor('stop')
     emit('result', { latenciesMs: rec.samples })
     break
@@ -106,7 +106,7 @@ switch (job.workload) {
     const counter = new EventCounter(job.expect ?? 0)
     inf.addEventHandler({ onUpdate: () => counter.hit() })
     const syncMs = await sync(inf, ac)
-    emit('synced', { syncMs, count: inf.store.list().length })
+    emit('synced', { syncMs, count: inf.store.size })
     if (!(await waitFor('go'))) break
     counter.arm()
     emit('armed')
