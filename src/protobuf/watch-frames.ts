@@ -46,29 +46,61 @@ export async function* decodeProtobufWatchStream<T extends KubeObject = KubeObje
 ): AsyncGenerator<WatchEvent<T>> {
   const max = options.maxFrameBytes ?? DEFAULT_MAX_WATCH_FRAME_BYTES
   const source = options.source ?? 'watch stream'
-  let pending: Buffer = Buffer.alloc(0)
+  const lengthOf = (b: Buffer, at: number): number => {
+    const len = b.readUInt32BE(at)
+    if (len > max) throw streamError(source, `a watch frame is longer than ${max} bytes; refusing it`)
+    return len
+  }
+  // Frames inside a chunk are decoded where they are; only a frame split across chunks is copied, once,
+  // into a buffer of its exact size (no concatenation of whole chunks: less short-lived memory per sync).
+  let frame: Buffer | undefined
+  let filled = 0
+  let head: number[] = []
   let frameNo = 0
   for await (const chunk of chunks) {
-    let buf =
-      pending.length === 0
-        ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
-        : Buffer.concat([pending, chunk])
+    const c = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
     let at = 0
+    while (at < c.length && (frame !== undefined || head.length > 0)) {
+      if (frame === undefined) {
+        head.push(c[at++] as number)
+        if (head.length < 4) continue
+        const h = Buffer.from(head)
+        frame = Buffer.allocUnsafe(4 + lengthOf(h, 0))
+        h.copy(frame, 0)
+        filled = 4
+        head = []
+      } else {
+        const n = Math.min(frame.length - filled, c.length - at)
+        c.copy(frame, filled, at, at + n)
+        filled += n
+        at += n
+      }
+      if (filled === frame.length) {
+        frameNo++
+        const done = frame
+        frame = undefined
+        yield frameEvent<T>(done, 4, done.length, kind, options, source, frameNo)
+      }
+    }
     for (;;) {
-      if (buf.length - at < 4) break
-      const len = buf.readUInt32BE(at)
-      if (len > max) throw streamError(source, `a watch frame is longer than ${max} bytes; refusing it`)
-      if (buf.length - at - 4 < len) break
+      if (c.length - at < 4) break
+      const len = lengthOf(c, at)
+      if (c.length - at - 4 < len) break
       frameNo++
-      yield frameEvent<T>(buf, at + 4, at + 4 + len, kind, options, source, frameNo)
+      // Decoded before the yield (objects or stubs with their own bytes): the producer may reuse `c` afterwards.
+      yield frameEvent<T>(c, at + 4, at + 4 + len, kind, options, source, frameNo)
       at += 4 + len
     }
-    // Copy the tail: the producer may reuse its buffer once we return control.
-    pending = at === buf.length ? Buffer.alloc(0) : Buffer.from(buf.subarray(at))
-    buf = pending
+    if (at < c.length) {
+      if (c.length - at >= 4) {
+        frame = Buffer.allocUnsafe(4 + lengthOf(c, at))
+        filled = c.copy(frame, 0, at)
+      } else head = [...c.subarray(at)]
+    }
   }
-  if (pending.length !== 0)
-    throw streamError(source, `the stream ended inside a frame (${pending.length} bytes)`)
+  if (frame !== undefined || head.length > 0) {
+    throw streamError(source, `the stream ended inside a frame (${frame ? filled : head.length} bytes)`)
+  }
 }
 
 function frameEvent<T extends KubeObject>(
