@@ -26,11 +26,11 @@ export interface InformerSpec<T extends KubeObject = KubeObject> extends Selecto
 /**
  * The store of an informer whose resource type carries its protobuf kind, unless its options or the
  * factory's defaults name one: `compact`. Chosen by measurement (`npm run bench`, 2026-12-01, 10,000 Pods
- * of 5.7 KB protobuf, managedFields stripped): RSS per cached Pod 12.4 KB compact vs 21.3 KB eager, heap
- * 3.1 vs 7.6 KB, cold start to synced 0.93 vs 1.45 s; it costs CPU per watch event (each delivery decodes
- * the old and the new object: 6.1k vs 13.2k events per CPU-second), which large collections of built-ins
- * (Pods, Nodes, Events) can afford. Custom resources (JSON) keep the eager store: there the compact store
- * saves less (15.6 vs 20.2 KB RSS per object) and reconcilers read their own objects from the cache often.
+ * of 5.7 KB protobuf, managedFields stripped): RSS per cached Pod 12.3 KB compact vs 21.2 KB eager, heap
+ * 3.1 vs 7.5 KB, cold start to synced 0.83 vs 1.24 s; it costs CPU per watch event (each delivery decodes
+ * the old and the new object: 5.3k vs 12.1k events per CPU-second), which large collections of built-ins
+ * (Pods, Nodes, Events) can afford. Custom resources (JSON) keep the eager store: reconcilers read their own
+ * objects from the cache at every reconcile, and each read beyond the decoded cache decodes again.
  */
 export const DEFAULT_PROTOBUF_STORE = 'compact'
 
