@@ -2,18 +2,21 @@
  * @module appservice — shared steps for AppService integration and e2e tests.
  */
 import type { CustomResourceDefinition } from '../../src/api/index.ts'
-import { InformerFactory } from '../../src/cache/factory.ts'
+import { InformerFactory, type InformerSpec } from '../../src/cache/factory.ts'
+import type { InformerOptions } from '../../src/cache/informer.ts'
+import type { MultiNamespaceInformer } from '../../src/cache/multi-namespace-informer.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import type { ResourceClient } from '../../src/client/resource-client.ts'
 import type { Controller } from '../../src/controller/controller.ts'
-import type { Condition } from '../../src/core/types.ts'
+import type { Condition, KubeObject } from '../../src/core/types.ts'
 import { EventRecorder } from '../../src/objects/events.ts'
 import { type AppService, appServiceCrd } from '../../src/operators/appservice/api.ts'
 import {
   type AppServiceOperatorOptions,
   appServiceController,
 } from '../../src/operators/appservice/operator.ts'
+import { DEPLOYMENT_V1, SERVICE_V1 } from '../../src/protobuf/kinds.generated.ts'
 import { type DatabaseStandin, startDatabaseStandin } from '../standin/database-api.ts'
 import { eventually } from './eventually.ts'
 import { adminClient } from './kube.ts'
@@ -121,6 +124,32 @@ export async function appServiceGone(
 }
 
 /**
+ * Set to `protobuf` (test/integration/appservice-protobuf.test.ts does) to run the controller suite with its
+ * Deployments and Services listed and watched in protobuf and kept in compact stores (the factory's default for
+ * types that carry a protobuf kind). The operator itself names no protobuf kind (its artifact carries no
+ * decoder), so the test's factory gives its child types their kinds.
+ */
+export const CHILD_WIRE_ENV = 'EDGEOP_TEST_CHILD_WIRE'
+
+/** An informer factory that reads Deployments and Services in protobuf. */
+class ProtobufChildrenFactory extends InformerFactory {
+  override multiNamespaceInformer<T extends KubeObject = KubeObject>(
+    spec: InformerSpec<T> | InformerSpec,
+    namespaces: readonly string[],
+    options: InformerOptions<T> = {},
+  ): MultiNamespaceInformer<T> {
+    const protobuf =
+      spec.type === CORE_TYPES.deployments
+        ? DEPLOYMENT_V1
+        : spec.type === CORE_TYPES.services
+          ? SERVICE_V1
+          : undefined
+    const type = protobuf ? { ...spec.type, protobuf } : spec.type
+    return super.multiNamespaceInformer<T>({ ...spec, type } as InformerSpec<T>, namespaces, options)
+  }
+}
+
+/**
  * Runs the AppService controller in this process for a test file: an informer factory on `client`,
  * an event recorder, the controller built from `options` (namespaces, database, breaker, retry
  * policy, …), `beforeStart(controller)` (e.g. to count what the workers take from the queue), then
@@ -132,12 +161,16 @@ export async function runAppServiceController(
   options: Omit<AppServiceOperatorOptions, 'client' | 'factory' | 'recorder'>,
   beforeStart?: (controller: Controller<AppService>) => void,
 ): Promise<{ controller: Controller<AppService>; stop: () => Promise<void> }> {
-  const factory = new InformerFactory(client)
+  const protobuf = process.env[CHILD_WIRE_ENV] === 'protobuf'
+  const factory = protobuf ? new ProtobufChildrenFactory(client) : new InformerFactory(client)
   const recorder = new EventRecorder(client, {
     controller: 'platform.example.com/appservice',
     instance: 'test',
   })
   const controller = appServiceController({ client, factory, recorder, ...options })
+  if (protobuf && factory.types.filter((t) => t.protobuf !== undefined).length !== 2) {
+    throw new Error('the protobuf run did not give the Deployment and Service informers their protobuf kinds')
+  }
   beforeStart?.(controller)
   const ac = new AbortController()
   factory.start(ac.signal)

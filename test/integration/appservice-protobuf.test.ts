@@ -1,0 +1,9 @@
+/**
+ * The AppService controller suite (appservice.test.ts) again, with the controller's Deployments and Services listed
+ * and watched in protobuf and kept in compact stores (issue 18: the controller suites against both stores and both
+ * wire formats). The AppServices themselves are custom resources: JSON, eager store.
+ */
+import { CHILD_WIRE_ENV } from '../support/appservice.ts'
+
+process.env[CHILD_WIRE_ENV] = 'protobuf'
+await import('./appservice.test.ts')
