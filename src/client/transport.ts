@@ -354,13 +354,11 @@ function errorBody(
   bytes: Buffer,
   spec: RequestSpec,
 ): string | object {
-  if (isProtobufResponse(contentType)) {
-    try {
-      if (spec.decodeStatus === undefined) throw new Error('no protobuf decoder')
-      return spec.decodeStatus(bytes)
-    } catch {
-      return `an undecodable protobuf body of ${bytes.length} bytes`
-    }
+  if (!isProtobufResponse(contentType)) return bytes.toString('utf8')
+  try {
+    if (spec.decodeStatus) return spec.decodeStatus(bytes)
+  } catch {
+    // the message below
   }
-  return bytes.toString('utf8')
+  return `an undecodable protobuf body of ${bytes.length} bytes`
 }

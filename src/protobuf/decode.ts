@@ -296,16 +296,18 @@ function packedWireType(code: Code): number {
 
 /** Whether a value read off the wire is left out of the JSON (omitempty on a zero scalar, omitzero on a zero value). */
 function omitted(field: FieldSchema, value: unknown): boolean {
-  if (field.omitEmpty) {
-    if (value === '' || value === 0 || value === false) {
-      return field.code !== Code.Quantity && field.code !== Code.IntOrString && field.code !== Code.Duration
-    }
-  }
-  if (field.omitZero) return value === null || value === '' || value === 0 || value === false
-  return false
+  const zero = value === '' || value === 0 || value === false
+  if (field.omitZero && (zero || value === null)) return true
+  // omitempty never omits a struct, whatever its JSON looks like (a zero quantity, int-or-string, duration).
+  return (
+    field.omitEmpty &&
+    zero &&
+    field.code !== Code.Quantity &&
+    field.code !== Code.IntOrString &&
+    field.code !== Code.Duration
+  )
 }
 
-/** What Go's JSON encoder writes for a field the wire did not carry. */
 function fillAbsent(r: Reader, field: FieldSchema, out: Record<string, unknown>): void {
   if (field.inline) {
     decodeInto(r, field.message as MessageSchema, r.pos, out)
@@ -315,13 +317,9 @@ function fillAbsent(r: Reader, field: FieldSchema, out: Record<string, unknown>)
     out[field.name] = null
     return
   }
+  // The same rule as for a zero read off the wire: Go cannot tell the two apart.
   const zero = zeroValue(r, field)
-  if (zero === undefined || (field.omitZero && (zero === null || zero === 0 || zero === ''))) return
-  if (field.omitEmpty && (zero === '' || zero === 0 || zero === false)) {
-    if (field.code !== Code.Quantity && field.code !== Code.IntOrString && field.code !== Code.Duration)
-      return
-  }
-  out[field.name] = zero
+  if (zero !== undefined && !omitted(field, zero)) out[field.name] = zero
 }
 
 function zeroValue(r: Reader, field: FieldSchema): unknown {

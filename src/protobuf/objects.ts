@@ -60,9 +60,8 @@ function keep(
   kind: string | undefined,
   options: ProtobufObjectOptions,
 ): WireObject {
-  let bytes = options.dropManagedFields ? codec.stripManagedFields(view) : view
-  // Own the bytes: a view would keep the whole response body alive for as long as the object is cached.
-  if (bytes === view) bytes = new Uint8Array(view)
+  // No copy of the view here: the stub keeps its bytes as a string of its own (core/wire-object.ts).
+  const bytes = options.dropManagedFields ? codec.stripManagedFields(view) : view
   return wireObject(bytes, codec, { ...(apiVersion ? { apiVersion } : {}), ...(kind ? { kind } : {}) })
 }
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { SCANNED_FIELDS } from '../../src/client/json-codec.ts'
 import { isWireObject, materialize, WIRE } from '../../src/core/wire-object.ts'
 import { cutManagedFields, protobufCodec, scanProtobufMeta } from '../../src/protobuf/codec.ts'
 import { decodeMessage } from '../../src/protobuf/decode.ts'
@@ -7,18 +8,6 @@ import * as KINDS from '../../src/protobuf/kinds.generated.ts'
 import type { KindSchema } from '../../src/protobuf/message-schema.ts'
 import { decodeProtobufList } from '../../src/protobuf/objects.ts'
 import { CORPUS_KINDS, corpusFile, schemaOf } from './corpus.ts'
-
-const SCANNED = [
-  'name',
-  'namespace',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'deletionTimestamp',
-  'labels',
-  'annotations',
-  'ownerReferences',
-]
 
 describe('the protobuf codec (scan, cut, decode on demand) over the recorded corpus', () => {
   test('every kind of the table keeps its ObjectMeta in field 1 (the scanner relies on it)', () => {
@@ -44,7 +33,7 @@ describe('the protobuf codec (scan, cut, decode on demand) over the recorded cor
         const full = eager.items[i] as { metadata: Record<string, unknown> }
         assert.ok(isWireObject(stub))
         const want = Object.fromEntries(
-          SCANNED.filter((f) => full.metadata[f] !== undefined).map((f) => [f, full.metadata[f]]),
+          SCANNED_FIELDS.filter((f) => full.metadata[f] !== undefined).map((f) => [f, full.metadata[f]]),
         )
         assert.deepStrictEqual(stub.metadata, want)
         assert.deepStrictEqual(materialize(stub), full)
