@@ -6,6 +6,7 @@
  * `{ ...OPERATOR_FLAGS, 'node-name': stringFlag('…') }`, and gets typed values for all of them.
  */
 import * as z from 'zod/mini'
+import { DNS1123_LABEL_MAX_LENGTH } from '../core/index.ts'
 import {
   DEFAULT_JITTER_FACTOR,
   DEFAULT_LEASE_DURATION_MS,
@@ -268,6 +269,10 @@ export function validateOperatorOptions(o: OperatorOptions): string | undefined 
   if (metrics !== undefined || !(o.leaderElect || o.shard)) return metrics
   if (o.leaderElectionId === '')
     return `--leader-election-id: required with --${o.shard ? 'shard' : 'leader-elect'}`
+  // The ring's name is the name part of the label key shard.edgeop.io/<ring>, at most 63 characters;
+  // a longer one passed every check here and failed at the first label write.
+  if (o.shard && o.leaderElectionId.length > DNS1123_LABEL_MAX_LENGTH)
+    return `--leader-election-id: with --shard, the ring's name must be at most ${DNS1123_LABEL_MAX_LENGTH} characters (it is the name part of the label shard.edgeop.io/<ring>), got ${o.leaderElectionId.length}`
   const lease = o.leaderElectionLeaseDuration
   const renew = o.leaderElectionRenewDeadline
   const retry = o.leaderElectionRetryPeriod

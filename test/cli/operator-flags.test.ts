@@ -307,6 +307,16 @@ describe('operator flags', () => {
       assert.equal(parse(argv, env), error))
   }
 
+  test('D13: --shard refuses a ring name (--leader-election-id) over 63 characters at flag parse, naming the flag and the limit', () => {
+    const long = 'r'.repeat(64)
+    assert.equal(
+      parse(['--shard', `--leader-election-id=${long}`]),
+      `--leader-election-id: with --shard, the ring's name must be at most 63 characters (it is the name part of the label shard.edgeop.io/<ring>), got 64`,
+    )
+    assert.equal(typeof parse(['--shard', `--leader-election-id=${'r'.repeat(63)}`]), 'object')
+    assert.equal(typeof parse(['--leader-elect', `--leader-election-id=${long}`]), 'object')
+  })
+
   test('timing checks apply only with --leader-elect', () => {
     assert.equal(typeof parse(['--leader-election-renew-deadline=1m']), 'object')
   })
