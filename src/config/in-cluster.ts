@@ -8,7 +8,7 @@ import { EdgeopError } from '../core/errors.ts'
 import { type Logger, noopLogger } from '../core/log.ts'
 import type { ClusterConfig } from './cluster-config.ts'
 import { DEFAULT_NAMESPACE } from './namespace.ts'
-import { type ReadTextFile, readTextFile } from './read-text-file.ts'
+import { MAX_PEM_FILE_BYTES, type ReadTextFile, readTextFile } from './read-text-file.ts'
 import { TokenFileProvider } from './token-file.ts'
 
 /** Where the kubelet mounts the service-account volume (client-go `rest.InClusterConfig`). */
@@ -19,6 +19,9 @@ export const IN_CLUSTER_TOKEN_FILE = `${SERVICE_ACCOUNT_DIR}/token`
 export const IN_CLUSTER_CA_FILE = `${SERVICE_ACCOUNT_DIR}/ca.crt`
 /** The pod's namespace (controller-runtime `leaderelection` reads the same file). */
 export const IN_CLUSTER_NAMESPACE_FILE = `${SERVICE_ACCOUNT_DIR}/namespace`
+
+/** The namespace file holds one name (at most 63 characters); 4 KiB leaves room for blanks and no room for anything else. */
+const NAMESPACE_FILE_LIMITS = { what: 'namespace file', maxBytes: 4096 }
 
 /** Options for {@link loadInClusterConfig}; every path and the environment are injectable. */
 export interface InClusterOptions {
@@ -34,7 +37,7 @@ export interface InClusterOptions {
   clock?: Clock
   /** Receives the CA fallback error and token re-read warnings; never a secret. Default {@link noopLogger} (silent). */
   logger?: Logger
-  /** Reads the token, CA and namespace files. Default: `fs.promises.readFile` as UTF-8. */
+  /** Reads the token, CA and namespace files. Default {@link readTextFile} (bounded). */
   readFile?: ReadTextFile
 }
 
@@ -85,7 +88,7 @@ export async function loadInClusterConfig(options: InClusterOptions = {}): Promi
   const caFile = options.caFile ?? IN_CLUSTER_CA_FILE
   let ca: string | undefined
   try {
-    ca = await read(caFile)
+    ca = await read(caFile, { what: 'in-cluster CA file', maxBytes: MAX_PEM_FILE_BYTES })
     if (!ca.includes('-----BEGIN CERTIFICATE-----')) throw new Error('no PEM certificate in the file')
   } catch (err) {
     ca = undefined
@@ -96,7 +99,8 @@ export async function loadInClusterConfig(options: InClusterOptions = {}): Promi
   }
   let namespace = DEFAULT_NAMESPACE
   try {
-    namespace = (await read(options.namespaceFile ?? IN_CLUSTER_NAMESPACE_FILE)).trim() || DEFAULT_NAMESPACE
+    const file = options.namespaceFile ?? IN_CLUSTER_NAMESPACE_FILE
+    namespace = (await read(file, NAMESPACE_FILE_LIMITS)).trim() || DEFAULT_NAMESPACE
   } catch {
     // No namespace file: keep the default.
   }

@@ -7,8 +7,9 @@
  * characters go-yaml does, naming the file, line and column.
  */
 import { isUtf8 } from 'node:buffer'
-import { open } from 'node:fs/promises'
-import { EdgeopError } from '../core/errors.ts'
+import { formatByteLimit, readBoundedFile } from '../core/bounded-file.ts'
+import { EdgeopError, isEdgeopError } from '../core/errors.ts'
+import { bytePosition, firstInvalidUtf8 } from '../core/utf8.ts'
 import type { ReadTextFile } from './read-text-file.ts'
 
 /**
@@ -20,14 +21,14 @@ import type { ReadTextFile } from './read-text-file.ts'
  */
 export const MAX_KUBECONFIG_BYTES = 8 * 1024 * 1024
 
-const MIB = 1024 * 1024
+/** Says what a kubeconfig normally is, after the size error. */
+const TOO_LARGE_HINT = 'a kubeconfig is normally a few KiB: is this the right file?'
 
 function tooLarge(file: string, bytes?: number): EdgeopError {
   const size = bytes === undefined ? '' : ` (${bytes} bytes)`
   return new EdgeopError(
     'EDGEOP_ERR_CONFIG',
-    `kubeconfig ${file} is larger${size} than the ${MAX_KUBECONFIG_BYTES / MIB} MiB edgeop reads; ` +
-      'a kubeconfig is normally a few KiB: is this the right file?',
+    `kubeconfig ${file} is larger${size} than the ${formatByteLimit(MAX_KUBECONFIG_BYTES)} edgeop reads; ${TOO_LARGE_HINT}`,
     { step: 'read kubeconfig' },
   )
 }
@@ -39,90 +40,48 @@ function textError(file: string, line: number, column: number, message: string):
 }
 
 /**
- * Reads the kubeconfig `file` as text. Without `readFile`, reads at most
- * {@link MAX_KUBECONFIG_BYTES} + 1 bytes and refuses bytes that are not UTF-8; with it (tests,
- * virtual files), checks the size of what it returns. Either way refuses the characters
- * go-yaml refuses (see {@link checkKubeconfigCharacters}).
+ * Reads the kubeconfig `file` as text. Without `readFile`, reads it through core's bounded reader
+ * (at most {@link MAX_KUBECONFIG_BYTES} + 1 bytes, within its time limit, so neither `/dev/zero` nor
+ * a silent FIFO holds it) and refuses bytes that are not UTF-8; with it (tests, virtual files),
+ * checks the size of what it returns. Either way refuses the characters go-yaml refuses (see
+ * {@link checkKubeconfigCharacters}).
  *
  * @throws the reader's `fs` error (with `code`) as it is; EdgeopError `EDGEOP_ERR_CONFIG` for a
- *   file over the cap, `EDGEOP_ERR_YAML` naming `file:line:column` for a refused byte or character.
+ *   file over the cap or one that does not end in time, `EDGEOP_ERR_YAML` naming `file:line:column`
+ *   for a refused byte or character.
  */
 export async function readKubeconfigText(file: string, readFile?: ReadTextFile): Promise<string> {
   let text: string
   if (readFile) {
-    text = await readFile(file)
+    text = await readFile(file, KUBECONFIG_LIMITS)
     const bytes = Buffer.byteLength(text)
     if (bytes > MAX_KUBECONFIG_BYTES) throw tooLarge(file, bytes)
   } else {
-    text = decodeUtf8(await readBounded(file), file)
+    let bytes: Buffer
+    try {
+      bytes = await readBoundedFile(file, KUBECONFIG_LIMITS)
+    } catch (err) {
+      // The kubeconfig layer's code for every kubeconfig it cannot use; the message names file and limit.
+      if (isEdgeopError(err, 'EDGEOP_ERR_FILE'))
+        throw new EdgeopError('EDGEOP_ERR_CONFIG', err.message, { step: 'read kubeconfig', cause: err })
+      throw err
+    }
+    text = decodeUtf8(bytes, file)
   }
   checkKubeconfigCharacters(text, file)
   return text
 }
 
-/** The first MAX_KUBECONFIG_BYTES bytes of `file`; more than that is an error (the rest is never read). */
-async function readBounded(file: string): Promise<Buffer> {
-  const handle = await open(file, 'r')
-  try {
-    const buf = Buffer.allocUnsafe(MAX_KUBECONFIG_BYTES + 1)
-    let length = 0
-    while (length < buf.length) {
-      const { bytesRead } = await handle.read(buf, length, buf.length - length, null)
-      if (bytesRead === 0) break
-      length += bytesRead
-    }
-    if (length > MAX_KUBECONFIG_BYTES) throw tooLarge(file)
-    return buf.subarray(0, length)
-  } finally {
-    await handle.close()
-  }
-}
+/** The bounds of a kubeconfig read. */
+const KUBECONFIG_LIMITS = { what: 'kubeconfig', maxBytes: MAX_KUBECONFIG_BYTES, hint: TOO_LARGE_HINT }
 
 /** `bytes` as UTF-8 text; the first invalid sequence is an error at its line and column. */
 function decodeUtf8(bytes: Buffer, file: string): string {
   if (isUtf8(bytes)) return bytes.toString('utf8')
   const at = firstInvalidUtf8(bytes)
-  const before = bytes.subarray(0, at)
-  const lineStart = before.lastIndexOf(0x0a) + 1
-  const line = before.reduce((n, b) => (b === 0x0a ? n + 1 : n), 1)
-  const column = [...before.subarray(lineStart).toString('utf8')].length + 1
+  const { line, column } = bytePosition(bytes, at)
   const hex = (bytes[at] ?? 0).toString(16).toUpperCase().padStart(2, '0')
   throw textError(file, line, column, `invalid UTF-8 (byte 0x${hex}); a kubeconfig must be UTF-8 text`)
-}
-
-/** Offset of the first byte that does not start a valid UTF-8 sequence (Go `utf8.Valid` rules), or the length. */
-function firstInvalidUtf8(b: Uint8Array): number {
-  let i = 0
-  while (i < b.length) {
-    const c = b[i] ?? 0
-    if (c < 0x80) {
-      i++
-      continue
-    }
-    // Sequence length and the allowed range of the second byte (no overlongs, no surrogates, ≤ U+10FFFF).
-    let n = 0
-    let lo = 0x80
-    let hi = 0xbf
-    if (c >= 0xc2 && c <= 0xdf) n = 2
-    else if (c >= 0xe0 && c <= 0xef) {
-      n = 3
-      if (c === 0xe0) lo = 0xa0
-      if (c === 0xed) hi = 0x9f
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      n = 4
-      if (c === 0xf0) lo = 0x90
-      if (c === 0xf4) hi = 0x8f
-    } else return i
-    if (i + n > b.length) return i
-    const second = b[i + 1] ?? 0
-    if (second < lo || second > hi) return i
-    for (let k = 2; k < n; k++) {
-      const next = b[i + k] ?? 0
-      if (next < 0x80 || next > 0xbf) return i
-    }
-    i += n
-  }
-  return b.length
 }
 
 /**

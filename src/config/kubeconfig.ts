@@ -2,7 +2,7 @@
  * @module kubeconfig — loads kubeconfig files into a ClusterConfig: merge, resolve a context, read PEM files, build credentials.
  */
 import { type Clock, realClock } from '../core/clock.ts'
-import { EdgeopError } from '../core/errors.ts'
+import { EdgeopError, isEdgeopError } from '../core/errors.ts'
 import { type Logger, noopLogger } from '../core/log.ts'
 import { quoteInput } from '../core/quote-input.ts'
 import type { ClusterConfig, CredentialProvider } from './cluster-config.ts'
@@ -10,7 +10,7 @@ import { ExecCredentialProvider, type ExecRunner } from './exec-credentials.ts'
 import { type ResolvedContext, resolveContext } from './kubeconfig-context.ts'
 import { mergeKubeconfigs, readKubeconfigFiles } from './kubeconfig-files.ts'
 import { DEFAULT_NAMESPACE } from './namespace.ts'
-import { type ReadTextFile, readTextFile } from './read-text-file.ts'
+import { MAX_PEM_FILE_BYTES, type ReadTextFile, readTextFile } from './read-text-file.ts'
 import { basicAuthProvider, staticTokenProvider } from './static-credentials.ts'
 import { TokenFileProvider } from './token-file.ts'
 
@@ -20,7 +20,7 @@ export interface KubeconfigBuildOptions {
   clock?: Clock
   /** Receives token-file rotation warnings. Never receives a secret. */
   logger?: Logger
-  /** Reads PEM and token files (and, in {@link loadKubeconfig}, the kubeconfig files). Default: `fs.promises.readFile` as UTF-8. */
+  /** Reads PEM and token files (and, in {@link loadKubeconfig}, the kubeconfig files). Default {@link readTextFile} (bounded). */
   readFile?: ReadTextFile
   /** Parent environment of exec plugins. Default `process.env`. */
   env?: Record<string, string | undefined>
@@ -78,8 +78,10 @@ export async function buildClusterConfig(
   const pem = async (file: string | undefined, data: string | undefined, field: string, owner: string) => {
     if (data !== undefined || file === undefined) return data
     try {
-      return await read(file)
+      return await read(file, { what: field, maxBytes: MAX_PEM_FILE_BYTES })
     } catch (err) {
+      if (isEdgeopError(err, 'EDGEOP_ERR_FILE'))
+        throw configError(`${err.message} (${owner} ${inContext})`, err)
       const code = String((err as { code?: unknown }).code ?? err)
       throw configError(`cannot read ${field} ${file} of ${owner} ${inContext}: ${code}`, err)
     }

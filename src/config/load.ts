@@ -4,6 +4,7 @@
  * Precedence: the explicit `kubeconfig` option → the `KUBECONFIG` list → in-cluster
  * (when `KUBERNETES_SERVICE_HOST`/`_PORT` are set) → `~/.kube/config`.
  */
+import { stat } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import path from 'node:path'
 import type { Clock } from '../core/clock.ts'
@@ -12,7 +13,7 @@ import { type Logger, noopLogger } from '../core/log.ts'
 import type { ClusterConfig } from './cluster-config.ts'
 import { type InClusterOptions, isInCluster, loadInClusterConfig } from './in-cluster.ts'
 import { type KubeconfigBuildOptions, loadKubeconfig } from './kubeconfig.ts'
-import { type ReadTextFile, readTextFile } from './read-text-file.ts'
+import type { ReadTextFile } from './read-text-file.ts'
 
 /** The kubeconfig read when nothing else applies, relative to the home directory (client-go `clientcmd.RecommendedHomeFile`). */
 export const RECOMMENDED_HOME_KUBECONFIG = path.join('.kube', 'config')
@@ -51,11 +52,13 @@ export interface LoadClusterConfigOptions {
 export async function loadClusterConfig(options: LoadClusterConfigOptions = {}): Promise<ClusterConfig> {
   const env = options.env ?? process.env
   const logger = options.logger ?? noopLogger
-  const readFile = options.readFile ?? readTextFile
+  // Only an injected reader is passed on: without one, each file is read by the bounded reader with
+  // its own cap (a kubeconfig through readKubeconfigText's, UTF-8 checked at line and column).
+  const readFile = options.readFile
   const shared = {
     env,
     logger,
-    readFile,
+    ...(readFile === undefined ? {} : { readFile }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...options.exec,
   }
@@ -89,9 +92,10 @@ export async function loadClusterConfig(options: LoadClusterConfigOptions = {}):
   return config
 }
 
-async function exists(readFile: ReadTextFile, file: string): Promise<boolean> {
+/** Whether `file` exists (with an injected reader: whether it reads); never reads a real file, which may be a FIFO. */
+async function exists(readFile: ReadTextFile | undefined, file: string): Promise<boolean> {
   try {
-    await readFile(file)
+    await (readFile ? readFile(file) : stat(file))
     return true
   } catch (err) {
     return (err as { code?: unknown }).code !== 'ENOENT'

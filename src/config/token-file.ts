@@ -10,7 +10,7 @@ import { EdgeopError, isEdgeopError } from '../core/errors.ts'
 import { type Logger, noopLogger } from '../core/log.ts'
 import { abortError, raceCredentials } from './abortable.ts'
 import type { CredentialProvider, Credentials } from './cluster-config.ts'
-import { type ReadTextFile, readTextFile } from './read-text-file.ts'
+import { MAX_TOKEN_FILE_BYTES, type ReadTextFile, readTextFile } from './read-text-file.ts'
 
 /** A read token counts as valid this long (client-go `transport/token_source.go`: `period = time.Minute`). */
 export const TOKEN_FILE_PERIOD_MS = 60_000
@@ -25,7 +25,7 @@ export interface TokenFileProviderOptions {
   clock?: Clock
   /** Receives a warning when a re-read fails and the last good token stays in use. */
   logger?: Logger
-  /** Reads the file. Default: `fs.promises.readFile` as UTF-8. */
+  /** Reads the file. Default {@link readTextFile} (at most {@link MAX_TOKEN_FILE_BYTES}). */
   readFile?: ReadTextFile
   /**
    * Used while the file cannot be read and no token was read yet (a kubeconfig user with
@@ -82,7 +82,7 @@ export class TokenFileProvider implements CredentialProvider {
   async #reread(): Promise<Credentials> {
     let token: string
     try {
-      token = (await this.#read(this.#path)).trim()
+      token = (await this.#read(this.#path, { what: 'token file', maxBytes: MAX_TOKEN_FILE_BYTES })).trim()
       if (!token)
         throw new EdgeopError('EDGEOP_ERR_AUTH', `${this.describe} is empty`, {
           step: 'read token file',

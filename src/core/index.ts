@@ -9,6 +9,13 @@ export {
   DEFAULT_BACKOFF_MAX_MS,
   DEFAULT_BACKOFF_RESET_MS,
 } from './backoff.ts'
+export {
+  type BoundedReadOptions,
+  DEFAULT_FILE_READ_TIMEOUT_MS,
+  formatByteLimit,
+  readBoundedFile,
+  readBoundedText,
+} from './bounded-file.ts'
 export { type CancelTimer, type Clock, ManualClock, realClock, sleep } from './clock.ts'
 export { type Deadline, deadlineSignal, withDeadline } from './deadline.ts'
 export {

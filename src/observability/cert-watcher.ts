@@ -7,9 +7,9 @@
  * filesystems; reading two small files every few seconds costs nothing.
  */
 import { X509Certificate } from 'node:crypto'
-import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createSecureContext } from 'node:tls'
+import { readBoundedText } from '../core/bounded-file.ts'
 import { type Clock, realClock } from '../core/clock.ts'
 import { EdgeopError, errorMessage } from '../core/errors.ts'
 import { type Logger, noopLogger } from '../core/log.ts'
@@ -53,6 +53,13 @@ export interface CertWatcher {
 }
 
 /**
+ * Cap of the serving certificate and key files: 1 MiB. A certificate chain and its key are a few KiB
+ * (cert-manager's Secrets, 2026); the cap keeps a wrong path (a device, a log) from being read whole
+ * on every poll.
+ */
+export const MAX_SERVING_PEM_BYTES = 1024 * 1024
+
+/**
  * Reads the pair, checks it (the key must match the certificate) and polls for changes, calling
  * `onChange` with each new valid pair. A changed pair that does not load (a half-written rotation, a
  * key of another certificate) is logged and skipped: the old one stays in service and the next poll
@@ -69,7 +76,10 @@ export async function watchCertificate(
   const clock = options.clock ?? realClock
   const log = options.logger ?? noopLogger
   const read = async (): Promise<CertificatePair> => {
-    const [cert, key] = await Promise.all([readFile(certPath, 'utf8'), readFile(keyPath, 'utf8')])
+    const [cert, key] = await Promise.all([
+      readBoundedText(certPath, { what: 'serving certificate', maxBytes: MAX_SERVING_PEM_BYTES }),
+      readBoundedText(keyPath, { what: 'serving key', maxBytes: MAX_SERVING_PEM_BYTES }),
+    ])
     // An empty certificate (a file caught mid-rewrite) passes createSecureContext: parse it first.
     new X509Certificate(cert)
     createSecureContext({ cert, key }) // throws when unparsable or when the key does not match

@@ -2,9 +2,17 @@
  * @module clusters-file — `--clusters-file`: the member clusters, one `name=kubeconfig[:context]` per
  * line (`#` starts a comment), re-read while the operator runs so that the list can change.
  */
-import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
-import { type Clock, EdgeopError, errorMessage, type Logger, realClock, sleep } from '../core/index.ts'
+import {
+  type Clock,
+  EdgeopError,
+  errorMessage,
+  isEdgeopError,
+  type Logger,
+  readBoundedText,
+  realClock,
+  sleep,
+} from '../core/index.ts'
 import type { ClusterSet } from '../manager/index.ts'
 
 /**
@@ -12,6 +20,12 @@ import type { ClusterSet } from '../manager/index.ts'
  * update (the kubelet's sync period), so reading faster gains nothing; a read is one small file.
  */
 export const CLUSTERS_FILE_POLL_MS = 10_000
+
+/**
+ * Cap of the clusters file: 1 MiB. A line is a name and a path, under 300 bytes, so this holds
+ * thousands of clusters; a mounted ConfigMap holds at most 1 MiB in all (the apiserver's limit).
+ */
+export const MAX_CLUSTERS_FILE_BYTES = 1024 * 1024
 
 /**
  * Pure: the clusters of a clusters file, name → reference (`kubeconfig[:context]`). Throws
@@ -47,14 +61,17 @@ export function clusterRef(ref: string, dir: string): { kubeconfig: string; cont
 }
 
 /**
- * The clusters of the file at `path` (see {@link parseClusterList}); a file that cannot be read
- * throws `EDGEOP_ERR_CONFIG` naming it and the reason.
+ * The clusters of the file at `path` (see {@link parseClusterList}), read bounded (at most
+ * {@link MAX_CLUSTERS_FILE_BYTES}, UTF-8, within core's read time limit); a file that cannot be read
+ * throws `EDGEOP_ERR_CONFIG` naming it and the reason or the limit.
  */
 export async function readClustersFile(path: string): Promise<Record<string, string>> {
   let text: string
   try {
-    text = await readFile(path, 'utf8')
+    text = await readBoundedText(path, { what: 'clusters file', maxBytes: MAX_CLUSTERS_FILE_BYTES })
   } catch (err) {
+    if (isEdgeopError(err, 'EDGEOP_ERR_FILE'))
+      throw new EdgeopError('EDGEOP_ERR_CONFIG', err.message, { step: 'read clusters file', cause: err })
     const why = (err as { code?: string }).code ?? errorMessage(err)
     throw new EdgeopError('EDGEOP_ERR_CONFIG', `clusters file ${path}: cannot read it (${why})`, {
       step: 'read clusters file',

@@ -116,3 +116,44 @@ test('the namespace option also overrides the in-cluster namespace', async () =>
   const config = await loadClusterConfig({ env: CLUSTER_ENV, inCluster, namespace: 'mine' })
   assert.equal(config.namespace, 'mine')
 })
+
+test('D4: loadClusterConfig reads files through the bounded reader: /dev/zero as kubeconfig, CA or token file is refused naming it and the cap', async () => {
+  const refused = (options: Parameters<typeof loadClusterConfig>[0]) =>
+    loadClusterConfig({ env: {}, homeDir: tmp, ...options }).then(
+      () => assert.fail('expected a refusal'),
+      (e: { code: string; message: string }) => ({ code: e.code, message: e.message }),
+    )
+  assert.deepEqual(await refused({ kubeconfig: '/dev/zero' }), {
+    code: 'EDGEOP_ERR_CONFIG',
+    message:
+      'kubeconfig /dev/zero is larger than the 8 MiB edgeop reads; a kubeconfig is normally a few KiB: is this the right file?',
+  })
+  const files = path.join(tmp, 'dev-zero-files.yaml')
+  writeFileSync(
+    files,
+    'clusters:\n- name: c\n  cluster: {server: "https://c.example.org", certificate-authority: /dev/zero}\n' +
+      '- name: t\n  cluster: {server: "https://t.example.org"}\n' +
+      'users:\n- name: u\n  user: {tokenFile: /dev/zero}\n' +
+      'contexts:\n- name: ca\n  context: {cluster: c}\n- name: token\n  context: {cluster: t, user: u}\n',
+  )
+  assert.deepEqual(await refused({ kubeconfig: files, context: 'ca' }), {
+    code: 'EDGEOP_ERR_CONFIG',
+    message:
+      'certificate-authority /dev/zero is larger than the 8 MiB edgeop reads (cluster "c" (context "ca"))',
+  })
+  assert.deepEqual(await refused({ kubeconfig: files, context: 'token' }), {
+    code: 'EDGEOP_ERR_CONFIG',
+    message: `user "u" (kubeconfig ${files}, context "token"): token file /dev/zero is larger than the 1 MiB edgeop reads`,
+  })
+  assert.deepEqual(
+    await refused({
+      env: CLUSTER_ENV,
+      homeDir: path.join(tmp, 'nowhere'),
+      inCluster: { ...inCluster, tokenFile: '/dev/zero' },
+    }),
+    {
+      code: 'EDGEOP_ERR_CONFIG',
+      message: 'in-cluster config: token file /dev/zero is larger than the 1 MiB edgeop reads',
+    },
+  )
+})

@@ -92,3 +92,10 @@ test('followClustersFile re-reads the file every poll period; a bad file changes
   ac.abort()
   await done
 })
+
+test('D4: a clusters file that never ends (/dev/zero) is refused after its 1 MiB cap, naming it', async () => {
+  await assert.rejects(readClustersFile('/dev/zero'), {
+    code: 'EDGEOP_ERR_CONFIG',
+    message: 'clusters file /dev/zero is larger than the 1 MiB edgeop reads',
+  })
+})
