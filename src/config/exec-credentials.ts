@@ -7,10 +7,16 @@
  * concurrent callers share one run; a 401 with the cached credential forces a new run.
  * Neither plugin output nor arguments nor env values ever appear in an error.
  */
+import { formatByteLimit } from '../core/bounded-file.ts'
 import { type Clock, realClock } from '../core/clock.ts'
 import { EdgeopError } from '../core/errors.ts'
 import { abortError, raceCredentials } from './abortable.ts'
 import type { CredentialProvider, Credentials } from './cluster-config.ts'
+import {
+  EXEC_PLUGIN_TIMEOUT_MS,
+  MAX_EXEC_PLUGIN_STDOUT_BYTES,
+  spawnExecPlugin,
+} from './exec-plugin-runner.ts'
 
 /** The ExecCredential versions client-go still accepts (v1alpha1 was removed in client-go 1.24). */
 export const EXEC_API_VERSIONS: readonly string[] = [
@@ -68,6 +74,10 @@ export interface ExecRunRequest {
   env: Record<string, string>
   /** Inherit our stdin (else the plugin gets none). stderr is always inherited. */
   interactive: boolean
+  /** Stop the plugin after this long. Default (and what the provider sends): {@link EXEC_PLUGIN_TIMEOUT_MS}. */
+  timeoutMs?: number
+  /** Stop the plugin once its stdout passes this many bytes. Default {@link MAX_EXEC_PLUGIN_STDOUT_BYTES}. */
+  maxStdoutBytes?: number
 }
 
 /** What a run produced. */
@@ -76,36 +86,14 @@ export interface ExecRunResult {
   exitCode: number | null
   /** Name of the signal that killed the plugin (e.g. `SIGKILL`); null or absent when it exited. */
   signal?: string | null
-  /** Everything the plugin wrote to stdout, UTF-8 decoded; must be one ExecCredential JSON object. */
+  /** Everything the plugin wrote to stdout, UTF-8 decoded; must be one ExecCredential JSON object. `''` when stopped. */
   stdout: string
+  /** Set when the runner stopped the plugin: it ran past `timeoutMs` or printed past `maxStdoutBytes`. */
+  stopped?: 'timeout' | 'output-limit' | undefined
 }
 
 /** Starts a plugin. Rejects with an error whose `code` is `'ENOENT'` when the command does not exist. */
 export type ExecRunner = (request: ExecRunRequest) => Promise<ExecRunResult>
-
-/**
- * The default {@link ExecRunner}: `child_process.spawn` without a shell, stderr inherited.
- * `node:child_process` is imported on the first run, not at start: it loads five built-in modules
- * (with `dgram`), which most kubeconfigs (tokens, certificates, in-cluster) never need, and under
- * the shipped V8 flags Node compiles each from source (README, *Start-up*).
- */
-export const spawnExecPlugin: ExecRunner = (request) => {
-  // Not `import()`: the single executable runs the artifact as a vm.Script (build/sea-main.cjs).
-  const { spawn } = process.getBuiltinModule('node:child_process')
-  return new Promise((resolve, reject) => {
-    const child = spawn(request.command, request.args, {
-      env: request.env,
-      stdio: [request.interactive ? 'inherit' : 'ignore', 'pipe', 'inherit'],
-      windowsHide: true,
-    })
-    const chunks: Buffer[] = []
-    child.stdout?.on('data', (chunk: Buffer) => chunks.push(chunk))
-    child.on('error', reject)
-    child.on('close', (exitCode, signal) =>
-      resolve({ exitCode, signal, stdout: Buffer.concat(chunks).toString('utf8') }),
-    )
-  })
-}
 
 /** Options for {@link ExecCredentialProvider}. */
 export interface ExecCredentialProviderOptions {
@@ -123,6 +111,8 @@ export interface ExecCredentialProviderOptions {
   stdinIsTTY?: boolean
   /** Starts the plugin. Default {@link spawnExecPlugin}. */
   run?: ExecRunner
+  /** How long one run may take before the plugin is stopped (it runs again on the next `get`). Default {@link EXEC_PLUGIN_TIMEOUT_MS}. */
+  timeoutMs?: number
 }
 
 function execError(message: string, retryable = false): EdgeopError {
@@ -146,6 +136,7 @@ export class ExecCredentialProvider implements CredentialProvider {
   readonly #env: Record<string, string | undefined>
   readonly #tty: boolean
   readonly #run: ExecRunner
+  readonly #timeoutMs: number
   #cached: Credentials | undefined
   #inflight: Promise<Credentials> | undefined
 
@@ -183,6 +174,7 @@ export class ExecCredentialProvider implements CredentialProvider {
     this.#env = options.env ?? process.env
     this.#tty = options.stdinIsTTY ?? Boolean(process.stdin.isTTY)
     this.#run = options.run ?? spawnExecPlugin
+    this.#timeoutMs = options.timeoutMs ?? EXEC_PLUGIN_TIMEOUT_MS
   }
 
   /** The cached credential while `now <= expiresAt`; otherwise runs the plugin once for all concurrent callers. */
@@ -231,7 +223,14 @@ export class ExecCredentialProvider implements CredentialProvider {
     const who = `${this.describe} (user "${this.#user}")`
     let result: ExecRunResult
     try {
-      result = await this.#run({ command: exec.command, args: [...(exec.args ?? [])], env, interactive })
+      result = await this.#run({
+        command: exec.command,
+        args: [...(exec.args ?? [])],
+        env,
+        interactive,
+        timeoutMs: this.#timeoutMs,
+        maxStdoutBytes: MAX_EXEC_PLUGIN_STDOUT_BYTES,
+      })
     } catch (err) {
       // The spawn error is not kept as the cause: Node attaches the arguments to it.
       const code = String((err as { code?: unknown }).code ?? 'unknown error')
@@ -239,6 +238,18 @@ export class ExecCredentialProvider implements CredentialProvider {
         throw execError(`${who}: executable not found${exec.installHint ? `\n\n${exec.installHint}` : ''}`)
       }
       throw execError(`${who} could not be started (${code})`, true)
+    }
+    if (result.stopped === 'timeout') {
+      throw execError(
+        `${who} did not finish within ${this.#timeoutMs / 1000} s (edgeop's limit for an exec plugin); it was stopped, and the next request runs it again`,
+        true,
+      )
+    }
+    if (result.stopped === 'output-limit') {
+      throw execError(
+        `${who} printed more than ${formatByteLimit(MAX_EXEC_PLUGIN_STDOUT_BYTES)} on stdout (edgeop's limit for an ExecCredential); it was stopped`,
+        true,
+      )
     }
     if (result.exitCode !== 0) {
       const how =

@@ -11,8 +11,12 @@ export {
   type ExecRunner,
   type ExecRunRequest,
   type ExecRunResult,
-  spawnExecPlugin,
 } from './exec-credentials.ts'
+export {
+  EXEC_PLUGIN_TIMEOUT_MS,
+  MAX_EXEC_PLUGIN_STDOUT_BYTES,
+  spawnExecPlugin,
+} from './exec-plugin-runner.ts'
 export {
   IN_CLUSTER_CA_FILE,
   IN_CLUSTER_NAMESPACE_FILE,
@@ -46,7 +50,7 @@ export {
 } from './kubeconfig-files.ts'
 export { type LoadClusterConfigOptions, loadClusterConfig, RECOMMENDED_HOME_KUBECONFIG } from './load.ts'
 export { DEFAULT_NAMESPACE } from './namespace.ts'
-export type { ReadTextFile } from './read-text-file.ts'
+export { MAX_PEM_FILE_BYTES, MAX_TOKEN_FILE_BYTES, type ReadTextFile } from './read-text-file.ts'
 export {
   basicAuthProvider,
   clientCertificateProvider,

@@ -1,0 +1,123 @@
+/**
+ * @module exec-plugin-runner — starts an exec credential plugin bounded in time and output, and never leaves it behind.
+ *
+ * client-go runs a plugin with no time limit and reads all of its stdout into memory. A plugin that
+ * hung held every request of edgeop for good (and outlived it); one that printed 600 MB took the
+ * process to 1.8 GB and crashed it. Here a plugin runs in a process group of its own, which is
+ * killed (with whatever it started) when it runs past its time, prints past its stdout cap, or when
+ * edgeop exits or is told to stop while it runs.
+ */
+import type { ChildProcess } from 'node:child_process'
+import type { ExecRunner, ExecRunResult } from './exec-credentials.ts'
+
+/**
+ * How long a plugin may run: 60 s. Cloud plugins answer in 1–3 s (`aws eks get-token`,
+ * `gke-gcloud-auth-plugin`) and a browser login (`kubelogin`) fits in a minute. client-go has no
+ * limit; without one, a hung plugin held every request for good and was never run again.
+ */
+export const EXEC_PLUGIN_TIMEOUT_MS = 60_000
+
+/**
+ * Most stdout a plugin may print: 1 MiB. Its one ExecCredential holds a token (a few KiB) or a
+ * certificate and key (about 5 KiB); client-go has no cap and reads it all into memory.
+ */
+export const MAX_EXEC_PLUGIN_STDOUT_BYTES = 1024 * 1024
+
+/** The signals after which edgeop kills the plugins still running, then stops as it would have (when nothing else handles them). */
+const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const
+
+/** Plugins still running: pid → whether it leads a process group of its own. */
+const running = new Map<number, boolean>()
+
+function kill(pid: number, group: boolean): void {
+  try {
+    process.kill(group ? -pid : pid, 'SIGKILL')
+  } catch {
+    // Already gone.
+  }
+}
+
+function killRunning(): void {
+  for (const [pid, group] of running) kill(pid, group)
+  running.clear()
+  release()
+}
+
+function onStopSignal(signal: NodeJS.Signals): void {
+  killRunning()
+  // Ours was the only handler: do what the signal would have done without it.
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal)
+}
+
+function watch(): void {
+  process.on('exit', killRunning)
+  for (const s of STOP_SIGNALS) process.on(s, onStopSignal)
+}
+
+function release(): void {
+  process.off('exit', killRunning)
+  for (const s of STOP_SIGNALS) process.off(s, onStopSignal)
+}
+
+function track(child: ChildProcess, group: boolean): () => void {
+  const pid = child.pid
+  if (pid === undefined) return () => {}
+  if (running.size === 0) watch()
+  running.set(pid, group)
+  return () => {
+    if (running.delete(pid) && running.size === 0) release()
+  }
+}
+
+/**
+ * The default {@link ExecRunner}: `child_process.spawn` without a shell, stderr inherited (it never
+ * passes through edgeop's memory). A non-interactive plugin gets a process group of its own, so that
+ * what it starts is stopped with it; an interactive one stays in ours, so it keeps the terminal.
+ * Past `request.timeoutMs` or past `request.maxStdoutBytes` of stdout, the plugin (its group) is
+ * killed and the result says why (`stopped`), without its output.
+ *
+ * `node:child_process` is imported on the first run, not at start: it loads five built-in modules
+ * (with `dgram`), which most kubeconfigs (tokens, certificates, in-cluster) never need, and under
+ * the shipped V8 flags Node compiles each from source (README, *Start-up*).
+ */
+export const spawnExecPlugin: ExecRunner = (request) => {
+  // Not `import()`: the single executable runs the artifact as a vm.Script (build/sea-main.cjs).
+  const { spawn } = process.getBuiltinModule('node:child_process')
+  const timeoutMs = request.timeoutMs ?? EXEC_PLUGIN_TIMEOUT_MS
+  const maxStdout = request.maxStdoutBytes ?? MAX_EXEC_PLUGIN_STDOUT_BYTES
+  return new Promise((resolve, reject) => {
+    const group = !request.interactive
+    const child = spawn(request.command, request.args, {
+      env: request.env,
+      stdio: [request.interactive ? 'inherit' : 'ignore', 'pipe', 'inherit'],
+      detached: group,
+      windowsHide: true,
+    })
+    const untrack = track(child, group)
+    const chunks: Buffer[] = []
+    let bytes = 0
+    let stopped: ExecRunResult['stopped']
+    const stop = (why: NonNullable<ExecRunResult['stopped']>): void => {
+      stopped ??= why
+      chunks.length = 0
+      if (child.pid !== undefined) kill(child.pid, group)
+    }
+    const timer = setTimeout(() => stop('timeout'), timeoutMs)
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (stopped) return
+      bytes += chunk.length
+      if (bytes > maxStdout) stop('output-limit')
+      else chunks.push(chunk)
+    })
+    child.on('error', (err) => {
+      clearTimeout(timer)
+      untrack()
+      reject(err)
+    })
+    child.on('close', (exitCode, signal) => {
+      clearTimeout(timer)
+      untrack()
+      resolve({ exitCode, signal, stdout: stopped ? '' : Buffer.concat(chunks).toString('utf8'), stopped })
+    })
+  })
+}
