@@ -64,6 +64,7 @@ export {
   type TokenFileProviderOptions,
 } from './token-file.ts'
 export {
+  MAX_YAML_ALIAS_NODES,
   MAX_YAML_ALIASES,
   MAX_YAML_DEPTH,
   parseYaml,

@@ -7,6 +7,15 @@ import { isBlankOrEnd, type YamlCursor } from './yaml-cursor.ts'
 
 /** At most this many aliases per document: kubeconfigs need none; this bounds alias-expansion ("billion laughs") cost. Same figure as the `yaml` package's `maxAliasCount`. */
 export const MAX_YAML_ALIASES = 100
+/**
+ * Most nodes aliases may add to one document: 100,000, each use of an alias counting every node of
+ * what it names. Billion-laughs input stays under {@link MAX_YAML_ALIASES} aliases yet expands to
+ * 387 million nodes from 500 bytes (and an 840-byte kubeconfig cost 22 s of duplicate-key checks, a
+ * 1.2 KB one over 120 s of serialising its exec extension). Kubeconfigs that use anchors reuse an
+ * entry or an exec block (tens of nodes) a few times; 100,000 nodes are walked in milliseconds.
+ * go-yaml, client-go's parser, refuses "excessive aliasing" by a ratio of aliases to decoded nodes.
+ */
+export const MAX_YAML_ALIAS_NODES = 100_000
 /** Deepest nesting accepted: a kubeconfig nests about 6 levels; this keeps hostile input from exhausting the stack. */
 export const MAX_YAML_DEPTH = 64
 
@@ -28,7 +37,10 @@ const PENDING: unique symbol = Symbol('pending anchor')
 export class YamlState {
   readonly cursor: YamlCursor
   readonly #anchors = new Map<string, unknown>()
+  /** Nodes of each collection an alias named or that holds one, counted once (a DAG, walked as one). */
+  readonly #sizes = new WeakMap<object, number>()
   #aliases = 0
+  #aliasNodes = 0
   #depth = 0
 
   constructor(cursor: YamlCursor) {
@@ -69,7 +81,26 @@ export class YamlState {
     }
     if (++this.#aliases > MAX_YAML_ALIASES)
       throw c.error(`more than ${MAX_YAML_ALIASES} aliases in one document`, start)
+    this.#aliasNodes += this.#size(value)
+    if (this.#aliasNodes > MAX_YAML_ALIAS_NODES) {
+      throw c.error(
+        `aliases expand to more than ${MAX_YAML_ALIAS_NODES} nodes (edgeop's limit for one document; exponentially nested aliases?)`,
+        start,
+      )
+    }
     return value
+  }
+
+  /** Nodes in `value` as the expanded tree has them; each distinct collection is walked once. */
+  #size(value: unknown): number {
+    if (typeof value !== 'object' || value === null) return 1
+    let size = this.#sizes.get(value)
+    if (size === undefined) {
+      size = 1
+      for (const v of Object.values(value)) size += this.#size(v)
+      this.#sizes.set(value, size)
+    }
+    return size
   }
 
   #name(): string {
@@ -96,6 +127,9 @@ export class YamlState {
   /**
    * Adds `key` to `map` as an own property (so `__proto__` is plain data). An equal repeat
    * is accepted; a different one is an error naming both lines. `lines` maps keys to lines.
+   * The comparison walks at most the repeated value's nodes, which are in the text or among the
+   * {@link MAX_YAML_ALIAS_NODES} that aliases may add: linear in the input (an 840-byte document
+   * of two equal alias trees cost 22 s before that cap).
    */
   set(
     map: Record<string, unknown>,

@@ -4,7 +4,8 @@
  * Supported: one document (optional `---`, optional `...`), block mappings and sequences
  * (including sequences at the same indentation as their key), flow `[...]` / `{...}`,
  * plain / single- / double-quoted / literal `|` / folded `>` scalars, comments, anchors
- * `&a` and aliases `*a`. Refused with a `file:line:column` error: tabs in indentation,
+ * `&a` and aliases `*a` (at most {@link MAX_YAML_ALIASES}, adding at most {@link MAX_YAML_ALIAS_NODES}
+ * nodes). Refused with a `file:line:column` error: tabs in indentation,
  * bad indentation, several documents, directives, tags, merge keys `<<`, complex keys,
  * and a key repeated with a different value (a repeat with an equal value is accepted,
  * as client-go does). Plain scalars resolve as client-go sees them (YAML 1.1, see
@@ -17,7 +18,7 @@ import { readFlow } from './yaml-flow.ts'
 import { readPlain, readQuoted, resolvePlain } from './yaml-scalars.ts'
 import { YamlState } from './yaml-state.ts'
 
-export { MAX_YAML_ALIASES, MAX_YAML_DEPTH } from './yaml-state.ts'
+export { MAX_YAML_ALIAS_NODES, MAX_YAML_ALIASES, MAX_YAML_DEPTH } from './yaml-state.ts'
 
 /** The name errors use for text that did not come from a file. */
 export const YAML_DEFAULT_SOURCE_NAME = '<yaml>'
