@@ -6,12 +6,13 @@
  * `WaitForCRDs` checks too): the CRD's `Established` and `NamesAccepted` conditions are `True`, and
  * discovery of its group/version lists the plural.
  */
-import { readdir, readFile, stat } from 'node:fs/promises'
+import { readdir, stat } from 'node:fs/promises'
 import { extname, join } from 'node:path'
 import type { KubeClient } from '../client/kube-client.ts'
 import { CORE_TYPES } from '../client/resource.ts'
 import { parseYaml } from '../config/yaml.ts'
-import { EdgeopError } from '../core/errors.ts'
+import { readBoundedText } from '../core/bounded-file.ts'
+import { EdgeopError, isEdgeopError } from '../core/errors.ts'
 import type { KubeObject } from '../core/types.ts'
 import { eventually } from './eventually.ts'
 
@@ -71,11 +72,18 @@ export function checkCrd(obj: KubeObject, where: string): CrdShape {
   return crd
 }
 
+/**
+ * Cap of one CRD file: 32 MiB. The apiserver takes at most 3 MiB in one request body, and a file
+ * holds a project's CRDs (the largest public ones are a few hundred KiB each).
+ */
+const MAX_CRD_FILE_BYTES = 32 * 1024 * 1024
+
 async function readFileCrds(file: string): Promise<CrdShape[]> {
   let text: string
   try {
-    text = await readFile(file, 'utf8')
+    text = await readBoundedText(file, { what: 'CRD file', maxBytes: MAX_CRD_FILE_BYTES })
   } catch (err) {
+    if (isEdgeopError(err)) throw err
     throw new EdgeopError('EDGEOP_ERR_FILE', `cannot read CRD file ${file}`, {
       step: 'read CRDs',
       cause: err,

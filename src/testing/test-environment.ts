@@ -24,6 +24,7 @@ import { join } from 'node:path'
 import { KubeClient } from '../client/kube-client.ts'
 import type { ClusterConfig } from '../config/cluster-config.ts'
 import { loadKubeconfig } from '../config/kubeconfig.ts'
+import { readKubeconfigText } from '../config/kubeconfig-text.ts'
 import { RECOMMENDED_HOME_KUBECONFIG } from '../config/load.ts'
 import { EdgeopError } from '../core/errors.ts'
 import type { KubeObject } from '../core/types.ts'
@@ -199,7 +200,7 @@ export class TestEnvironment {
       env = new TestEnvironment({
         config,
         kubeconfig: path,
-        kubeconfigText: await readFile(path, 'utf8'),
+        kubeconfigText: await readKubeconfigText(path),
         owned: undefined,
       })
     } else {

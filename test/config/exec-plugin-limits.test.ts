@@ -11,8 +11,11 @@ import path from 'node:path'
 import { after, test } from 'node:test'
 import { ExecCredentialProvider } from '../../src/config/exec-credentials.ts'
 import { MAX_EXEC_PLUGIN_STDOUT_BYTES } from '../../src/config/exec-plugin-runner.ts'
+import { processesMarkedBy } from '../support/process-tree.ts'
 
 const V1 = 'client.authentication.k8s.io/v1'
+/** Environment mark of the plugins a test starts, so that it can find any that still run. */
+const MARK = 'EDGEOP_TEST_EXEC_LIMITS'
 const tmp = mkdtempSync(path.join(tmpdir(), 'edgeop-exec-limits-'))
 after(() => rmSync(tmp, { recursive: true, force: true }))
 
@@ -22,23 +25,14 @@ function plugin(name: string, script: string, timeoutMs?: number) {
   const provider = new ExecCredentialProvider({
     exec: { command: '/bin/sh', args: ['-c', script], apiVersion: V1, interactiveMode: 'Never' },
     user: name,
-    env: { PATH: process.env.PATH, PIDS: pids, COUNT: path.join(tmp, `${name}.count`) },
+    env: { PATH: process.env.PATH, PIDS: pids, COUNT: path.join(tmp, `${name}.count`), [MARK]: name },
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
   })
-  return { provider, pids: () => readPids(pids) }
+  return { provider, pids: () => readPids(pids), running: () => processesMarkedBy(MARK, name) }
 }
 
 function readPids(file: string): number[] {
   return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').map(Number) : []
-}
-
-/** True while `pid` runs (a zombie, killed and not yet reaped by init, counts as gone). */
-function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
-  } catch {
-    return false
-  }
 }
 
 /** Waits for `check`, failing after about 2,000 polls (a process that does not go never lets the test hang). */
@@ -54,12 +48,12 @@ const TOKEN = `{"apiVersion":"${V1}","kind":"ExecCredential","status":{"token":"
 test('D5: a plugin printing past the 1 MiB stdout cap is stopped, with one error naming the cap', async () => {
   assert.equal(MAX_EXEC_PLUGIN_STDOUT_BYTES, 1024 * 1024)
   // `yes` never ends: only a cap read as it arrives can answer.
-  const { provider, pids } = plugin('loud', 'echo $$ >> "$PIDS"; exec yes edgeop-edgeop-edgeop')
+  const { provider, running } = plugin('loud', 'echo $$ >> "$PIDS"; exec yes edgeop-edgeop-edgeop')
   await assert.rejects(provider.get(), {
     code: 'EDGEOP_ERR_EXEC_PLUGIN',
     message: `exec plugin "/bin/sh" (user "loud") printed more than 1 MiB on stdout (edgeop's limit for an ExecCredential); it was stopped`,
   })
-  assert.deepEqual(pids().filter(alive), [])
+  await until(() => running().length === 0)
 })
 
 test('D6: a plugin that hangs is stopped at its timeout with what it started, and the next request runs it again', async () => {
@@ -69,23 +63,20 @@ if [ -e "$COUNT" ]; then echo '${TOKEN}'; exit 0; fi
 : > "$COUNT"
 sleep 1000 & echo $! >> "$PIDS"
 wait`
-  const { provider, pids } = plugin('hung', script, 200)
+  const { provider, pids, running } = plugin('hung', script, 200)
   await assert.rejects(provider.get(), {
     code: 'EDGEOP_ERR_EXEC_PLUGIN',
     retryable: true,
     message: `exec plugin "/bin/sh" (user "hung") did not finish within 0.2 s (edgeop's limit for an exec plugin); it was stopped, and the next request runs it again`,
   })
-  const first = pids()
-  assert.equal(first.length, 2, 'the plugin and the child it started')
-  await until(() => first.every((p) => !alive(p)))
+  assert.equal(pids().length, 2, 'the plugin and the child it started')
+  await until(() => running().length === 0)
   assert.deepEqual(await provider.get(), { token: 't0k' })
   assert.equal(pids().length, 3)
 })
 
-/** Runs a node process that asks a hanging plugin for credentials, then ends by `how`; the plugin's pids. */
-async function outlive(
-  how: 'SIGTERM' | 'exit',
-): Promise<{ pids: number[]; code: number | null; signal: string | null }> {
+/** Runs a node process that asks a hanging plugin for credentials, then ends by `how`; how it ended. */
+async function outlive(how: 'SIGTERM' | 'exit'): Promise<{ code: number | null; signal: string | null }> {
   const pids = path.join(tmp, `outlive-${how}.pids`)
   const script = path.join(tmp, `outlive-${how}.ts`)
   const source = path.resolve(import.meta.dirname, '../../src/config/exec-credentials.ts')
@@ -95,7 +86,7 @@ async function outlive(
 import { ExecCredentialProvider } from ${JSON.stringify(source)}
 const p = new ExecCredentialProvider({
   exec: { command: '/bin/sh', args: ['-c', 'echo $$ >> "$PIDS"; sleep 1000 & echo $! >> "$PIDS"; wait'], apiVersion: '${V1}', interactiveMode: 'Never' },
-  user: 'u', env: { PATH: process.env.PATH, PIDS: ${JSON.stringify(pids)} },
+  user: 'u', env: { PATH: process.env.PATH, PIDS: ${JSON.stringify(pids)}, ${MARK}: '${how}' },
 })
 p.get().catch(() => {})
 const t = setInterval(() => { if (existsSync(${JSON.stringify(pids)})) { clearInterval(t); ${how === 'exit' ? 'process.exit(0)' : "process.stdout.write('ready\\n')"} } }, 5)
@@ -110,17 +101,17 @@ const t = setInterval(() => { if (existsSync(${JSON.stringify(pids)})) { clearIn
   const [code, signal] = await new Promise<[number | null, string | null]>((resolve) =>
     child.on('exit', (c, s) => resolve([c, s])),
   )
-  return { pids: readPids(pids), code, signal }
+  assert.ok(readPids(pids).length >= 1, how)
+  return { code, signal }
 }
 
 test('D6: a plugin still running when edgeop exits, or is stopped by SIGTERM, goes with it (its process group)', async () => {
   for (const how of ['exit', 'SIGTERM'] as const) {
-    const { pids, code, signal } = await outlive(how)
+    const { code, signal } = await outlive(how)
     assert.deepEqual(
       { code, signal },
       how === 'exit' ? { code: 0, signal: null } : { code: null, signal: 'SIGTERM' },
     )
-    assert.ok(pids.length >= 1, how)
-    await until(() => pids.every((p) => !alive(p)))
+    await until(() => processesMarkedBy(MARK, how).length === 0)
   }
 })

@@ -56,6 +56,8 @@ test('one error naming the source that is wrong', async () => {
   await writeFile(join(dir, 'nameless.yaml'), toYaml({ ...crd('x'), metadata: {} }))
   const cases: [unknown[], string, RegExp][] = [
     [[join(dir, 'missing.yaml')], 'EDGEOP_ERR_FILE', /CRD path .*missing\.yaml does not exist/],
+    // D4: read bounded, never whole.
+    [['/dev/zero'], 'EDGEOP_ERR_FILE', /^CRD file \/dev\/zero is larger than the 32 MiB edgeop reads$/],
     [
       [join(dir, 'deploy.yaml')],
       'EDGEOP_ERR_INVALID',
