@@ -1,7 +1,7 @@
 /**
  * @module build/dashboard-svg — draws config/monitoring/dashboard.json's panels as one SVG from a
  * Prometheus server's answers (`/api/v1/query_range` of each panel's queries), since Grafana is not
- * at hand: the README's dashboard picture. Not part of the artifact.
+ * at hand: the dashboard picture of docs/monitoring.md. Not part of the artifact.
  *
  *   node build/dashboard-svg.ts <prometheus-url> <out.svg> [minutes=10]
  *

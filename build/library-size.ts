@@ -3,7 +3,7 @@
  *
  * 1. Installed size: `npm pack` of a clean checkout of HEAD, `npm install ./edgeop-x.tgz` in a
  *    new project, bytes of every file under its node_modules (apparent sizes, like `du -sb`).
- * 2. Bundle size of the README's mirror controller ("Write your own controller"), minified ESM
+ * 2. Bundle size of the mirror controller of docs/library.md ("Write your own controller"), minified ESM
  *    for Node, with esbuild plain (plus the require banner, without which it cannot start),
  *    esbuild with the shipped `edgeop()` plugin, and rolldown; gzip -9.
  * 3. The same for @kubernetes/client-node (this checkout's devDependency): a program that loads
@@ -21,13 +21,13 @@ import {
   bundle,
   consumerProject,
   diskBytes,
+  mirrorControllerExample,
   packedConsumer,
-  readmeMirrorExample,
 } from './package-consumer.ts'
 
 const ROOT = join(import.meta.dirname, '..')
 
-/** The client-node program: load the kubeconfig, run a Pod informer (the README's peer comparison). */
+/** The client-node program: load the kubeconfig, run a Pod informer (the peer comparison on the README's first screen). */
 const CLIENT_NODE_INFORMER = `import { CoreV1Api, KubeConfig, makeInformer } from '@kubernetes/client-node'
 const kc = new KubeConfig()
 kc.loadFromDefault()
@@ -71,7 +71,7 @@ try {
       ` (edgeop ${fmt(per.edgeop!)}, undici ${fmt(per.undici!)}, zod ${fmt(per.zod!)})\n`,
   )
 
-  await writeFile(join(project, 'mirror.ts'), await readmeMirrorExample())
+  await writeFile(join(project, 'mirror.ts'), await mirrorControllerExample())
   const rows: [string, string, BundleResult][] = [
     [
       'edgeop mirror controller',

@@ -13,6 +13,7 @@ import { promisify } from 'node:util'
 import { gzipSync } from 'node:zlib'
 import * as esbuild from 'esbuild'
 import { rolldown } from 'rolldown'
+import { docExample, LIBRARY_CONTROLLER_EXAMPLE } from './doc-examples.ts'
 
 const ROOT = join(import.meta.dirname, '..')
 const run = promisify(execFile)
@@ -204,11 +205,5 @@ export async function diskBytes(dir: string): Promise<number> {
   return total
 }
 
-/** The README's "Write your own controller" block (the mirror controller), as a user would paste it. */
-export async function readmeMirrorExample(): Promise<string> {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
-  const section = readme.slice(readme.indexOf('## Write your own controller'))
-  const m = /```ts\n([\s\S]*?)```/.exec(section)
-  if (!m) throw new Error('README.md has no ```ts block after "## Write your own controller"')
-  return m[1]!
-}
+/** The mirror controller of docs/library.md ("Write your own controller"), as a user would paste it. */
+export const mirrorControllerExample = (): Promise<string> => docExample(ROOT, LIBRARY_CONTROLLER_EXAMPLE)

@@ -1,6 +1,6 @@
 /**
- * edgeop is whole in its own repository: no file in src/, test/, build/, deploy/, .ci/,
- * README.md or package.json reads or cites a path outside the repository root. The
+ * edgeop is whole in its own repository: no file in src/, test/, build/, deploy/, .ci/, docs/,
+ * README.md, CONTRIBUTING.md, CHANGELOG.md or package.json reads or cites a path outside the repository root. The
  * scanner (test/support/path-escapes.ts) is proved on each way a path can be spelled, with
  * offending samples that land outside a fake root `/r`, and on near misses that stay inside.
  */

@@ -188,7 +188,7 @@ export function emitApiTypes(
       let always = ''
       if (gvk && (prop === 'apiVersion' || prop === 'kind')) {
         // A string, not a literal: `{ apiVersion: 'v1', … }` built in a variable widens to string, and
-        // a literal type would refuse it (the README's mirror controller does exactly that).
+        // a literal type would refuse it (the documented mirror controller does exactly that).
         const value =
           prop === 'kind' ? gvk.kind : gvk.group === '' ? gvk.version : `${gvk.group}/${gvk.version}`
         type = 'string'

@@ -78,7 +78,7 @@ function track(child: ChildProcess, group: boolean): () => void {
  *
  * `node:child_process` is imported on the first run, not at start: it loads five built-in modules
  * (with `dgram`), which most kubeconfigs (tokens, certificates, in-cluster) never need, and under
- * the shipped V8 flags Node compiles each from source (README, *Start-up*).
+ * the shipped V8 flags Node compiles each from source (docs/operations.md, *Start-up*).
  */
 export const spawnExecPlugin: ExecRunner = (request) => {
   // Not `import()`: the single executable runs the artifact as a vm.Script (build/sea-main.cjs).

@@ -17,8 +17,8 @@ import { promisify } from 'node:util'
 import {
   type Bundler,
   bundle,
+  mirrorControllerExample,
   packedConsumer,
-  readmeMirrorExample,
   tarballFiles,
   typecheckConsumer,
 } from '../../build/package-consumer.ts'
@@ -65,7 +65,7 @@ before(async () => {
   work = await mkdtemp(join(tmpdir(), 'edgeop-pack-'))
   ;({ tarball, project } = await packedConsumer(work))
   await writeFile(join(project, 'smoke.ts'), SMOKE)
-  await writeFile(join(project, 'mirror.ts'), await readmeMirrorExample())
+  await writeFile(join(project, 'mirror.ts'), await mirrorControllerExample())
 })
 test.after(() => rm(work, { recursive: true, force: true }))
 
@@ -95,7 +95,7 @@ test('npm pack of a clean checkout ships the built library, its types, the esbui
   assert.deepEqual(strays, [])
 })
 
-test('the installed package type-checks (strict, nodenext) for the smoke program and the README controller', async () => {
+test('the installed package type-checks (strict, nodenext) for the smoke program and the controller of docs/library.md', async () => {
   await typecheckConsumer(project, ['smoke.ts', 'mirror.ts'])
 })
 
@@ -129,7 +129,7 @@ test('plain esbuild ESM: without the require banner undici cannot load node:asse
 })
 
 for (const bundler of ['esbuild+plugin', 'rolldown'] as Bundler[]) {
-  test(`the README controller bundled with ${bundler} starts and fails only on the missing kubeconfig`, async () => {
+  test(`the controller of docs/library.md bundled with ${bundler} starts and fails only on the missing kubeconfig`, async () => {
     const out = await bundle(project, 'mirror.ts', bundler, 'esm')
     const r = await node(out.file, { KUBECONFIG: join(work, 'no-such-kubeconfig') })
     assert.notEqual(r.code, 0)

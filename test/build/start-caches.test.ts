@@ -63,7 +63,7 @@ test('the compile cache is specific to the V8 flags: without the shipped ones No
 })
 
 test("Node's own built-in code cache is rejected under the shipped flags (the start-up cost they carry)", () => {
-  // If a Node release stops rejecting it, the README's start-up explanation and numbers are stale.
+  // If a Node release stops rejecting it, the start-up explanation and numbers of docs/operations.md are stale.
   const ran = spawnSync(process.execPath, [...NODE_FLAGS, ARTIFACT, 'version'], {
     encoding: 'utf8',
     env: { ...process.env, NODE_DEBUG_NATIVE: 'CODE_CACHE' },

@@ -3,8 +3,8 @@
  * compiles them: every TypeScript in package.json's devDependencies (`typescript`, the
  * project's own, and the `typescript-X.Y` npm aliases) × moduleResolution `nodenext` and
  * `bundler`, with `strict`, `exactOptionalPropertyTypes` and `skipLibCheck: false` (our .d.ts
- * files are checked too), type-checks the README's controller example as written and every
- * `examples/**\/*.ts` (which import `'edgeop'` by name, as a consumer does).
+ * files are checked too), type-checks the README's example and the controller of docs/library.md
+ * as written, and every `examples/**\/*.ts` (which import `'edgeop'` by name, as a consumer does).
  *
  * The consumer is a temporary project whose `node_modules/edgeop` holds links to this
  * package's package.json and dist/types, beside links to the runtime dependencies and
@@ -27,7 +27,7 @@ import {
 import { availableParallelism, tmpdir } from 'node:os'
 import { dirname, isAbsolute, join, relative } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { README_LIBRARY_HEADING, readmeControllerExample } from '../support/readme.ts'
+import { docExample, LIBRARY_CONTROLLER_EXAMPLE, README_EXAMPLE } from '../../build/doc-examples.ts'
 
 const ROOT = join(import.meta.dirname, '../..')
 
@@ -108,7 +108,7 @@ async function exampleFiles(): Promise<string[]> {
     .sort()
 }
 
-/** The consumer project: README example, examples/, node_modules links, one tsconfig per resolution. */
+/** The consumer project: the documented examples, examples/, node_modules links, one tsconfig per resolution. */
 async function consumerProject(dir: string, examples: string[]): Promise<string[]> {
   const modules = join(dir, 'node_modules')
   await mkdir(join(modules, 'edgeop/dist'), { recursive: true })
@@ -122,10 +122,10 @@ async function consumerProject(dir: string, examples: string[]): Promise<string[
     await symlink(join(ROOT, 'node_modules', dep), join(modules, dep), 'dir')
   }
   await writeFile(join(dir, 'package.json'), `${JSON.stringify({ private: true, type: 'module' })}\n`)
-  await writeFile(join(dir, 'readme-controller.ts'), await readmeControllerExample(ROOT))
-  await writeFile(join(dir, 'readme-library.ts'), await readmeControllerExample(ROOT, README_LIBRARY_HEADING))
+  await writeFile(join(dir, 'library-controller.ts'), await docExample(ROOT, LIBRARY_CONTROLLER_EXAMPLE))
+  await writeFile(join(dir, 'readme-example.ts'), await docExample(ROOT, README_EXAMPLE))
   if (examples.length > 0) await cp(join(ROOT, 'examples'), join(dir, 'examples'), { recursive: true })
-  const files = ['readme-controller.ts', 'readme-library.ts', ...examples]
+  const files = ['library-controller.ts', 'readme-example.ts', ...examples]
   for (const resolution of RESOLUTIONS) {
     const compilerOptions = {
       ...CONSUMER_OPTIONS,
@@ -160,8 +160,8 @@ describe('consumer types across TypeScript versions', {
     const pkgs = all.map((c) => c.pkg)
     assert.ok(pkgs.includes('typescript'), 'the project TypeScript')
     assert.ok(pkgs.includes(`typescript-${OLDEST_SUPPORTED}`), `an npm alias typescript-${OLDEST_SUPPORTED}`)
-    assert.ok(files.includes('readme-controller.ts'), 'the README example is in the project')
-    assert.ok(files.includes('readme-library.ts'), "the README's first-screen example is in the project")
+    assert.ok(files.includes('library-controller.ts'), 'the controller of docs/library.md is in the project')
+    assert.ok(files.includes('readme-example.ts'), "the README's example is in the project")
   })
 
   test("`tsc` on PATH (npm run typecheck) is the project's TypeScript, not an alias's", async () => {
@@ -174,7 +174,7 @@ describe('consumer types across TypeScript versions', {
 
   for (const compiler of all)
     for (const resolution of RESOLUTIONS)
-      test(`TypeScript ${compiler.version}, moduleResolution ${resolution}: README example and examples/ type-check`, async () => {
+      test(`TypeScript ${compiler.version}, moduleResolution ${resolution}: the documented examples and examples/ type-check`, async () => {
         const { code, output } = await run(
           compiler.tsc,
           ['-p', `tsconfig.${resolution}.json`, '--pretty', 'false', '--listFiles'],

@@ -1,5 +1,5 @@
 /**
- * The README's "write your own controller" block, run as written (import paths substituted, ports
+ * The "Write your own controller" block of docs/library.md, run as written (import paths substituted, ports
  * through `EDGEOP_*` variables) in its own process against the real apiserver, through the fault
  * proxy's dropped connections and 429s; `runOperator` alone gives it rest_client metrics and events.
  */
@@ -9,11 +9,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import { docExample, LIBRARY_CONTROLLER_EXAMPLE } from '../../build/doc-examples.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
-import { readmeControllerExample } from '../support/readme.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
 const ROOT = join(import.meta.dirname, '../..')
@@ -25,8 +25,8 @@ setup(async () => {
   defer(() => admin.close())
 })
 
-test('the README controller mirrors ConfigMaps through drops and 429s, follows edits, serves rest_client metrics, records events, and stops cleanly on SIGTERM', async () => {
-  const code = (await readmeControllerExample(ROOT))
+test('the documented controller mirrors ConfigMaps through drops and 429s, follows edits, serves rest_client metrics, records events, and stops cleanly on SIGTERM', async () => {
+  const code = (await docExample(ROOT, LIBRARY_CONTROLLER_EXAMPLE))
     .replace("from 'edgeop'", `from ${JSON.stringify(join(ROOT, 'src/index.ts'))}`)
     .replace("from 'edgeop/operator'", `from ${JSON.stringify(join(ROOT, 'src/operator/index.ts'))}`)
   assert.ok(!code.includes("'edgeop"), 'substitutions applied')

@@ -139,7 +139,18 @@ export function findPathEscapes(root: string, file: string, source: string): Pat
 }
 
 /** What the repository-wide scan reads: these top-level folders and files. */
-export const SCANNED = ['src', 'test', 'build', 'deploy', '.ci', 'README.md', 'package.json'] as const
+export const SCANNED = [
+  'src',
+  'test',
+  'build',
+  'deploy',
+  '.ci',
+  'docs',
+  'README.md',
+  'CONTRIBUTING.md',
+  'CHANGELOG.md',
+  'package.json',
+] as const
 
 /** Folders never scanned: installed dependencies and build output, not our text. */
 const SKIPPED_DIRS = new Set(['node_modules', 'dist'])

@@ -4,7 +4,7 @@
  * Generated here and printed by `edgeop manifests`; deploy/*.yaml are these objects
  * (a test keeps them equal). RBAC is least privilege: only the verbs the operator
  * uses, Lease access only in its own namespace. Resource requests and limits come
- * from measurements (README, "Numbers").
+ * from measurements (docs/benchmarks.md, "Numbers").
  */
 
 import type { KubeObject } from '../../core/index.ts'
@@ -286,7 +286,7 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
                     failureThreshold: 3,
                   },
                   readinessProbe: { httpGet: { path: '/readyz', port: 'probes' }, periodSeconds: 5 },
-                  // Measured (README, Numbers): 72 MiB idle with nothing cached, 235 MiB with 1,000
+                  // Measured (docs/benchmarks.md, Numbers): 72 MiB idle with nothing cached, 235 MiB with 1,000
                   // AppServices and their Deployments and Services cached; the limit leaves headroom.
                   resources: { requests: { cpu: '20m', memory: '96Mi' }, limits: { memory: '384Mi' } },
                   securityContext: {

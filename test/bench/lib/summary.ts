@@ -1,5 +1,5 @@
 /**
- * @module summary — the README table (one block of rows per headline measure), the findings (where a
+ * @module summary — the table of docs/benchmarks.md (one block of rows per headline measure), the findings (where a
  * peer beats edgeop and why, where edgeop wins and why) and issue 18's targets with the run's ratios.
  * The reasons are fixed text written from what each library does; which of them apply is decided by
  * the numbers of the run. Every row names its wire format and flags (lib/variants.ts).
