@@ -59,11 +59,11 @@ export {
   TokenFileProvider,
   type TokenFileProviderOptions,
 } from './token-file.ts'
+export { toYaml } from './yaml/emit.ts'
 export {
   MAX_YAML_ALIASES,
   MAX_YAML_DEPTH,
   parseYaml,
   YAML_DEFAULT_SOURCE_NAME,
   type YamlParseOptions,
-} from './yaml.ts'
-export { toYaml } from './yaml-emit.ts'
+} from './yaml/yaml.ts'
