@@ -48,9 +48,19 @@ function anchorsOf(names: readonly string[]): Anchors {
 /** The top directory of a declaration file (`core/clock.d.ts` → `core`): the subpath declaring it. */
 const homeDir = (file: string): string => file.split('/')[0] ?? ''
 
+/** The folder under src/ of a subpath's index.ts, read from package.json's `exports` (`./protobuf` → `codec/protobuf`). */
+async function sourceDirOf(subpath: string): Promise<string> {
+  const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
+    exports: Record<string, { types?: string } | string>
+  }
+  const entry = pkg.exports[subpath]
+  const types = typeof entry === 'object' ? entry.types : undefined
+  return types?.replace(/^\.\/dist\/types\//, '').replace(/\/index\.d\.ts$/, '') ?? subpath.slice(2)
+}
+
 /** The `@module` line of `src/<subpath>/index.ts`: what the subpath is for. */
 async function moduleSummary(subpath: string): Promise<string> {
-  const file = join(ROOT, 'src', subpath === '.' ? '' : subpath.slice(2), 'index.ts')
+  const file = join(ROOT, 'src', subpath === '.' ? '' : await sourceDirOf(subpath), 'index.ts')
   const text = await readFile(file, 'utf8').catch(() => '')
   const m = /@module\s+\S+\s+—\s+([\s\S]*?)\*\//.exec(text)
   const summary = (m?.[1] ?? '')
@@ -174,7 +184,9 @@ export async function renderApiDocs(report: ApiReport): Promise<Map<string, stri
   for (const [subpath, list] of report.entries) {
     if (subpath === '.') continue
     for (const e of list) {
-      const home = dirs.get(homeDir(e.file))
+      // A name declared in a room without a subpath of its own (transport, codec) is at home on the
+      // first subpath that exports it.
+      const home = dirs.get(homeDir(e.file)) ?? (homes.has(e.name) ? undefined : pageName(subpath))
       if (home) homes.set(e.name, home)
     }
   }

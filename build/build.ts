@@ -4,7 +4,7 @@
  *     node build/build.ts [--library]   (--library: dist/lib and dist/types only; `npm pack` runs it)
  *
  *   dist/lib/*.js          ESM, one entry per subpath (core, config, client, watch, cache,
- *                          queue, leader, objects, observability, controller, manager, testing, resilience, sharding,
+ *                          queue, leader, objects, metrics, health, logging, server, tls, controller, manager, testing, resilience, sharding,
  *                          tracing, webhook, and
  *                          esbuild: the bundle-time plugin) with shared chunks; undici and zod external
  *   dist/types/**.d.ts     declarations (tsc --emitDeclarationOnly)
@@ -27,7 +27,11 @@ const SUBPATHS = [
   'queue',
   'leader',
   'objects',
-  'observability',
+  'metrics',
+  'health',
+  'logging',
+  'server',
+  'tls',
   'controller',
   'manager',
   'operator',
@@ -40,13 +44,19 @@ const SUBPATHS = [
   'esbuild',
 ] as const
 
+/** Subpaths whose room is not a top-level folder of src/. */
+const SUBPATH_DIRS = { protobuf: 'codec/protobuf' } as const
+
 async function buildLibrary(): Promise<void> {
   await rm(join(ROOT, 'dist/lib'), { recursive: true, force: true })
   await rm(join(ROOT, 'dist/types'), { recursive: true, force: true })
   await esbuild.build({
     entryPoints: Object.fromEntries([
       ['index', join(ROOT, 'src/index.ts')],
-      ...SUBPATHS.map((s) => [s, join(ROOT, `src/${s}/index.ts`)]),
+      ...SUBPATHS.map((s) => [
+        s,
+        join(ROOT, `src/${SUBPATH_DIRS[s as keyof typeof SUBPATH_DIRS] ?? s}/index.ts`),
+      ]),
     ]),
     bundle: true,
     splitting: true,

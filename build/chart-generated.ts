@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseAllDocuments } from 'yaml'
-import { toYaml } from '../src/config/yaml-emit.ts'
+import { toYaml } from '../src/config/yaml/emit.ts'
 import { appServiceCrd } from '../src/operators/appservice/api.ts'
 import {
   leaseRules,

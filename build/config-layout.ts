@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse } from 'yaml'
-import { toYaml } from '../src/config/yaml-emit.ts'
+import { toYaml } from '../src/config/yaml/emit.ts'
 import type { KubeObject } from '../src/core/types.ts'
 import { OPERATOR_NAME, OPERATOR_NAMESPACE } from '../src/operators/appservice/manifests.ts'
 import { monitoringConfigFiles, secureScrape } from './monitoring.ts'

@@ -1,5 +1,5 @@
 /**
- * @module gen-protobuf — writes src/protobuf/kinds.generated.ts with the Go generator in build/protobuf-schema/.
+ * @module gen-protobuf — writes src/codec/protobuf/kinds.generated.ts with the Go generator in build/protobuf-schema/.
  *
  *     npm run gen:protobuf            # regenerate
  *     node build/gen-protobuf.ts --check   # exit 1 if the committed table differs from a fresh one
@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 const ROOT = join(import.meta.dirname, '..')
-const TABLE = join(ROOT, 'src/protobuf/kinds.generated.ts')
+const TABLE = join(ROOT, 'src/codec/protobuf/kinds.generated.ts')
 
 /** The table as the generator writes it now. */
 export function generateTable(): string {
@@ -27,7 +27,7 @@ if (import.meta.main) {
   const fresh = generateTable()
   if (process.argv.includes('--check')) {
     if (readFileSync(TABLE, 'utf8') !== fresh) {
-      process.stderr.write('src/protobuf/kinds.generated.ts is stale: run npm run gen:protobuf\n')
+      process.stderr.write('src/codec/protobuf/kinds.generated.ts is stale: run npm run gen:protobuf\n')
       process.exit(1)
     }
   } else {

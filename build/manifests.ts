@@ -8,7 +8,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import { toYaml } from '../src/config/yaml-emit.ts'
+import { toYaml } from '../src/config/yaml/emit.ts'
 import { operatorManifests } from '../src/operators/appservice/manifests.ts'
 import { ROOT } from './artifact.ts'
 import { chartGeneratedFiles } from './chart-generated.ts'

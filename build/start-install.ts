@@ -4,11 +4,11 @@
  * instead of letting the operator stop at once with "the CRD is not installed".
  */
 import { spawn } from 'node:child_process'
-import { ApiError } from '../src/client/api-error.ts'
 import { KubeClient } from '../src/client/kube-client.ts'
 import { CORE_TYPES } from '../src/client/resource.ts'
 import { loadClusterConfig } from '../src/config/load.ts'
 import { appServiceCrd } from '../src/operators/appservice/api.ts'
+import { ApiError } from '../src/transport/api-error.ts'
 
 /** Whether the cluster `loadClusterConfig` selects serves the AppService CRD. */
 async function crdInstalled(): Promise<boolean> {

@@ -46,7 +46,7 @@ const abortWith = (kind: 'function' | 'async function', name: string): Declarati
 
 /**
  * undici's HTTP/2 request-body writers for streams, Blobs and (async) iterables. The client encodes
- * every body as a string (`encodeBody` in src/client/body-codec.ts) and undici's Request turns a
+ * every body as a string (`encodeBody` in src/transport/body-codec.ts) and undici's Request turns a
  * string into a Buffer, which goes through `writeBuffer` (kept); the other writers are dead code in
  * the artifact. (undici's HTTP/1.1 client, with its own writers, is not bundled at all:
  * `noHttp1Client` in src/esbuild/undici-trims.ts.)
@@ -70,7 +70,7 @@ const noop = (name: string): DeclarationStub => ({ kind: 'function', name, stub:
 
 /**
  * undici's protocol-upgrade and CONNECT handling (WebSocket, proxies' tunnels). The client's methods
- * are GET, POST, PUT, PATCH and DELETE (`Method` in src/client/request-spec.ts) and it never sets
+ * are GET, POST, PUT, PATCH and DELETE (`Method` in src/transport/request-spec.ts) and it never sets
  * undici's `upgrade` option; on HTTP/2 (the only protocol undici serves in the artifact)
  * `setupUpgradeStream` runs only for CONNECT or `upgrade`. The stream listeners only it installs are
  * stubbed with it; `onUpgradeStreamClose` stays a function because a GOAWAY removes it as a listener.
@@ -116,7 +116,7 @@ export const UPGRADE_AND_CONNECT: readonly FileTrim[] = [
 
 /**
  * Code reached only through a request option edgeop never sets: `responseHeaders: 'raw'`
- * (src/client/transport.ts passes path, method, headers, body, signal and the two timeouts).
+ * (src/transport/transport.ts passes path, method, headers, body, signal and the two timeouts).
  */
 export const UNSET_OPTIONS: readonly FileTrim[] = [
   {

@@ -1,4 +1,4 @@
-// Command protobuf-schema writes src/protobuf/kinds.generated.ts: the protobuf schema of the built-in
+// Command protobuf-schema writes src/codec/protobuf/kinds.generated.ts: the protobuf schema of the built-in
 // kinds edgeop can decode, as a compact table.
 //
 // The field numbers and wire types come from the types' `protobuf:` struct tags, which the Kubernetes
@@ -8,7 +8,7 @@
 // structs are promoted into their parent's JSON object. The Go types say all of it, so the generator
 // reads them by reflection.
 //
-// Run: npm run gen:protobuf (or `go run . > ../../src/protobuf/kinds.generated.ts` in this directory).
+// Run: npm run gen:protobuf (or `go run . > ../../src/codec/protobuf/kinds.generated.ts` in this directory).
 package main
 
 import (

@@ -8,9 +8,9 @@
  * a small cache of recently decoded objects. An object given as a plain object is kept as its JSON
  * encoding.
  */
-import { jsonCodec } from '../client/json-codec.ts'
+import { jsonCodec } from '../codec/json-codec.ts'
+import { isWireObject, materialize, type WireObject, wireObject } from '../core/encoded-object.ts'
 import { type KubeObject, type ObjectKey, objectKey } from '../core/types.ts'
-import { isWireObject, materialize, type WireObject, wireObject } from '../core/wire-object.ts'
 import type { CacheStore } from './cache-store.ts'
 import { IndexTable } from './index-table.ts'
 import { type IndexFunc, NAMESPACE_INDEX, namespaceIndexFunc } from './store.ts'

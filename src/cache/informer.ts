@@ -3,10 +3,10 @@
  */
 import { raceAbort } from '../core/abort.ts'
 import { type CancelTimer, type Clock, realClock } from '../core/clock.ts'
+import { isWireObject, materialize } from '../core/encoded-object.ts'
 import { EdgeopError } from '../core/errors.ts'
 import { type Logger, noopLogger } from '../core/log.ts'
 import { type KubeObject, objectKey } from '../core/types.ts'
-import { isWireObject, materialize } from '../core/wire-object.ts'
 import type { WatcherEvent } from '../watch/events.ts'
 import type { ListerWatcher } from '../watch/lister-watcher.ts'
 import { Watcher, type WatcherHealth, type WatcherOptions } from '../watch/watcher.ts'

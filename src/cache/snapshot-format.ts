@@ -16,9 +16,9 @@
  * bytes are written as they are; `keepBytes` restores each object as a stub of its line's bytes.
  */
 import { createHash } from 'node:crypto'
-import { jsonCodec } from '../client/json-codec.ts'
+import { jsonCodec } from '../codec/json-codec.ts'
+import { isWireObject, materialize, WIRE, wireObject } from '../core/encoded-object.ts'
 import type { KubeObject } from '../core/types.ts'
-import { isWireObject, materialize, WIRE, wireObject } from '../core/wire-object.ts'
 
 /** Version of the layout above; a snapshot of another version is ignored. */
 export const SNAPSHOT_FORMAT = 1

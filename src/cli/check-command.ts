@@ -11,7 +11,7 @@ import {
   type PreflightRequirements,
   preflight,
 } from '../manager/index.ts'
-import { OPERATOR_FLAGS, type OperatorOptions, validateOperatorOptions } from './operator-flags.ts'
+import { OPERATOR_FLAGS, type OperatorOptions, validateOperatorOptions } from './flags/operator-flags.ts'
 import { type Command, defineCommand } from './run-cli.ts'
 
 /** A client the check command can close. */

@@ -13,8 +13,8 @@
 import { ApiError, KubeClient, type ResourceType } from '../client/index.ts'
 import { loadClusterConfig } from '../config/index.ts'
 import { errorMessage, type KubeObject } from '../core/index.ts'
-import { booleanFlag } from './flags.ts'
-import { OPERATOR_FLAGS } from './operator-flags.ts'
+import { booleanFlag } from './flags/flags.ts'
+import { OPERATOR_FLAGS } from './flags/operator-flags.ts'
 import { type Command, defineCommand, EXIT_FAILURE } from './run-cli.ts'
 
 /**

@@ -6,7 +6,7 @@
 import type { KubeClient } from '../client/index.ts'
 import { errorMessage } from '../core/index.ts'
 import { DEFAULT_MIGRATION_CHUNK_SIZE, migrateStorage } from '../objects/index.ts'
-import { numberFlag, stringFlag } from './flags.ts'
+import { numberFlag, stringFlag } from './flags/flags.ts'
 import { CONNECTION_FLAGS, connectFromFlags } from './install-command.ts'
 import { type Command, defineCommand, EXIT_FAILURE } from './run-cli.ts'
 

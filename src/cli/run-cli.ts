@@ -6,7 +6,7 @@
  * a command fails or throws, or whatever a command returns.
  */
 import { errorMessage } from '../core/index.ts'
-import { echoValue, type FlagSet, type FlagValues, formatFlagsHelp, parseFlags } from './flags.ts'
+import { echoValue, type FlagSet, type FlagValues, formatFlagsHelp, parseFlags } from './flags/flags.ts'
 
 /** Exit code for a command line that cannot be parsed (Go `flag.ExitOnError`). */
 export const EXIT_USAGE = 2

@@ -7,8 +7,8 @@
  * that misses refreshes the cache once, so a CRD installed after start is found.
  */
 import { EdgeopError } from '../core/errors.ts'
+import type { Transport } from '../transport/transport.ts'
 import type { ResourceType } from './resource.ts'
-import type { Transport } from './transport.ts'
 
 /** Accept header asking for aggregated discovery, v2 then v2beta1, then legacy JSON. */
 export const ACCEPT_AGGREGATED_DISCOVERY =

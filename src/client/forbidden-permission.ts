@@ -6,7 +6,7 @@
  * exactly: the method gives the verb, the path the group, resource, subresource and namespace.
  */
 import { quoteInput } from '../core/quote-input.ts'
-import { isForbidden } from './api-error.ts'
+import { isForbidden } from '../transport/api-error.ts'
 
 /** One permission: a verb on a resource in a group, in a namespace or cluster-wide. */
 export interface RbacPermission {

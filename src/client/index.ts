@@ -1,4 +1,6 @@
 /** @module client — the Kubernetes REST client over undici. */
+
+export { DEFAULT_MAX_WATCH_LINE_BYTES } from '../codec/json-watch-decoder.ts'
 export {
   ApiError,
   type ApiErrorInit,
@@ -19,12 +21,30 @@ export {
   isTooLargeResourceVersion,
   isTooManyRequests,
   isUnauthorized,
-} from './api-error.ts'
+} from '../transport/api-error.ts'
 export {
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_KEEP_ALIVE_MS,
   DEFAULT_MAX_CONNECTIONS,
-} from './connection-pool.ts'
+} from '../transport/connection-pool.ts'
+export { TIMEOUT_REASONS } from '../transport/request-errors.ts'
+export {
+  DEFAULT_BURST,
+  DEFAULT_QPS,
+  type RequestRateLimiter,
+  tokenBucketLimiter,
+  unlimited,
+} from '../transport/request-rate-limiter.ts'
+export { DEFAULT_MAX_RETRIES } from '../transport/request-retry.ts'
+export type { Method, RequestSpec, StreamResponse, StreamSpec } from '../transport/request-spec.ts'
+export {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_USER_AGENT,
+  type RequestObserver,
+  Transport,
+  type TransportOptions,
+} from '../transport/transport.ts'
 export {
   type DiscoveredGroup,
   type DiscoveredResource,
@@ -41,15 +61,6 @@ export type {
   WatchOptions,
   WriteOptions,
 } from './list-options.ts'
-export {
-  DEFAULT_BURST,
-  DEFAULT_QPS,
-  type RequestRateLimiter,
-  tokenBucketLimiter,
-  unlimited,
-} from './rate-limiter.ts'
-export { TIMEOUT_REASONS } from './request-errors.ts'
-export type { Method, RequestSpec, StreamResponse, StreamSpec } from './request-spec.ts'
 export { apiVersionOf, CORE_TYPES, type ResourceType, resourcePath } from './resource.ts'
 export {
   type ApplyOptions,
@@ -63,13 +74,3 @@ export {
   type WatchStream,
 } from './resource-client.ts'
 export { DEFAULT_CONFLICT_RETRY, retryOnConflict } from './retry-on-conflict.ts'
-export { DEFAULT_MAX_RETRIES } from './retry-policy.ts'
-export {
-  DEFAULT_HEADERS_TIMEOUT_MS,
-  DEFAULT_REQUEST_TIMEOUT_MS,
-  DEFAULT_USER_AGENT,
-  type RequestObserver,
-  Transport,
-  type TransportOptions,
-} from './transport.ts'
-export { DEFAULT_MAX_WATCH_LINE_BYTES } from './watch-decoder.ts'

@@ -4,10 +4,10 @@
 
 import type { ClusterConfig } from '../config/cluster-config.ts'
 import type { KubeObject } from '../core/types.ts'
+import { type RequestSpec, Transport, type TransportOptions } from '../transport/transport.ts'
 import { RestMapper } from './discovery.ts'
 import type { ResourceType } from './resource.ts'
 import { ResourceClient } from './resource-client.ts'
-import { type RequestSpec, Transport, type TransportOptions } from './transport.ts'
 
 /**
  * A client for one cluster. Create one per process and share it: it owns the

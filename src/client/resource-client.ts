@@ -1,11 +1,20 @@
 /**
  * @module resource-client — every verb on one resource type, dynamically typed.
  */
+
+import {
+  acceptHeader,
+  isProtobufResponse,
+  protobufKindOf,
+  type WireOptions,
+} from '../codec/content-negotiation.ts'
+import { decodeListBytes } from '../codec/json-stubs.ts'
+import { type DecodeOptions, decodeWatchStream } from '../codec/json-watch-decoder.ts'
+import type { KindSchema } from '../codec/protobuf/message-schema.ts'
 import { EdgeopError } from '../core/errors.ts'
 import type { KubeList, KubeObject, PartialObjectMetadata, Status, WatchEvent } from '../core/types.ts'
-import type { KindSchema } from '../protobuf/message-schema.ts'
-import { decodeJson } from './body-codec.ts'
-import { decodeListBytes } from './json-wire.ts'
+import { decodeJson } from '../transport/body-codec.ts'
+import type { Method, Transport } from '../transport/transport.ts'
 import {
   type DeleteOptions,
   type ListOptions,
@@ -16,9 +25,6 @@ import {
   writeQuery,
 } from './list-options.ts'
 import { apiVersionOf, type ResourceType, resourcePath } from './resource.ts'
-import type { Method, Transport } from './transport.ts'
-import { type DecodeOptions, decodeWatchStream } from './watch-decoder.ts'
-import { acceptHeader, isProtobufResponse, protobufKindOf, type WireOptions } from './wire-format.ts'
 
 /** Patch content types. `apply` is server-side apply (use {@link ResourceClient.apply}). */
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply'

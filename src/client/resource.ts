@@ -13,9 +13,9 @@ import type {
   Secret,
   Service,
 } from '../api/index.ts'
+import type { KindSchema } from '../codec/protobuf/message-schema.ts'
 import { EdgeopError } from '../core/errors.ts'
 import type { KubeObject } from '../core/types.ts'
-import type { KindSchema } from '../protobuf/message-schema.ts'
 
 /**
  * A resource addressed by group/version/resource and scope. `T` is the object type it serves:

@@ -2,7 +2,7 @@
  * @module retry-on-conflict — re-run a read-modify-write when someone else wrote first.
  */
 import { type Clock, realClock, sleep } from '../core/clock.ts'
-import { isConflict } from './api-error.ts'
+import { isConflict } from '../transport/api-error.ts'
 
 /** client-go `retry.DefaultRetry`: 5 steps, 10 ms apart (factor 1, jitter 0.1). */
 export const DEFAULT_CONFLICT_RETRY = { attempts: 5, delayMs: 10, jitter: 0.1 } as const

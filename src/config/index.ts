@@ -63,6 +63,7 @@ export {
   TokenFileProvider,
   type TokenFileProviderOptions,
 } from './token-file.ts'
+export { toYaml } from './yaml/emit.ts'
 export {
   MAX_YAML_ALIAS_NODES,
   MAX_YAML_ALIASES,
@@ -70,5 +71,4 @@ export {
   parseYaml,
   YAML_DEFAULT_SOURCE_NAME,
   type YamlParseOptions,
-} from './yaml.ts'
-export { toYaml } from './yaml-emit.ts'
+} from './yaml/yaml.ts'

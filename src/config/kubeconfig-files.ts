@@ -12,7 +12,7 @@ import {
 } from './kubeconfig-schema.ts'
 import { isBlankKubeconfig, readKubeconfigText } from './kubeconfig-text.ts'
 import type { ReadTextFile } from './read-text-file.ts'
-import { parseYaml } from './yaml.ts'
+import { parseYaml } from './yaml/yaml.ts'
 
 /** A named entry of a kubeconfig and the file that defined it. */
 export interface Named<T> {

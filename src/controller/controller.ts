@@ -11,9 +11,8 @@ import type { Logger } from '../core/log.ts'
 import { quoteInput } from '../core/quote-input.ts'
 import { TokenBucket } from '../core/token-bucket.ts'
 import { type KubeObject, splitObjectKey } from '../core/types.ts'
-import type { ControllerObserver, ReconcileOutcome } from '../observability/controller-observer.ts'
-import { defaultLogger } from '../observability/logger.ts'
-import type { ParkedKeyInfo } from '../observability/parked-keys-view.ts'
+import { defaultLogger } from '../logging/logger.ts'
+import type { ControllerObserver, ReconcileOutcome } from '../metrics/controller-observer.ts'
 import { DeferredQueueMetrics } from '../queue/deferred-metrics.ts'
 import type { QueueMetrics } from '../queue/metrics.ts'
 import {
@@ -23,6 +22,7 @@ import {
   type RateLimiter,
 } from '../queue/rate-limiter.ts'
 import { createRateLimitingQueue, type RateLimitingQueue } from '../queue/rate-limiting-queue.ts'
+import type { ParkedKeyInfo } from '../server/parked-keys-view.ts'
 import { type Span, withSpan } from '../tracing/span.ts'
 import { type SpanContext, writerContext } from '../tracing/trace-context.ts'
 import type { Tracer } from '../tracing/tracer.ts'
@@ -46,7 +46,7 @@ import {
   type RetryPolicy,
 } from './retry-policy.ts'
 
-export type { ControllerObserver, ReconcileOutcome } from '../observability/controller-observer.ts'
+export type { ControllerObserver, ReconcileOutcome } from '../metrics/controller-observer.ts'
 
 /** controller-runtime `MaxConcurrentReconciles` default: 1. */
 export const DEFAULT_MAX_CONCURRENT_RECONCILES = 1

@@ -3,7 +3,7 @@
  * and the rule that re-arms one.
  */
 import type { KubeObject } from '../core/types.ts'
-import type { ParkedKeyInfo } from '../observability/parked-keys-view.ts'
+import type { ParkedKeyInfo } from '../server/parked-keys-view.ts'
 import type { ParkReason } from './retry-policy.ts'
 
 /**

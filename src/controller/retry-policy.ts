@@ -7,6 +7,11 @@
  * object that cannot succeed, and makes every object that failed together retry together.
  * {@link defaultRetryPolicy} classifies instead; {@link clientGoRetryPolicy} keeps the old behaviour.
  */
+
+import { DEFAULT_CONFLICT_RETRY } from '../client/retry-on-conflict.ts'
+import { DEFAULT_BACKOFF_JITTER } from '../core/backoff.ts'
+import { EdgeopError } from '../core/errors.ts'
+import { DEFAULT_ITEM_BASE_DELAY_MS, DEFAULT_ITEM_MAX_DELAY_MS } from '../queue/rate-limiter.ts'
 import {
   isBadRequest,
   isConflict,
@@ -15,11 +20,7 @@ import {
   isTooManyRequests,
   isUnauthorized,
   suggestsClientDelay,
-} from '../client/api-error.ts'
-import { DEFAULT_CONFLICT_RETRY } from '../client/retry-on-conflict.ts'
-import { DEFAULT_BACKOFF_JITTER } from '../core/backoff.ts'
-import { EdgeopError } from '../core/errors.ts'
-import { DEFAULT_ITEM_BASE_DELAY_MS, DEFAULT_ITEM_MAX_DELAY_MS } from '../queue/rate-limiter.ts'
+} from '../transport/api-error.ts'
 import { isTerminalError } from './reconciler.ts'
 
 /**

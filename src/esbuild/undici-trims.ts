@@ -7,7 +7,7 @@
  * Sizes are minified bytes in edgeop's own artifact (dist/edgeop.cjs), measured with esbuild
  * 0.28 on undici 8.13.
  *
- * These plugins match undici file paths; test/client/undici-layout.test.ts pins the files,
+ * These plugins match undici file paths; test/transport/undici-layout.test.ts pins the files,
  * so an undici release that moves them fails the tests instead of silently bundling more.
  */
 import type { Plugin } from 'esbuild'

@@ -7,11 +7,12 @@
  * stop came — reads and writes again (kubernetes/kubernetes#137988); writes a complete record (kubernetes/kubernetes#80954, a release
  * that wrote only `leaseTransitions` broke LeaseLock-based election).
  */
-import { isConflict } from '../client/api-error.ts'
+
 import { type Clock, sleep } from '../core/clock.ts'
 import { deadlineSignal } from '../core/deadline.ts'
 import { EdgeopError, errorMessage, isEdgeopError } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
+import { isConflict } from '../transport/api-error.ts'
 import type { LockCalls } from './lock-calls.ts'
 import type { LeaderElectionRecord } from './record.ts'
 import { releaseRecord } from './state.ts'

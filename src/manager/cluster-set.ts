@@ -13,9 +13,9 @@ import type { KubeClient } from '../client/kube-client.ts'
 import type { Clock } from '../core/clock.ts'
 import { errorMessage } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
-import { informersCheck } from '../observability/health-checks.ts'
-import { defaultLogger } from '../observability/logger.ts'
-import type { MetricsRegistry } from '../observability/metrics-registry.ts'
+import { informersCheck } from '../health/health-checks.ts'
+import { defaultLogger } from '../logging/logger.ts'
+import type { MetricsRegistry } from '../metrics/metrics-registry.ts'
 
 /** One engaged member cluster. */
 export interface Cluster {

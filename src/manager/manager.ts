@@ -24,10 +24,6 @@ import { type Clock, realClock, sleep } from '../core/clock.ts'
 import { EdgeopError, errorMessage, isEdgeopError } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
 import type { KubeObject, Lease } from '../core/types.ts'
-import { LeaderElector } from '../leader/elector.ts'
-import { LeaseLock } from '../leader/lease-lock.ts'
-import type { ResourceLock } from '../leader/lock.ts'
-import type { ControllerObserver } from '../observability/controller-observer.ts'
 import {
   type EventLoopLag,
   eventLoopCheck,
@@ -36,12 +32,14 @@ import {
   leaderCheck,
   monitorEventLoopLag,
   ping,
-} from '../observability/health-checks.ts'
-import { type HeapAfterGc, monitorHeapAfterGc } from '../observability/heap-after-gc.ts'
-import { defaultLogger } from '../observability/logger.ts'
-import { MetricsAuthFilter } from '../observability/metrics-auth.ts'
-import { MetricsRegistry } from '../observability/metrics-registry.ts'
-import { type SecureMetricsOptions, startOpsServer } from '../observability/ops-server.ts'
+} from '../health/health-checks.ts'
+import { LeaderElector } from '../leader/elector.ts'
+import { LeaseLock } from '../leader/lease-lock.ts'
+import type { ResourceLock } from '../leader/lock.ts'
+import { defaultLogger } from '../logging/logger.ts'
+import type { ControllerObserver } from '../metrics/controller-observer.ts'
+import { type HeapAfterGc, monitorHeapAfterGc } from '../metrics/heap-after-gc.ts'
+import { MetricsRegistry } from '../metrics/metrics-registry.ts'
 import {
   informerMetrics,
   leaderElectionMetrics,
@@ -49,8 +47,10 @@ import {
   processMetrics,
   reconcileMetrics,
   workqueueMetrics,
-} from '../observability/runtime-metrics.ts'
+} from '../metrics/runtime-metrics.ts'
 import type { QueueMetrics } from '../queue/metrics.ts'
+import { MetricsAuthFilter } from '../server/metrics-auth.ts'
+import { type SecureMetricsOptions, startOpsServer } from '../server/ops-server.ts'
 import { Shard } from '../sharding/shard.ts'
 import type { Tracer } from '../tracing/tracer.ts'
 import { findUnserved, UnservedResourcesError } from './served-resources.ts'

@@ -8,8 +8,8 @@
  */
 import type { MappingQuery } from '../client/discovery.ts'
 import { rbacRuleLines, rbacScope } from '../client/forbidden-permission.ts'
-import type { RequestSpec } from '../client/transport.ts'
 import { errorMessage } from '../core/errors.ts'
+import type { RequestSpec } from '../transport/transport.ts'
 
 /** A resource the operator needs (a CRD's or a built-in), looked up through discovery. */
 export interface ResourceRequirement {

@@ -2,10 +2,10 @@
  * @module finalizer — add and remove finalizers safely, and run cleanup before deletion.
  */
 
-import { isConflict, isInvalid, isNotFound } from '../client/api-error.ts'
 import type { JsonPatchOp, ResourceClient } from '../client/resource-client.ts'
 import { EdgeopError } from '../core/errors.ts'
 import type { KubeObject } from '../core/types.ts'
+import { isConflict, isInvalid, isNotFound } from '../transport/api-error.ts'
 
 /** Attempts before giving up on concurrent writers (client-go `retry.DefaultRetry` has 5 steps). */
 export const FINALIZER_PATCH_ATTEMPTS = 5

@@ -22,9 +22,10 @@
  * `rv` or later. It is kept per process, so use one `LiveCheck` per leadership term (the
  * operator exits when it loses its Lease).
  */
-import { isNotFound } from '../client/api-error.ts'
+
 import type { ResourceClient } from '../client/resource-client.ts'
 import type { KubeObject } from '../core/types.ts'
+import { isNotFound } from '../transport/api-error.ts'
 
 /** What {@link LiveCheck.confirm} found. */
 export interface LiveCheckOutcome<T> {

@@ -33,6 +33,7 @@ import {
   type Logger,
   type LogLevel,
 } from '../core/index.ts'
+import { createLogger, type LogFormat } from '../logging/index.ts'
 import {
   ClusterSet,
   type LeaderElectionOptions,
@@ -40,8 +41,8 @@ import {
   onShutdownSignals,
   type ResourceRequirement,
 } from '../manager/index.ts'
+import { MetricsRegistry, restClientMetrics } from '../metrics/index.ts'
 import { EventRecorder } from '../objects/index.ts'
-import { createLogger, type LogFormat, MetricsRegistry, restClientMetrics } from '../observability/index.ts'
 import { clusterRef, followClustersFile, readClustersFile } from './clusters-file.ts'
 import type { RbacRule } from './rule-permissions.ts'
 import { otlpTracer } from './tracing.ts'

@@ -4,7 +4,7 @@
  * trouble logged once per outage.
  */
 import { errorMessage, type Logger } from '../core/index.ts'
-import type { MetricsRegistry } from '../observability/index.ts'
+import type { MetricsRegistry } from '../metrics/index.ts'
 import { otlpConfigFromEnv, otlpHttpExporter, Tracer } from '../tracing/index.ts'
 
 /**

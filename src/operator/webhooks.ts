@@ -5,7 +5,9 @@
  */
 import type { KubeClient } from '../client/index.ts'
 import type { Logger } from '../core/index.ts'
-import { type MetricsRegistry, parseBindAddress, watchCertificate } from '../observability/index.ts'
+import type { MetricsRegistry } from '../metrics/index.ts'
+import { parseBindAddress } from '../server/index.ts'
+import { watchCertificate } from '../tls/index.ts'
 import { WebhookCertController, WebhookServer } from '../webhook/index.ts'
 
 /** What an operator serves: `OperatorSpec.webhooks`. */

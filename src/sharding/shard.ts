@@ -39,7 +39,7 @@ import { type Clock, realClock, sleep } from '../core/clock.ts'
 import { errorMessage } from '../core/errors.ts'
 import { type Logger, noopLogger } from '../core/log.ts'
 import type { KubeObject, Lease } from '../core/types.ts'
-import type { Counter, MetricsRegistry } from '../observability/metrics-registry.ts'
+import type { Counter, MetricsRegistry } from '../metrics/metrics-registry.ts'
 import { Membership, ownerOf } from './ring.ts'
 
 /** Assignment label prefix: the ring's name follows. */

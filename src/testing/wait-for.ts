@@ -2,10 +2,11 @@
  * @module wait-for — wait until one object satisfies a predicate, as a controller's test asserts what
  * the controller did ("eventually the AppService is Ready").
  */
-import { isNotFound } from '../client/api-error.ts'
+
 import type { KubeClient } from '../client/kube-client.ts'
 import type { ResourceType } from '../client/resource.ts'
 import type { KubeObject } from '../core/types.ts'
+import { isNotFound } from '../transport/api-error.ts'
 import { type EventuallyOptions, eventually } from './eventually.ts'
 
 /** Longest part of the last seen object quoted in a timeout error. */

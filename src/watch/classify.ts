@@ -4,7 +4,7 @@
  * The state machine sees a failure only as a {@link FailureInfo}; this file is the one place that
  * turns an error into one. Errors are matched by their stable `code` (`core/errors.ts`) and, for API
  * errors, by the structured fields of the server's Status (HTTP status, reason, causes) through the
- * predicates of `client/api-error.ts`; never by message text, which servers, proxies and versions
+ * predicates of `transport/api-error.ts`; never by message text, which servers, proxies and versions
  * reword.
  *
  * | error                                                         | FailureInfo          | the state machine                                   |
@@ -17,14 +17,15 @@
  * | mid-stream `EDGEOP_ERR_DECODE`                                | none set             | back off, relist                                    |
  * | mid-stream anything else (`ECONNRESET`, EOF, idle timeout)    | no failure           | re-watch at once from the last RV (client-go: probable EOF) |
  */
+
+import type { Status } from '../core/types.ts'
 import {
   hasStatusCause,
   isGoneOrExpired,
   isServerTimeout,
   isTimeout,
   isTooManyRequests,
-} from '../client/api-error.ts'
-import type { Status } from '../core/types.ts'
+} from '../transport/api-error.ts'
 import type { FailureInfo } from './events.ts'
 
 /** HTTP status of a watch ERROR event that means the requested resourceVersion is gone (410 Gone/Expired). */

@@ -25,7 +25,7 @@ import {
   realClock,
   sleep,
 } from '../core/index.ts'
-import { type CertificatePair, issueCertificate } from '../observability/index.ts'
+import { type CertificatePair, issueCertificate } from '../tls/index.ts'
 import {
   type CertStep,
   type CertTiming,

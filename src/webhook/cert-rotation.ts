@@ -10,7 +10,7 @@
  */
 import { createPrivateKey, X509Certificate } from 'node:crypto'
 import { isIP } from 'node:net'
-import { SELF_SIGNED_BACKDATE_MS } from '../observability/index.ts'
+import { SELF_SIGNED_BACKDATE_MS } from '../tls/index.ts'
 
 const DAY_MS = 86_400_000
 /** CA lifetime: 10 years, OPA cert-controller's (`certValidityDuration`); a CA that rarely changes keeps the bundle stable. */

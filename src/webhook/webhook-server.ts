@@ -13,13 +13,10 @@
 import { createServer, type Server } from 'node:https'
 import type { KubeObject } from '../core/index.ts'
 import { EdgeopError, errorMessage, type Logger, noopLogger } from '../core/index.ts'
-import {
-  type CertificatePair,
-  type MetricsRegistry,
-  parseBindAddress,
-  RECONCILE_TIME_BUCKETS,
-} from '../observability/index.ts'
-import { listen } from '../observability/ops-server.ts'
+import { type MetricsRegistry, RECONCILE_TIME_BUCKETS } from '../metrics/index.ts'
+import { parseBindAddress } from '../server/index.ts'
+import { listen } from '../server/ops-server.ts'
+import type { CertificatePair } from '../tls/index.ts'
 import { type AdmissionRequest, type AdmissionResult, jsonPatch } from './admission.ts'
 
 /** controller-runtime's webhook port (`webhook.DefaultPort`), also kubebuilder's Service `targetPort`. */

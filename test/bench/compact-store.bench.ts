@@ -23,8 +23,8 @@ import { InformerFactory } from '../../src/cache/factory.ts'
 import { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES, type ResourceType } from '../../src/client/resource.ts'
 import { loadClusterConfig } from '../../src/config/load.ts'
+import { isWireObject, WIRE } from '../../src/core/encoded-object.ts'
 import type { KubeObject } from '../../src/core/types.ts'
-import { isWireObject, WIRE } from '../../src/core/wire-object.ts'
 
 const GROUP = 'bench.edgeop.dev'
 const TYPE: ResourceType = {

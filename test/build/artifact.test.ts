@@ -39,7 +39,7 @@ const run = promisify(execFile)
  * llhttp module moved from the first line to the last, where fewer code symbols share its block.
  * Lowered 2026-12-01 to just above 353,992 bytes, 123,056 (GNU gzip -9 122,554, zlib default
  * 122,770): a third terser pass. Lowered 2026-12-01 by HTTP/1.1 through node:http
- * (src/client/http1-dispatcher.ts): undici's HTTP/1.1 client (15 KB minified) and the packed llhttp
+ * (src/transport/http1-dispatcher.ts): undici's HTTP/1.1 client (15 KB minified) and the packed llhttp
  * WebAssembly parser it loaded (the 20 KB base64 last line) are stubbed out (`noHttp1Client`):
  * −31,991 bytes and −20,099 gzip by this measure (−19,579 GNU gzip) on the same sources, of which
  * the new dispatcher costs back about 2.5 KB minified. That paid for this stop's features: several
@@ -72,7 +72,7 @@ const run = promisify(execFile)
  * string (half the heap for the process's life), and node:child_process is fetched with
  * process.getBuiltinModule when an exec plugin first runs instead of imported at start. Raised
  * 2026-12-01 to just above 368,705 bytes, 119,536 (+324 / +114): the compact store keeps its bytes as
- * one-byte strings (malloc fragmentation, see src/core/wire-object.ts), deepFreeze without an array per
+ * one-byte strings (malloc fragmentation, see src/core/encoded-object.ts), deepFreeze without an array per
  * object, and the factory's compact default for resource types that carry a protobuf kind.
  * Raised 2026-12-02 to just above 372,164 bytes, 120,897 gzip -9 (GNU gzip -9 120,756; +3,278 /
  * +1,361) for issue 28's bounded input: one reader for every file (size cap read as it arrives,

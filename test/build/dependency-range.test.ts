@@ -2,7 +2,7 @@
  * package.json declares undici and zod as caret ranges; this installs the lowest and the
  * highest version each range allows (npm registry or npm's cache only) into a temporary copy
  * of src/ and test/ and runs the client, config and objects unit tests there, including the
- * undici layout pin (test/client/undici-layout.test.ts). A range whose low end no longer works
+ * undici layout pin (test/transport/undici-layout.test.ts). A range whose low end no longer works
  * (a newer zod API used, an undici file moved) fails here.
  */
 import assert from 'node:assert/strict'

@@ -7,10 +7,10 @@ import { generateTable } from '../../build/gen-protobuf.ts'
 const ROOT = join(import.meta.dirname, '../..')
 
 // Go builds the generator from the module proxy's k8s.io/api on a cold machine: allow for the download.
-test('src/protobuf/kinds.generated.ts is what build/protobuf-schema generates now (npm run gen:protobuf)', {
+test('src/codec/protobuf/kinds.generated.ts is what build/protobuf-schema generates now (npm run gen:protobuf)', {
   timeout: 600_000,
 }, () => {
-  const committed = readFileSync(join(ROOT, 'src/protobuf/kinds.generated.ts'), 'utf8')
+  const committed = readFileSync(join(ROOT, 'src/codec/protobuf/kinds.generated.ts'), 'utf8')
   assert.ok(committed === generateTable(), 'the committed table is stale: run npm run gen:protobuf')
 })
 

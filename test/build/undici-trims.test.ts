@@ -22,9 +22,9 @@ import {
   UNSET_OPTIONS,
   UPGRADE_AND_CONNECT,
 } from '../../build/undici-trims.ts'
-import { encodeBody } from '../../src/client/body-codec.ts'
-import type * as UndiciModule from '../../src/client/undici.ts'
 import { UNBUNDLED_HTTP1 } from '../../src/esbuild/undici-trims.ts'
+import { encodeBody } from '../../src/transport/body-codec.ts'
+import type * as UndiciModule from '../../src/transport/undici.ts'
 import { startStub } from '../support/http-stub.ts'
 import { selfSignedCert } from '../support/self-signed.ts'
 
@@ -33,11 +33,11 @@ let undici: typeof UndiciModule
 let inputs: string[] = []
 
 before(async () => {
-  // src/client/undici.ts bundled exactly as the artifact bundles it (readable: not minified).
+  // src/transport/undici.ts bundled exactly as the artifact bundles it (readable: not minified).
   const outfile = join(dir, 'undici.cjs')
   const result = await esbuild.build({
     ...artifactOptions('test'),
-    entryPoints: [join(ROOT, 'src/client/undici.ts')],
+    entryPoints: [join(ROOT, 'src/transport/undici.ts')],
     outfile,
     minify: false,
     logLevel: 'error',

@@ -11,9 +11,9 @@ import {
   type SnapshotIdentity,
   sha256,
 } from '../../src/cache/snapshot-format.ts'
-import { jsonCodec } from '../../src/client/json-codec.ts'
+import { jsonCodec } from '../../src/codec/json-codec.ts'
+import { isWireObject, materialize, wireObject } from '../../src/core/encoded-object.ts'
 import type { KubeObject } from '../../src/core/types.ts'
-import { isWireObject, materialize, wireObject } from '../../src/core/wire-object.ts'
 import { seededRandom } from '../support/random.ts'
 
 const ID: SnapshotIdentity = {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { type CheckClient, checkCommand } from '../../src/cli/check-command.ts'
-import type { OperatorOptions } from '../../src/cli/operator-flags.ts'
+import type { OperatorOptions } from '../../src/cli/flags/operator-flags.ts'
 import { type CliSpec, runCli } from '../../src/cli/run-cli.ts'
-import type { RequestSpec } from '../../src/client/transport.ts'
+import type { RequestSpec } from '../../src/transport/transport.ts'
 
 /** A client for which every review answers `allowed(verb, resource)`. */
 function fakeClient(allowed: (attrs: Record<string, string>) => boolean) {

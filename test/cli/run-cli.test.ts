@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { numberFlag, stringFlag } from '../../src/cli/flags.ts'
-import { OPERATOR_FLAGS, validateOperatorOptions } from '../../src/cli/operator-flags.ts'
+import { numberFlag, stringFlag } from '../../src/cli/flags/flags.ts'
+import { OPERATOR_FLAGS, validateOperatorOptions } from '../../src/cli/flags/operator-flags.ts'
 import { type CliSpec, defineCommand, parseCommandLine, runCli } from '../../src/cli/run-cli.ts'
 
 const ran: unknown[] = []
@@ -242,7 +242,7 @@ describe('runCli in a real process', () => {
     const url = (p: string) => JSON.stringify(new URL(p, import.meta.url).href)
     const script = `
       import { runCli } from ${url('../../src/cli/run-cli.ts')}
-      import { OPERATOR_FLAGS } from ${url('../../src/cli/operator-flags.ts')}
+      import { OPERATOR_FLAGS } from ${url('../../src/cli/flags/operator-flags.ts')}
       await runCli({ name: 'edgeop', defaultCommand: 'run', commands: { run: { description: 'Run', flags: OPERATOR_FLAGS, run: () => 0 } } })`
     const dir = mkdtempSync(join(tmpdir(), 'edgeop-cli-'))
     t.after(() => rmSync(dir, { recursive: true, force: true }))

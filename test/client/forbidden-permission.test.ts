@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ApiError } from '../../src/client/api-error.ts'
 import { forbiddenPermission, formatRbacPermission } from '../../src/client/forbidden-permission.ts'
+import { ApiError } from '../../src/transport/api-error.ts'
 
 const refused = (method: string, path: string, status = 403, reason = 'Forbidden') =>
   new ApiError({ status, reason, message: 'forbidden', method, path })

@@ -10,7 +10,7 @@ import path from 'node:path'
 import { after, test } from 'node:test'
 import { loadKubeconfig } from '../../src/config/kubeconfig.ts'
 import { MAX_KUBECONFIG_BYTES } from '../../src/config/kubeconfig-text.ts'
-import { parseYaml } from '../../src/config/yaml.ts'
+import { parseYaml } from '../../src/config/yaml/yaml.ts'
 import { memoryFiles } from './support/helpers.ts'
 
 const dir = mkdtempSync(path.join(tmpdir(), 'edgeop-bad-kubeconfig-'))

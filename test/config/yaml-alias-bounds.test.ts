@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { after, test } from 'node:test'
 import { loadKubeconfig } from '../../src/config/kubeconfig.ts'
-import { MAX_YAML_ALIAS_NODES, parseYaml } from '../../src/config/yaml.ts'
+import { MAX_YAML_ALIAS_NODES, parseYaml } from '../../src/config/yaml/yaml.ts'
 
 const dir = mkdtempSync(path.join(tmpdir(), 'edgeop-yaml-laughs-'))
 after(() => rmSync(dir, { recursive: true, force: true }))

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { test } from 'node:test'
 import { parse } from 'yaml'
-import { parseYaml } from '../../src/config/yaml.ts'
+import { parseYaml } from '../../src/config/yaml/yaml.ts'
 import { YamlGenerator } from './yaml-generator.ts'
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures')

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { parse as yamlParse } from 'yaml'
-import { parseYaml } from '../../src/config/yaml.ts'
-import { toYaml } from '../../src/config/yaml-emit.ts'
+import { toYaml } from '../../src/config/yaml/emit.ts'
+import { parseYaml } from '../../src/config/yaml/yaml.ts'
 
 const tricky = {
   apiVersion: 'v1',

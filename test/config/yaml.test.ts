@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { MAX_YAML_ALIASES, MAX_YAML_DEPTH, parseYaml } from '../../src/config/yaml.ts'
+import { MAX_YAML_ALIASES, MAX_YAML_DEPTH, parseYaml } from '../../src/config/yaml/yaml.ts'
 import { isEdgeopError } from '../../src/core/errors.ts'
 
 /** The message of the error `text` is refused with (file name `t.yaml`). */

@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { EventHandler, HandlerRegistration } from '../../src/cache/listener.ts'
-import { ApiError } from '../../src/client/api-error.ts'
 import { Controller, type ControllerOptions, type FailureReport } from '../../src/controller/controller.ts'
 import { RETRY_NOW_ANNOTATION } from '../../src/controller/parked-keys.ts'
 import { generationChanged } from '../../src/controller/predicates.ts'
@@ -13,8 +12,9 @@ import { defaultRetryPolicy, FORBIDDEN_RETRY_DELAY_MS } from '../../src/controll
 import { ManualClock } from '../../src/core/clock.ts'
 import { noopLogger } from '../../src/core/log.ts'
 import type { KubeObject } from '../../src/core/types.ts'
-import { MetricsRegistry } from '../../src/observability/metrics-registry.ts'
-import { reconcileMetrics } from '../../src/observability/runtime-metrics.ts'
+import { MetricsRegistry } from '../../src/metrics/metrics-registry.ts'
+import { reconcileMetrics } from '../../src/metrics/runtime-metrics.ts'
+import { ApiError } from '../../src/transport/api-error.ts'
 import { until } from '../support/http-stub.ts'
 
 class Source {

@@ -3,7 +3,6 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ApiError } from '../../src/client/api-error.ts'
 import { TerminalError } from '../../src/controller/reconciler.ts'
 import {
   classifyError,
@@ -13,6 +12,7 @@ import {
   FORBIDDEN_RETRY_DELAY_MS,
 } from '../../src/controller/retry-policy.ts'
 import { EdgeopError } from '../../src/core/errors.ts'
+import { ApiError } from '../../src/transport/api-error.ts'
 
 const api = (
   status: number,

@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { isGoneOrExpired, isResourceExpired } from '../../src/client/api-error.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
+import { isGoneOrExpired, isResourceExpired } from '../../src/transport/api-error.ts'
 import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
 

@@ -5,17 +5,17 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { ConfigMap } from '../../src/api/index.ts'
+import type { KubeClient } from '../../src/client/kube-client.ts'
+import { CORE_TYPES, type ResourceType } from '../../src/client/resource.ts'
+import { retryOnConflict } from '../../src/client/retry-on-conflict.ts'
+import type { KubeObject, WatchEvent } from '../../src/core/types.ts'
 import {
   hasStatusCause,
   isAlreadyExists,
   isConflict,
   isInvalid,
   isNotFound,
-} from '../../src/client/api-error.ts'
-import type { KubeClient } from '../../src/client/kube-client.ts'
-import { CORE_TYPES, type ResourceType } from '../../src/client/resource.ts'
-import { retryOnConflict } from '../../src/client/retry-on-conflict.ts'
-import type { KubeObject, WatchEvent } from '../../src/core/types.ts'
+} from '../../src/transport/api-error.ts'
 import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
 

@@ -7,10 +7,10 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { isForbidden } from '../../src/client/api-error.ts'
 import { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import { loadClusterConfig } from '../../src/config/load.ts'
+import { isForbidden } from '../../src/transport/api-error.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
 const { env, defer } = useTestEnv()

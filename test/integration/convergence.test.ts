@@ -5,8 +5,8 @@
  * handler's notifications both equal a fresh list. Seeded: failures reproduce.
  */
 import assert from 'node:assert/strict'
-import { isAlreadyExists, isNotFound } from '../../src/client/api-error.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
+import { isAlreadyExists, isNotFound } from '../../src/transport/api-error.ts'
 import type { FaultAction } from '../controlplane/fault-proxy.ts'
 import { eventually } from '../support/eventually.ts'
 import { serverState, watchInformer } from '../support/informers.ts'

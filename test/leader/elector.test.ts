@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { isConflict } from '../../src/client/api-error.ts'
 import { ManualClock } from '../../src/core/clock.ts'
 import { isEdgeopError } from '../../src/core/errors.ts'
 import { LeaderElector } from '../../src/leader/elector.ts'
 import { formatMicroTime } from '../../src/leader/record.ts'
+import { isConflict } from '../../src/transport/api-error.ts'
 import {
   apiError,
   candidate,

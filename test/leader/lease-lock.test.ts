@@ -4,11 +4,11 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { isAlreadyExists, isConflict } from '../../src/client/api-error.ts'
 import type { CallOptions } from '../../src/client/resource-client.ts'
 import { isEdgeopError } from '../../src/core/errors.ts'
 import type { Lease } from '../../src/core/types.ts'
 import { type LeaseApi, LeaseLock } from '../../src/leader/lease-lock.ts'
+import { isAlreadyExists, isConflict } from '../../src/transport/api-error.ts'
 import { apiError } from './support.ts'
 
 /** One Lease, RV-checked like the apiserver; records every request; can fail the next calls. */

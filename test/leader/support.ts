@@ -2,13 +2,14 @@
  * @module support — a fake lock over an in-memory compare-and-swap cell, and a clock driver, for the
  * leader election unit tests. Nothing here sleeps: time moves only through {@link runFor}.
  */
-import { ApiError } from '../../src/client/api-error.ts'
+
 import type { Clock, ManualClock } from '../../src/core/clock.ts'
 import { EdgeopError } from '../../src/core/errors.ts'
 import { LeaderElector } from '../../src/leader/elector.ts'
 import type { ResourceLock } from '../../src/leader/lock.ts'
 import type { LeaderElectorOptions } from '../../src/leader/options.ts'
 import { formatMicroTime, type LeaderElectionRecord } from '../../src/leader/record.ts'
+import { ApiError } from '../../src/transport/api-error.ts'
 
 /** The "server": one record and a version bumped by every write. */
 export class FakeLeaseStore {

@@ -11,7 +11,7 @@ import { EdgeopError } from '../../src/core/errors.ts'
 import { noopLogger } from '../../src/core/log.ts'
 import type { KubeList } from '../../src/core/types.ts'
 import { type Cluster, ClusterSet, clusterChanges } from '../../src/manager/cluster-set.ts'
-import { MetricsRegistry } from '../../src/observability/metrics-registry.ts'
+import { MetricsRegistry } from '../../src/metrics/metrics-registry.ts'
 import { FakeStream, list } from '../support/fake-lister-watcher.ts'
 import { until } from '../support/http-stub.ts'
 

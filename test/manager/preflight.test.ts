@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { ApiError } from '../../src/client/api-error.ts'
-import type { RequestSpec } from '../../src/client/transport.ts'
 import { EdgeopError } from '../../src/core/errors.ts'
 import {
   formatPreflight,
@@ -9,6 +7,8 @@ import {
   type PreflightClient,
   preflight,
 } from '../../src/manager/preflight.ts'
+import { ApiError } from '../../src/transport/api-error.ts'
+import type { RequestSpec } from '../../src/transport/transport.ts'
 
 const apiError = (status: number, reason: string, method = 'GET', path = '/x') =>
   new ApiError({ status, reason, message: reason.toLowerCase(), method, path })

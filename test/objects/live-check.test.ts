@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ApiError } from '../../src/client/api-error.ts'
 import type { ResourceClient } from '../../src/client/resource-client.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { LiveCheck } from '../../src/objects/live-check.ts'
+import { ApiError } from '../../src/transport/api-error.ts'
 
 const obj = (rv: string, uid = 'u-1'): KubeObject => ({
   metadata: { name: 'web', namespace: 'a', uid, resourceVersion: rv },

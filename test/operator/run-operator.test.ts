@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { type LogLevel, noopLogger } from '../../src/core/log.ts'
-import type { LogFormat } from '../../src/observability/logger.ts'
+import type { LogFormat } from '../../src/logging/logger.ts'
 import { rulePermissions } from '../../src/operator/rule-permissions.ts'
 import { runOperator } from '../../src/operator/run-operator.ts'
 

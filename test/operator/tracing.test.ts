@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { MetricsRegistry } from '../../src/observability/metrics-registry.ts'
+import { MetricsRegistry } from '../../src/metrics/metrics-registry.ts'
 import { otlpTracer } from '../../src/operator/tracing.ts'
 import { json, startStub } from '../support/http-stub.ts'
 import { recordingLogger } from '../support/recording-logger.ts'

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { ManualClock } from '../../src/core/clock.ts'
 import { EdgeopError, isEdgeopError } from '../../src/core/errors.ts'
-import { MetricsRegistry } from '../../src/observability/metrics-registry.ts'
+import { MetricsRegistry } from '../../src/metrics/metrics-registry.ts'
 import { CircuitBreaker, CircuitOpenError } from '../../src/resilience/circuit-breaker.ts'
 
 const down = () => Promise.reject(new EdgeopError('EDGEOP_ERR_NETWORK', 'unreachable', { retryable: true }))

@@ -7,7 +7,7 @@
  * every two seconds.
  */
 import { readFile } from 'node:fs/promises'
-import type { ParkedKeyInfo } from '../../src/observability/parked-keys-view.ts'
+import type { ParkedKeyInfo } from '../../src/server/parked-keys-view.ts'
 import { trackPid, untrackPid } from '../controlplane/cleanup.ts'
 import { type OperatorProcess, startOperator } from '../support/operator-process.ts'
 import type { Invariants } from './invariants.ts'

@@ -5,7 +5,7 @@
  * (`edgeop_controller_parked_keys{controller,reason}` on every scrape; the leader's
  * `GET /debug/parked` at the end).
  */
-import type { ParkedKeyInfo } from '../../src/observability/parked-keys-view.ts'
+import type { ParkedKeyInfo } from '../../src/server/parked-keys-view.ts'
 
 /** At most this many breaker changes are kept for the timeline. */
 const MAX_TIMELINE = 500

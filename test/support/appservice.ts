@@ -8,6 +8,7 @@ import type { MultiNamespaceInformer } from '../../src/cache/multi-namespace-inf
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import type { ResourceClient } from '../../src/client/resource-client.ts'
+import { DEPLOYMENT_V1, SERVICE_V1 } from '../../src/codec/protobuf/kinds.generated.ts'
 import type { Controller } from '../../src/controller/controller.ts'
 import type { Condition, KubeObject } from '../../src/core/types.ts'
 import { EventRecorder } from '../../src/objects/events.ts'
@@ -16,7 +17,6 @@ import {
   type AppServiceOperatorOptions,
   appServiceController,
 } from '../../src/operators/appservice/operator.ts'
-import { DEPLOYMENT_V1, SERVICE_V1 } from '../../src/protobuf/kinds.generated.ts'
 import { type DatabaseStandin, startDatabaseStandin } from '../standin/database-api.ts'
 import { eventually } from './eventually.ts'
 import { adminClient } from './kube.ts'

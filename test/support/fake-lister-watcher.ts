@@ -2,10 +2,11 @@
  * @module fake-lister-watcher — a scripted ListerWatcher for unit tests of the watch
  * driver and informers. Integration tests use the real apiserver instead.
  */
-import { jsonCodec } from '../../src/client/json-codec.ts'
+
 import type { WatchStream } from '../../src/client/resource-client.ts'
+import { jsonCodec } from '../../src/codec/json-codec.ts'
+import { wireObject } from '../../src/core/encoded-object.ts'
 import type { KubeList, KubeObject, WatchEvent } from '../../src/core/types.ts'
-import { wireObject } from '../../src/core/wire-object.ts'
 import type { ListRequest } from '../../src/watch/events.ts'
 import type { ListerWatcher, WatchCall } from '../../src/watch/lister-watcher.ts'
 

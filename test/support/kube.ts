@@ -3,8 +3,8 @@
  */
 
 import { KubeClient } from '../../src/client/kube-client.ts'
-import type { TransportOptions } from '../../src/client/transport.ts'
 import type { ClusterConfig } from '../../src/config/cluster-config.ts'
+import type { TransportOptions } from '../../src/transport/transport.ts'
 
 /** What a client needs from the test environment. */
 export interface TestCluster {

@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { goToolPathAsync } from '../../build/tools/go-tools.ts'
-import { toYaml } from '../../src/config/yaml-emit.ts'
+import { toYaml } from '../../src/config/yaml/emit.ts'
 import { eventually } from './eventually.ts'
 import { freePort, LOOPBACK } from './ports.ts'
 

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { toYaml } from '../../src/config/yaml-emit.ts'
+import { toYaml } from '../../src/config/yaml/emit.ts'
 import { readCrds, yamlDocuments } from '../../src/testing/crds.ts'
 
 const crd = (name: string) => ({

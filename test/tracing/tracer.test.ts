@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { Transport } from '../../src/client/transport.ts'
 import { databaseApi } from '../../src/operators/appservice/database-api.ts'
 import { activeSpan, type SpanData, withSpan } from '../../src/tracing/span.ts'
 import { parseTraceparent } from '../../src/tracing/trace-context.ts'
 import { Tracer } from '../../src/tracing/tracer.ts'
+import { Transport } from '../../src/transport/transport.ts'
 import { json, startStub } from '../support/http-stub.ts'
 
 function recordingTracer(ratio = 1) {

@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ApiError, type ApiErrorInit } from '../../src/client/api-error.ts'
 import { EdgeopError } from '../../src/core/errors.ts'
 import type { Status } from '../../src/core/types.ts'
+import { ApiError, type ApiErrorInit } from '../../src/transport/api-error.ts'
 import { classify, failureOfStatus, midStreamFailure } from '../../src/watch/classify.ts'
 import type { FailureInfo } from '../../src/watch/events.ts'
 

@@ -4,11 +4,11 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ApiError } from '../../src/client/api-error.ts'
 import { Backoff } from '../../src/core/backoff.ts'
 import { ManualClock } from '../../src/core/clock.ts'
 import { EdgeopError } from '../../src/core/errors.ts'
 import type { KubeObject } from '../../src/core/types.ts'
+import { ApiError } from '../../src/transport/api-error.ts'
 import type { WatcherEvent } from '../../src/watch/events.ts'
 import { Watcher } from '../../src/watch/watcher.ts'
 import { FakeStream, list, scripted } from '../support/fake-lister-watcher.ts'

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { issueCertificate } from '../../src/observability/self-signed-cert.ts'
+import { issueCertificate } from '../../src/tls/self-signed-cert.ts'
 import {
   certStep,
   WEBHOOK_CERT_CHECK_INTERVAL_MS,

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { request } from 'node:https'
 import { test } from 'node:test'
-import { MetricsRegistry } from '../../src/observability/metrics-registry.ts'
-import { issueCertificate } from '../../src/observability/self-signed-cert.ts'
+import { MetricsRegistry } from '../../src/metrics/metrics-registry.ts'
+import { issueCertificate } from '../../src/tls/self-signed-cert.ts'
 import { WebhookServer } from '../../src/webhook/webhook-server.ts'
 
 const review = (request: Record<string, unknown>) =>

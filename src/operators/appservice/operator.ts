@@ -13,8 +13,8 @@ import {
   type RetryPolicy,
 } from '../../controller/index.ts'
 import type { Clock, KubeObject, Logger } from '../../core/index.ts'
+import { driftMetrics } from '../../metrics/index.ts'
 import type { EventRecorder } from '../../objects/index.ts'
-import { driftMetrics } from '../../observability/index.ts'
 import {
   httpUrl,
   nonEmpty,

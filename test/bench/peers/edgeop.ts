@@ -6,8 +6,8 @@ import type { Pod } from '../../../src/api/index.ts'
 import { type InformerOptions, SharedInformer } from '../../../src/cache/informer.ts'
 import { KubeClient } from '../../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../../src/client/resource.ts'
+import { POD_V1 } from '../../../src/codec/protobuf/kinds.generated.ts'
 import { loadClusterConfig } from '../../../src/config/load.ts'
-import { POD_V1 } from '../../../src/protobuf/kinds.generated.ts'
 import { listerWatcher } from '../../../src/watch/lister-watcher.ts'
 import {
   EventCounter,
@@ -25,7 +25,7 @@ const job: Job = readJob()
 // As a user would: the kubeconfig file, client-side throttling off (like the other peers).
 const config = await loadClusterConfig({ kubeconfig: job.kubeconfig })
 const client = new KubeClient(config, { qps: -1 })
-// Protobuf is asked for by resource types that carry their protobuf kind (src/client/wire-format.ts).
+// Protobuf is asked for by resource types that carry their protobuf kind (src/codec/content-negotiation.ts).
 const pods = client.resource(
   job.wire === 'protobuf' ? { ...CORE_TYPES.pods, protobuf: POD_V1 } : CORE_TYPES.pods,
   job.namespace,

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { parseFlags } from '../../../src/cli/flags.ts'
+import { parseFlags } from '../../../src/cli/flags/flags.ts'
 import { APPSERVICE_FLAGS, appServiceOperator } from '../../../src/operators/appservice/operator.ts'
 
 function check(argv: string[]): string | undefined {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { parseYaml } from '../../../src/config/yaml.ts'
+import { parseYaml } from '../../../src/config/yaml/yaml.ts'
 import { MAX_CONTENT_BYTES, nodeConfigCrd } from '../../../src/operators/nodeconfig/api.ts'
 
 const CRD_FILE = join(import.meta.dirname, '../../../deploy/agent/crd.yaml')

@@ -3,7 +3,6 @@ import { mkdir, mkdtemp, readFile, realpath, rm, stat, symlink, writeFile } from
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
-import { ApiError } from '../../../src/client/api-error.ts'
 import type { ApplyOptions } from '../../../src/client/resource-client.ts'
 import { ManualClock } from '../../../src/core/clock.ts'
 import { noopLogger } from '../../../src/core/log.ts'
@@ -12,6 +11,7 @@ import type { NodeConfig, NodeConfigNodeStatus } from '../../../src/operators/no
 import { FileStore, RECORD_PATH } from '../../../src/operators/nodeconfig/file-store.ts'
 import { nodeConfigReconciler } from '../../../src/operators/nodeconfig/reconcile.ts'
 import { STATUS_RESEND_AFTER_MS } from '../../../src/operators/nodeconfig/status-reporter.ts'
+import { ApiError } from '../../../src/transport/api-error.ts'
 
 const dirs: string[] = []
 after(async () => {

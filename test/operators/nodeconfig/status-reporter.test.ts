@@ -1,12 +1,12 @@
 /** The agent's status reporter against a scripted apply: what is sent, skipped, thrown and announced. */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ApiError } from '../../../src/client/api-error.ts'
 import { ManualClock } from '../../../src/core/clock.ts'
 import type { KubeObject } from '../../../src/core/types.ts'
 import type { NodeConfig } from '../../../src/operators/nodeconfig/api.ts'
 import type { Report } from '../../../src/operators/nodeconfig/status.ts'
 import { StatusReporter } from '../../../src/operators/nodeconfig/status-reporter.ts'
+import { ApiError } from '../../../src/transport/api-error.ts'
 
 const config = (name: string, rv = '1'): NodeConfig =>
   ({

@@ -1,0 +1,48 @@
+/**
+ * @module content-negotiation — which format a list or watch asks the API server for, and how the answer is read.
+ *
+ * Built-in kinds can be read as protobuf (`application/vnd.kubernetes.protobuf`): the API server encodes it
+ * several times faster than JSON and it is about 30 % smaller on the wire. A {@link ResourceType} that carries
+ * its `protobuf` kind (from `edgeop/protobuf`) is listed and watched in protobuf unless the call says
+ * `wire: 'json'`; JSON is always offered second, so a server or resource without protobuf (custom resources)
+ * answers in JSON, and the answer's Content-Type decides how it is decoded. Metadata-only calls ask for
+ * protobuf PartialObjectMetadata for every resource, as client-go's metadata client does: the API server
+ * converts any object, custom resources included.
+ */
+import type { KindSchema } from './protobuf/message-schema.ts'
+
+/** The protobuf media type. */
+export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf'
+
+/** How a list or watch is read. */
+export interface WireOptions {
+  /** `protobuf` (the default when the resource type carries its protobuf kind) or `json`. Without a kind, JSON. */
+  wire?: 'json' | 'protobuf'
+  /** Leave `metadata.managedFields` out of what is decoded (an informer that strips them asks for this). */
+  dropManagedFields?: boolean
+}
+
+/** The protobuf kind a call on `type` decodes with, or undefined for JSON. */
+export function protobufKindOf(
+  type: { readonly protobuf?: KindSchema | undefined },
+  o: WireOptions & { metadataOnly?: boolean },
+): KindSchema | undefined {
+  if (o.wire === 'json' || type.protobuf === undefined) return undefined
+  return o.metadataOnly ? type.protobuf.wire.partialObjectMetadata : type.protobuf
+}
+
+/** Whether a response's Content-Type is protobuf. */
+export function isProtobufResponse(contentType: string | string[] | undefined): boolean {
+  const ct = Array.isArray(contentType) ? contentType[0] : contentType
+  return ct?.startsWith(PROTOBUF_MEDIA_TYPE) === true
+}
+
+/** The Accept header of a call: protobuf first when `kind` is set, JSON second; `as` for metadata-only calls. */
+export function acceptHeader(
+  kind: KindSchema | undefined,
+  as?: 'PartialObjectMetadata' | 'PartialObjectMetadataList',
+): string {
+  const meta = as ? `;as=${as};g=meta.k8s.io;v=v1` : ''
+  const json = as ? `application/json${meta},application/json` : 'application/json'
+  return kind ? `${PROTOBUF_MEDIA_TYPE}${meta},${json}` : json
+}

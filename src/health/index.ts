@@ -1,0 +1,20 @@
+/** @module health — liveness and readiness checks: informers synced, leadership, event-loop lag. */
+export {
+  type CheckResult,
+  DEFAULT_EVENT_LOOP_RESOLUTION_MS,
+  DEFAULT_EVENT_LOOP_STALL_MS,
+  DEFAULT_EVENT_LOOP_WINDOW_MS,
+  DEFAULT_WATCH_FAILURE_THRESHOLD,
+  type DelayHistogram,
+  type EventLoopLag,
+  type EventLoopLagOptions,
+  eventLoopCheck,
+  type HealthCheck,
+  HealthChecks,
+  type HealthResponse,
+  type InformerReadiness,
+  informersCheck,
+  leaderCheck,
+  monitorEventLoopLag,
+  ping,
+} from './health-checks.ts'

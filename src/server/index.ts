@@ -1,0 +1,26 @@
+/** @module server — the ops server (probes, metrics, the parked-keys view) and the authorisation of its metrics endpoint. */
+export {
+  type AccessReviewer,
+  bearerToken,
+  MAX_AUTHORIZATION_HEADER,
+  METRICS_AUTH_ALLOWED_TTL_MS,
+  METRICS_AUTH_CACHE_SIZE,
+  METRICS_AUTH_DENIED_TTL_MS,
+  METRICS_AUTH_MAX_IN_FLIGHT,
+  METRICS_PATH,
+  type MetricsAuthDecision,
+  MetricsAuthFilter,
+  type MetricsAuthFilterOptions,
+} from './metrics-auth.ts'
+export {
+  DEFAULT_HEALTH_PROBE_BIND_ADDRESS,
+  DEFAULT_METRICS_BIND_ADDRESS,
+  METRICS_CONTENT_TYPE,
+  OPS_REQUEST_TIMEOUT_MS,
+  type OpsServer,
+  type OpsServerOptions,
+  parseBindAddress,
+  type SecureMetricsOptions,
+  startOpsServer,
+} from './ops-server.ts'
+export type { ParkedKeyInfo, ParkedKeysView } from './parked-keys-view.ts'
