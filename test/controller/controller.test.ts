@@ -4,15 +4,12 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { EventHandler, HandlerRegistration } from '../../src/cache/listener.ts'
-import {
-  Controller,
-  type ControllerOptions,
-  type EventSource,
-  type ReconcileOutcome,
-} from '../../src/controller/controller.ts'
+import { Controller, type ReconcileOutcome } from '../../src/controller/controller.ts'
+import type { ControllerOptions } from '../../src/controller/controller-options.ts'
 import { generationChanged } from '../../src/controller/predicates.ts'
 import { type ReconcileRequest, TerminalError } from '../../src/controller/reconciler.ts'
 import { clientGoRetryPolicy } from '../../src/controller/retry-policy.ts'
+import type { EventSource } from '../../src/controller/watches.ts'
 import { ManualClock } from '../../src/core/clock.ts'
 import { EdgeopError } from '../../src/core/errors.ts'
 import { type LogFields, type Logger, noopLogger } from '../../src/core/log.ts'
