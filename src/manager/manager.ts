@@ -39,18 +39,16 @@ import {
   ping,
 } from '../observability/health-checks.ts'
 import { type HeapAfterGc, monitorHeapAfterGc } from '../observability/heap-after-gc.ts'
+import { informerMetrics } from '../observability/informer-metrics.ts'
+import { leaderElectionMetrics } from '../observability/leader-election-metrics.ts'
 import { defaultLogger } from '../observability/logger.ts'
 import { MetricsAuthFilter } from '../observability/metrics-auth.ts'
 import { MetricsRegistry } from '../observability/metrics-registry.ts'
+import { objectMetrics } from '../observability/object-metrics.ts'
 import { type SecureMetricsOptions, startOpsServer } from '../observability/ops-server.ts'
-import {
-  informerMetrics,
-  leaderElectionMetrics,
-  objectMetrics,
-  processMetrics,
-  reconcileMetrics,
-  workqueueMetrics,
-} from '../observability/runtime-metrics.ts'
+import { processMetrics } from '../observability/process-metrics.ts'
+import { reconcileMetrics } from '../observability/reconcile-metrics.ts'
+import { workqueueMetrics } from '../observability/workqueue-metrics.ts'
 import type { QueueMetrics } from '../queue/metrics.ts'
 import { Shard } from '../sharding/shard.ts'
 import type { Tracer } from '../tracing/tracer.ts'

@@ -14,6 +14,7 @@ export {
   type ReconcileOutcome,
   resultLabel,
 } from './controller-observer.ts'
+export { driftMetrics } from './drift-metrics.ts'
 export {
   type CheckResult,
   DEFAULT_EVENT_LOOP_RESOLUTION_MS,
@@ -34,6 +35,8 @@ export {
   ping,
 } from './health-checks.ts'
 export { type HeapAfterGc, monitorHeapAfterGc } from './heap-after-gc.ts'
+export { type InformerHealthSource, informerMetrics } from './informer-metrics.ts'
+export { leaderElectionMetrics } from './leader-election-metrics.ts'
 export {
   createLogger,
   DEFAULT_LIBRARY_LOG_LEVEL,
@@ -69,6 +72,7 @@ export {
   MetricsRegistry,
   type MetricType,
 } from './metrics-registry.ts'
+export { objectMetrics } from './object-metrics.ts'
 export {
   DEFAULT_HEALTH_PROBE_BIND_ADDRESS,
   DEFAULT_METRICS_BIND_ADDRESS,
@@ -81,20 +85,9 @@ export {
   startOpsServer,
 } from './ops-server.ts'
 export type { ParkedKeyInfo, ParkedKeysView } from './parked-keys-view.ts'
-export {
-  driftMetrics,
-  type InformerHealthSource,
-  informerMetrics,
-  leaderElectionMetrics,
-  objectMetrics,
-  processMetrics,
-  RECONCILE_TIME_BUCKETS,
-  REST_CLIENT_BUCKETS,
-  reconcileMetrics,
-  restClientMetrics,
-  WORKQUEUE_BUCKETS,
-  workqueueMetrics,
-} from './runtime-metrics.ts'
+export { processMetrics } from './process-metrics.ts'
+export { RECONCILE_TIME_BUCKETS, reconcileMetrics } from './reconcile-metrics.ts'
+export { REST_CLIENT_BUCKETS, restClientMetrics } from './rest-client-metrics.ts'
 export {
   type CertificateOptions,
   type CertificatePair,
@@ -104,3 +97,4 @@ export {
   SELF_SIGNED_VALIDITY_MS,
   selfSignedCertificate,
 } from './self-signed-cert.ts'
+export { WORKQUEUE_BUCKETS, workqueueMetrics } from './workqueue-metrics.ts'

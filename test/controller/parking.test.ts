@@ -16,7 +16,7 @@ import { ManualClock } from '../../src/core/clock.ts'
 import { noopLogger } from '../../src/core/log.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { MetricsRegistry } from '../../src/observability/metrics-registry.ts'
-import { reconcileMetrics } from '../../src/observability/runtime-metrics.ts'
+import { reconcileMetrics } from '../../src/observability/reconcile-metrics.ts'
 import { until } from '../support/http-stub.ts'
 
 class Source {

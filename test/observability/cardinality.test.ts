@@ -9,17 +9,15 @@ import { test } from 'node:test'
 import { ManualClock } from '../../src/core/clock.ts'
 import { EdgeopError } from '../../src/core/errors.ts'
 import type { KubeObject } from '../../src/core/types.ts'
+import { driftMetrics } from '../../src/observability/drift-metrics.ts'
+import { informerMetrics } from '../../src/observability/informer-metrics.ts'
+import { leaderElectionMetrics } from '../../src/observability/leader-election-metrics.ts'
 import { MetricsRegistry } from '../../src/observability/metrics-registry.ts'
-import {
-  driftMetrics,
-  informerMetrics,
-  leaderElectionMetrics,
-  objectMetrics,
-  processMetrics,
-  reconcileMetrics,
-  restClientMetrics,
-  workqueueMetrics,
-} from '../../src/observability/runtime-metrics.ts'
+import { objectMetrics } from '../../src/observability/object-metrics.ts'
+import { processMetrics } from '../../src/observability/process-metrics.ts'
+import { reconcileMetrics } from '../../src/observability/reconcile-metrics.ts'
+import { restClientMetrics } from '../../src/observability/rest-client-metrics.ts'
+import { workqueueMetrics } from '../../src/observability/workqueue-metrics.ts'
 import { createWorkQueue } from '../../src/queue/index.ts'
 import { CircuitBreaker } from '../../src/resilience/circuit-breaker.ts'
 

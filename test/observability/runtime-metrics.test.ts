@@ -6,21 +6,16 @@ import type { ControllerObserver } from '../../src/controller/controller.ts'
 import { ManualClock } from '../../src/core/clock.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import type { LeaderElector } from '../../src/leader/index.ts'
+import { driftMetrics } from '../../src/observability/drift-metrics.ts'
 import type { InformerReadiness, leaderCheck } from '../../src/observability/health-checks.ts'
+import { type InformerHealthSource, informerMetrics } from '../../src/observability/informer-metrics.ts'
+import { leaderElectionMetrics } from '../../src/observability/leader-election-metrics.ts'
 import { MetricsRegistry } from '../../src/observability/metrics-registry.ts'
-import {
-  driftMetrics,
-  type InformerHealthSource,
-  informerMetrics,
-  leaderElectionMetrics,
-  objectMetrics,
-  processMetrics,
-  RECONCILE_TIME_BUCKETS,
-  reconcileMetrics,
-  restClientMetrics,
-  WORKQUEUE_BUCKETS,
-  workqueueMetrics,
-} from '../../src/observability/runtime-metrics.ts'
+import { objectMetrics } from '../../src/observability/object-metrics.ts'
+import { processMetrics } from '../../src/observability/process-metrics.ts'
+import { RECONCILE_TIME_BUCKETS, reconcileMetrics } from '../../src/observability/reconcile-metrics.ts'
+import { restClientMetrics } from '../../src/observability/rest-client-metrics.ts'
+import { WORKQUEUE_BUCKETS, workqueueMetrics } from '../../src/observability/workqueue-metrics.ts'
 import { createWorkQueue } from '../../src/queue/index.ts'
 import { json, startStub } from '../support/http-stub.ts'
 
