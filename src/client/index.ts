@@ -20,6 +20,7 @@ export {
   isTooManyRequests,
   isUnauthorized,
 } from './api-error.ts'
+export type { ApplyOptions, CallOptions, ListCallOptions } from './call-options.ts'
 export {
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_KEEP_ALIVE_MS,
@@ -48,20 +49,11 @@ export {
   tokenBucketLimiter,
   unlimited,
 } from './rate-limiter.ts'
+export type { RawWatchOptions, WatchStream } from './raw-watch.ts'
 export { TIMEOUT_REASONS } from './request-errors.ts'
 export type { Method, RequestSpec, StreamResponse, StreamSpec } from './request-spec.ts'
 export { apiVersionOf, CORE_TYPES, type ResourceType, resourcePath } from './resource.ts'
-export {
-  type ApplyOptions,
-  type CallOptions,
-  type JsonPatchOp,
-  type ListCallOptions,
-  type PatchType,
-  type RawWatchOptions,
-  ResourceClient,
-  type Scale,
-  type WatchStream,
-} from './resource-client.ts'
+export { type JsonPatchOp, type PatchType, ResourceClient, type Scale } from './resource-client.ts'
 export { DEFAULT_CONFLICT_RETRY, retryOnConflict } from './retry-on-conflict.ts'
 export { DEFAULT_MAX_RETRIES } from './retry-policy.ts'
 export {

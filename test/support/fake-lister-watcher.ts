@@ -3,7 +3,7 @@
  * driver and informers. Integration tests use the real apiserver instead.
  */
 import { jsonCodec } from '../../src/client/json-codec.ts'
-import type { WatchStream } from '../../src/client/resource-client.ts'
+import type { WatchStream } from '../../src/client/raw-watch.ts'
 import type { KubeList, KubeObject, WatchEvent } from '../../src/core/types.ts'
 import { wireObject } from '../../src/core/wire-object.ts'
 import type { ListRequest } from '../../src/watch/events.ts'
