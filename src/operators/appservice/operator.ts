@@ -31,8 +31,9 @@ import { APPSERVICES, type AppService, GROUP, KIND } from './api.ts'
 import { type DatabaseApi, databaseApi } from './database-api.ts'
 import { OPERATOR_NAME } from './deployment-names.ts'
 import { CHILD_SELECTOR } from './desired.ts'
+import { appServiceFailureReporter } from './failure-reporter.ts'
 import { operatorRules } from './manifests.ts'
-import { appServiceFailureReporter, appServiceReconciler } from './reconcile.ts'
+import { appServiceReconciler } from './reconcile.ts'
 import { appServiceWebhooks } from './webhooks.ts'
 
 /** Options of {@link appServiceController}. */
