@@ -3,10 +3,11 @@
  */
 import type { KubeList, KubeObject } from '../core/types.ts'
 import { type ObjectCodec, type WireObject, wireObject } from '../core/wire-object.ts'
-import { decodeMessage, protobufError, Reader } from './decode.ts'
+import { decodeMessage } from './decode.ts'
 import { unwrap } from './envelope.ts'
 import { LIST_META_V1, STATUS_V1 } from './kinds.generated.ts'
 import type { KindSchema } from './message-schema.ts'
+import { protobufError, Reader } from './reader.ts'
 
 /** Options of the decoders of this module. */
 export interface ProtobufObjectOptions {

@@ -8,9 +8,9 @@
  */
 import { EdgeopError } from '../core/errors.ts'
 import type { KubeObject, WatchEvent, WatchEventType } from '../core/types.ts'
-import { Reader } from './decode.ts'
 import type { KindSchema } from './message-schema.ts'
 import { decodeProtobufObject, type ProtobufObjectOptions } from './objects.ts'
+import { Reader } from './reader.ts'
 
 const TYPES = new Set<string>(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'])
 

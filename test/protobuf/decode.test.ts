@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { decodeMessage, goDuration, Reader, rfc3339, rfc3339Micro } from '../../src/protobuf/decode.ts'
+import { decodeMessage } from '../../src/protobuf/decode.ts'
 import { unwrap } from '../../src/protobuf/envelope.ts'
+import { goDuration, rfc3339, rfc3339Micro } from '../../src/protobuf/go-json.ts'
 import { CONFIG_MAP_V1, DEPLOYMENT_V1, POD_V1, STATUS_V1 } from '../../src/protobuf/kinds.generated.ts'
 import { message } from '../../src/protobuf/message-schema.ts'
 import { decodeProtobufList, decodeProtobufObject } from '../../src/protobuf/objects.ts'
+import { Reader } from '../../src/protobuf/reader.ts'
 import { CORPUS_KINDS, corpusFile, corpusJson, schemaOf } from './corpus.ts'
 
 /** Protobuf bytes by hand: [field, wire type, value] with varints and length-delimited values. */
