@@ -3,7 +3,7 @@
  */
 import { EdgeopError } from '../core/errors.ts'
 import type { KubeList, KubeObject, PartialObjectMetadata, Status, WatchEvent } from '../core/types.ts'
-import type { KindSchema } from '../protobuf/message-schema.ts'
+import type { KindSchema } from '../protobuf/kind-schema.ts'
 import { decodeJson } from './body-codec.ts'
 import { type ApplyOptions, type CallOptions, callFields, type ListCallOptions } from './call-options.ts'
 import { decodeListBytes } from './json-wire.ts'

@@ -15,7 +15,7 @@ import type {
 } from '../api/index.ts'
 import { EdgeopError } from '../core/errors.ts'
 import type { KubeObject } from '../core/types.ts'
-import type { KindSchema } from '../protobuf/message-schema.ts'
+import type { KindSchema } from '../protobuf/kind-schema.ts'
 
 /**
  * A resource addressed by group/version/resource and scope. `T` is the object type it serves:

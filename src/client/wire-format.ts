@@ -9,7 +9,7 @@
  * protobuf PartialObjectMetadata for every resource, as client-go's metadata client does: the API server
  * converts any object, custom resources included.
  */
-import type { KindSchema } from '../protobuf/message-schema.ts'
+import type { KindSchema } from '../protobuf/kind-schema.ts'
 import type { ResourceType } from './resource.ts'
 
 /** The protobuf media type. */

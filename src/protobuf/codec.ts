@@ -9,7 +9,8 @@
 import type { KubeObject } from '../core/types.ts'
 import type { ObjectCodec, ScannedMeta } from '../core/wire-object.ts'
 import { decodeMessage } from './decode.ts'
-import { type KindSchema, type MessageSchema, message } from './message-schema.ts'
+import type { KindSchema } from './kind-schema.ts'
+import { type MessageSchema, message } from './message-schema.ts'
 import { Reader } from './reader.ts'
 
 /** `metav1.OwnerReference`, as the generated table has it. */

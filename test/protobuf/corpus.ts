@@ -3,8 +3,8 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import type { KindSchema } from '../../src/protobuf/kind-schema.ts'
 import * as KINDS from '../../src/protobuf/kinds.generated.ts'
-import type { KindSchema } from '../../src/protobuf/message-schema.ts'
 import { CORPUS_KINDS, type CorpusKind } from './corpus-objects.ts'
 
 const DIR = join(import.meta.dirname, 'corpus')

@@ -3,8 +3,9 @@ import { describe, test } from 'node:test'
 import type { WatchEvent } from '../../src/core/types.ts'
 import { isWireObject, materialize } from '../../src/core/wire-object.ts'
 import { protobufCodec } from '../../src/protobuf/codec.ts'
+import type { ProtobufWatchOptions } from '../../src/protobuf/kind-schema.ts'
 import { CONFIG_MAP_V1 } from '../../src/protobuf/kinds.generated.ts'
-import { decodeProtobufWatchStream, type ProtobufWatchOptions } from '../../src/protobuf/watch-frames.ts'
+import { decodeProtobufWatchStream } from '../../src/protobuf/watch-frames.ts'
 import { corpusFile } from './corpus.ts'
 
 const stream = corpusFile('configmaps.watch.pb')
