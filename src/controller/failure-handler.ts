@@ -94,7 +94,7 @@ export class FailureHandler {
    */
   async failed(f: Failure): Promise<void> {
     const { key, err, stop, request, context } = f
-    const { queue, clock } = this.#deps
+    const { queue, clock, policy, processing, parked: keys, onFailure: hook } = this.#deps
     // The throw site, the first time this object fails this way (frames only: no message, no cause).
     const stack = err instanceof Error ? this.#stacks.stackFor(key, err) : undefined
     const where = stack === undefined ? {} : { stack }
@@ -105,16 +105,15 @@ export class FailureHandler {
     h.lastFailureAt = now
     this.#failures.set(key, h)
     const errorClass = classifyError(err)
-    const decision = this.#deps.policy.decide(err, h, now)
+    const decision = policy.decide(err, h, now)
     const message = quoteInput(errorMessage(err), MAX_PARKED_MESSAGE_CHARS)
     const log = context.log
     const base = { ...fields, errorClass, attempts: h.attempts }
     if (stop.aborted) return log.error('reconcile failed; stopping', base)
     // The object changed during this reconcile: the queue has it again, so it must not park.
-    const changed = this.#deps.processing.get(key) === true
+    const changed = processing.get(key) === true
     let parked: ParkReason | undefined
     if (decision.action === 'park' && !changed) {
-      const keys = this.#deps.parked
       const stored = keys.park({ key, reason: decision.reason, errorClass, lastError: message, ...h })
       if (stored) {
         parked = decision.reason
@@ -137,7 +136,6 @@ export class FailureHandler {
       )
     }
     const permission = errorClass === 'forbidden' ? forbiddenPermission(err) : undefined
-    const hook = this.#deps.onFailure
     if (!hook || errorClass === 'terminal' || (errorClass !== 'forbidden' && !parked)) return
     try {
       await hook(
