@@ -17,7 +17,7 @@ import { join } from 'node:path'
 import { parse } from 'yaml'
 import { toYaml } from '../src/config/yaml/emit.ts'
 import type { KubeObject } from '../src/core/types.ts'
-import { OPERATOR_NAME, OPERATOR_NAMESPACE } from '../src/operators/appservice/manifests.ts'
+import { OPERATOR_NAME, OPERATOR_NAMESPACE } from '../src/operators/appservice/deployment-names.ts'
 import { monitoringConfigFiles, secureScrape } from './monitoring.ts'
 
 /** The image name the generated manifests carry; overlays map it with `images:`. */

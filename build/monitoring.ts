@@ -14,7 +14,7 @@ import { join } from 'node:path'
 import { parse } from 'yaml'
 import { toYaml } from '../src/config/yaml/emit.ts'
 import type { KubeObject } from '../src/core/types.ts'
-import { OPERATOR_NAMESPACE } from '../src/operators/appservice/manifests.ts'
+import { OPERATOR_NAMESPACE } from '../src/operators/appservice/deployment-names.ts'
 
 /** Where the sources live, relative to the repository root. */
 export const MONITORING_DIR = 'config/monitoring'

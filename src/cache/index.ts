@@ -9,6 +9,7 @@ export * from './factory.ts'
 export * from './index-funcs.ts'
 export * from './informer.ts'
 export type { DeleteInfo, EventHandler, HandlerRegistration } from './listener.ts'
+export * from './memory-indexer.ts'
 export * from './multi-namespace-informer.ts'
 export {
   type AtomicWriteOptions,

@@ -13,9 +13,10 @@ import { Watcher, type WatcherHealth, type WatcherOptions } from '../watch/watch
 import type { CacheStore } from './cache-store.ts'
 import { CompactIndexer, toWireObject } from './compact-indexer.ts'
 import { type EventHandler, type HandlerRegistration, Listener } from './listener.ts'
+import { MemoryIndexer } from './memory-indexer.ts'
 import { relistDiff } from './relist-diff.ts'
 import { SnapshotKeeper, type SnapshotOptions } from './snapshot-keeper.ts'
-import { type Indexer, type IndexFunc, MemoryIndexer } from './store.ts'
+import type { Indexer, IndexFunc } from './store.ts'
 import { deepFreeze, stripManagedFields } from './transforms.ts'
 
 /** client-go `minimumResyncPeriod`: handler resync periods below 1 s are raised to 1 s. */

@@ -45,6 +45,7 @@ export {
   Transport,
   type TransportOptions,
 } from '../transport/transport.ts'
+export type { ApplyOptions, CallOptions, ListCallOptions } from './call-options.ts'
 export {
   type DiscoveredGroup,
   type DiscoveredResource,
@@ -61,16 +62,7 @@ export type {
   WatchOptions,
   WriteOptions,
 } from './list-options.ts'
+export type { RawWatchOptions, WatchStream } from './raw-watch.ts'
 export { apiVersionOf, CORE_TYPES, type ResourceType, resourcePath } from './resource.ts'
-export {
-  type ApplyOptions,
-  type CallOptions,
-  type JsonPatchOp,
-  type ListCallOptions,
-  type PatchType,
-  type RawWatchOptions,
-  ResourceClient,
-  type Scale,
-  type WatchStream,
-} from './resource-client.ts'
+export { type JsonPatchOp, type PatchType, ResourceClient, type Scale } from './resource-client.ts'
 export { DEFAULT_CONFLICT_RETRY, retryOnConflict } from './retry-on-conflict.ts'

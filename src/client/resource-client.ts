@@ -3,27 +3,27 @@
  */
 
 import {
+  ACCEPT_PARTIAL_METADATA,
+  ACCEPT_PARTIAL_METADATA_LIST,
   acceptHeader,
   isProtobufResponse,
   protobufKindOf,
-  type WireOptions,
 } from '../codec/content-negotiation.ts'
 import { decodeListBytes } from '../codec/json-stubs.ts'
-import { type DecodeOptions, decodeWatchStream } from '../codec/json-watch-decoder.ts'
-import type { KindSchema } from '../codec/protobuf/message-schema.ts'
+import type { KindSchema } from '../codec/protobuf/kind-schema.ts'
 import { EdgeopError } from '../core/errors.ts'
 import type { KubeList, KubeObject, PartialObjectMetadata, Status, WatchEvent } from '../core/types.ts'
 import { decodeJson } from '../transport/body-codec.ts'
 import type { Method, Transport } from '../transport/transport.ts'
+import { type ApplyOptions, type CallOptions, callFields, type ListCallOptions } from './call-options.ts'
 import {
   type DeleteOptions,
   type ListOptions,
   listQuery,
-  type WatchOptions,
   type WriteOptions,
-  watchQuery,
   writeQuery,
 } from './list-options.ts'
+import { openRawWatch, type RawWatchOptions, type WatchStream } from './raw-watch.ts'
 import { apiVersionOf, type ResourceType, resourcePath } from './resource.ts'
 
 /** Patch content types. `apply` is server-side apply (use {@link ResourceClient.apply}). */
@@ -34,52 +34,6 @@ const PATCH_CONTENT_TYPE: Record<PatchType, string> = {
   json: 'application/json-patch+json',
   strategic: 'application/strategic-merge-patch+json',
   apply: 'application/apply-patch+yaml',
-}
-
-/** Accept header of a metadata-only get/watch (client-go `metadata` client). */
-export const ACCEPT_PARTIAL_METADATA =
-  'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json'
-/** Accept header of a metadata-only list. */
-export const ACCEPT_PARTIAL_METADATA_LIST =
-  'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json'
-
-/** Per-call options every verb accepts. */
-export interface CallOptions {
-  /** Aborting it ends the call at any stage (throttle, credentials, request, retry wait) with `EDGEOP_ERR_ABORTED`. */
-  signal?: AbortSignal
-  /** Deadline for this call (ms); overrides the client default. */
-  timeoutMs?: number
-}
-
-/** Options of {@link ResourceClient.apply}. */
-export interface ApplyOptions extends CallOptions {
-  /** Required by the server for apply. */
-  fieldManager: string
-  /** Take ownership of fields other managers own instead of failing with 409. */
-  force?: boolean
-  /** `dryRun=All`: the server validates and answers as if applied, and persists nothing. */
-  dryRun?: boolean
-}
-
-/** Options of {@link ResourceClient.list}, {@link ResourceClient.listPages} and {@link ResourceClient.listMetadata}. */
-export interface ListCallOptions extends ListOptions, CallOptions, WireOptions {
-  /**
-   * Return the items as `WireObject` stubs of their JSON bytes (scanned metadata, managedFields cut,
-   * decoded on demand with `materialize`) instead of parsed objects: for a compact store. Default false.
-   */
-  keepBytes?: boolean
-}
-
-/** Options of a raw watch. */
-export interface RawWatchOptions extends WatchOptions, CallOptions, WireOptions {
-  /** ADDED, MODIFIED and DELETED objects as `WireObject` stubs, as {@link ListCallOptions.keepBytes}. Default false. */
-  keepBytes?: boolean
-  /** Tear down the stream when no byte (not even a bookmark) arrives for this long. */
-  idleTimeoutMs?: number
-  /** Longest accepted event (JSON line or protobuf frame) in bytes; a longer one throws `EDGEOP_ERR_DECODE`. Default {@link DEFAULT_MAX_WATCH_LINE_BYTES}. */
-  maxLineBytes?: DecodeOptions['maxLineBytes']
-  /** Watch metadata only (PartialObjectMetadata events). */
-  metadataOnly?: boolean
 }
 
 /** JSON patch operation (RFC 6902). */
@@ -347,42 +301,8 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
    * the server sends until it closes the stream, `close()` is called, or the signal
    * aborts. No reconnection here: that is the `watch` layer's job.
    */
-  async openWatch(o: RawWatchOptions = {}): Promise<WatchStream<T>> {
-    const collection = resourcePath(this.type, this.namespace)
-    const kind = protobufKindOf(this.type, o)
-    const res = await this.#transport.stream({
-      method: 'GET',
-      path: collection + watchQuery(o),
-      accept: kind
-        ? acceptHeader(kind, o.metadataOnly ? 'PartialObjectMetadata' : undefined)
-        : o.metadataOnly
-          ? ACCEPT_PARTIAL_METADATA
-          : 'application/json',
-      ...(kind ? { decodeStatus: kind.wire.status } : {}),
-      ...(o.signal === undefined ? {} : { signal: o.signal }),
-      ...(o.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: o.idleTimeoutMs }),
-    })
-    const source = `watch ${collection}`
-    const events =
-      kind && isProtobufResponse(res.headers['content-type'])
-        ? kind.wire.watch<T>(res.body, kind, {
-            source,
-            ...(o.dropManagedFields || o.keepBytes ? { dropManagedFields: true } : {}),
-            ...(o.keepBytes ? { keepBytes: kind.wire.codec(kind) } : {}),
-            ...(o.maxLineBytes === undefined ? {} : { maxFrameBytes: o.maxLineBytes }),
-          })
-        : decodeWatchStream<T>(res.body, {
-            source,
-            ...(o.keepBytes ? { keepBytes: true } : {}),
-            ...(o.maxLineBytes === undefined ? {} : { maxLineBytes: o.maxLineBytes }),
-          })
-    return {
-      events,
-      close: () => {
-        res.close()
-        void events.return(undefined).catch(() => {})
-      },
-    }
+  openWatch(o: RawWatchOptions = {}): Promise<WatchStream<T>> {
+    return openRawWatch<T>(this.#transport, this.type, this.namespace, o)
   }
 
   /**
@@ -399,30 +319,12 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
   }
 }
 
-/** An open watch stream. */
-export interface WatchStream<T extends KubeObject = KubeObject> {
-  /**
-   * The events in server order, to iterate once; ends when the server closes the stream. A watch
-   * `ERROR` event is yielded, not thrown; a bad line throws `EDGEOP_ERR_DECODE`, a lost connection an {@link ApiError}.
-   */
-  events: AsyncIterable<WatchEvent<T>>
-  /** Closes the stream; idempotent. */
-  close(): void
-}
-
 /** autoscaling/v1 Scale. */
 export interface Scale extends KubeObject {
   /** `replicas`: the desired count; writing it through {@link ResourceClient.updateScale} scales the target. */
   spec?: { replicas?: number }
   /** The observed `replicas`, and `selector`: the label query (string form) of the pods counted. */
   status?: { replicas?: number; selector?: string }
-}
-
-function callFields(o: CallOptions): { signal?: AbortSignal; timeoutMs?: number } {
-  return {
-    ...(o.signal === undefined ? {} : { signal: o.signal }),
-    ...(o.timeoutMs === undefined ? {} : { timeoutMs: o.timeoutMs }),
-  }
 }
 
 function nameOf(obj: KubeObject): string {

@@ -13,7 +13,7 @@ import type {
   Secret,
   Service,
 } from '../api/index.ts'
-import type { KindSchema } from '../codec/protobuf/message-schema.ts'
+import type { KindSchema } from '../codec/protobuf/kind-schema.ts'
 import { EdgeopError } from '../core/errors.ts'
 import type { KubeObject } from '../core/types.ts'
 

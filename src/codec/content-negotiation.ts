@@ -9,10 +9,17 @@
  * protobuf PartialObjectMetadata for every resource, as client-go's metadata client does: the API server
  * converts any object, custom resources included.
  */
-import type { KindSchema } from './protobuf/message-schema.ts'
+import type { KindSchema } from './protobuf/kind-schema.ts'
 
 /** The protobuf media type. */
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf'
+
+/** Accept header of a metadata-only get/watch (client-go `metadata` client). */
+export const ACCEPT_PARTIAL_METADATA =
+  'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json'
+/** Accept header of a metadata-only list. */
+export const ACCEPT_PARTIAL_METADATA_LIST =
+  'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json'
 
 /** How a list or watch is read. */
 export interface WireOptions {

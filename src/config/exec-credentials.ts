@@ -14,6 +14,8 @@ import { abortError, raceCredentials } from './abortable.ts'
 import type { CredentialProvider, Credentials } from './cluster-config.ts'
 import {
   EXEC_PLUGIN_TIMEOUT_MS,
+  type ExecRunner,
+  type ExecRunResult,
   MAX_EXEC_PLUGIN_STDOUT_BYTES,
   spawnExecPlugin,
 } from './exec-plugin-runner.ts'
@@ -63,37 +65,6 @@ export interface ExecClusterInfo {
   /** The cluster's `client.authentication.k8s.io/exec` extension, passed through unchanged (client-go `Cluster.Config`). */
   config?: unknown
 }
-
-/** One plugin run as the runner sees it. */
-export interface ExecRunRequest {
-  /** Program name (looked up in PATH) or absolute path; started without a shell. */
-  command: string
-  /** Arguments, passed as they are. */
-  args: string[]
-  /** The complete environment of the plugin. */
-  env: Record<string, string>
-  /** Inherit our stdin (else the plugin gets none). stderr is always inherited. */
-  interactive: boolean
-  /** Stop the plugin after this long. Default (and what the provider sends): {@link EXEC_PLUGIN_TIMEOUT_MS}. */
-  timeoutMs?: number
-  /** Stop the plugin once its stdout passes this many bytes. Default {@link MAX_EXEC_PLUGIN_STDOUT_BYTES}. */
-  maxStdoutBytes?: number
-}
-
-/** What a run produced. */
-export interface ExecRunResult {
-  /** Null when killed by a signal. */
-  exitCode: number | null
-  /** Name of the signal that killed the plugin (e.g. `SIGKILL`); null or absent when it exited. */
-  signal?: string | null
-  /** Everything the plugin wrote to stdout, UTF-8 decoded; must be one ExecCredential JSON object. `''` when stopped. */
-  stdout: string
-  /** Set when the runner stopped the plugin: it ran past `timeoutMs` or printed past `maxStdoutBytes`. */
-  stopped?: 'timeout' | 'output-limit' | undefined
-}
-
-/** Starts a plugin. Rejects with an error whose `code` is `'ENOENT'` when the command does not exist. */
-export type ExecRunner = (request: ExecRunRequest) => Promise<ExecRunResult>
 
 /** Options for {@link ExecCredentialProvider}. */
 export interface ExecCredentialProviderOptions {

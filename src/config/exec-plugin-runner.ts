@@ -8,7 +8,37 @@
  * edgeop exits or is told to stop while it runs.
  */
 import type { ChildProcess } from 'node:child_process'
-import type { ExecRunner, ExecRunResult } from './exec-credentials.ts'
+
+/** One plugin run as the runner sees it. */
+export interface ExecRunRequest {
+  /** Program name (looked up in PATH) or absolute path; started without a shell. */
+  command: string
+  /** Arguments, passed as they are. */
+  args: string[]
+  /** The complete environment of the plugin. */
+  env: Record<string, string>
+  /** Inherit our stdin (else the plugin gets none). stderr is always inherited. */
+  interactive: boolean
+  /** Stop the plugin after this long. Default (and what the provider sends): {@link EXEC_PLUGIN_TIMEOUT_MS}. */
+  timeoutMs?: number
+  /** Stop the plugin once its stdout passes this many bytes. Default {@link MAX_EXEC_PLUGIN_STDOUT_BYTES}. */
+  maxStdoutBytes?: number
+}
+
+/** What a run produced. */
+export interface ExecRunResult {
+  /** Null when killed by a signal. */
+  exitCode: number | null
+  /** Name of the signal that killed the plugin (e.g. `SIGKILL`); null or absent when it exited. */
+  signal?: string | null
+  /** Everything the plugin wrote to stdout, UTF-8 decoded; must be one ExecCredential JSON object. `''` when stopped. */
+  stdout: string
+  /** Set when the runner stopped the plugin: it ran past `timeoutMs` or printed past `maxStdoutBytes`. */
+  stopped?: 'timeout' | 'output-limit' | undefined
+}
+
+/** Starts a plugin. Rejects with an error whose `code` is `'ENOENT'` when the command does not exist. */
+export type ExecRunner = (request: ExecRunRequest) => Promise<ExecRunResult>
 
 /**
  * How long a plugin may run: 60 s. Cloud plugins answer in 1–3 s (`aws eks get-token`,

@@ -8,12 +8,12 @@ export {
   ExecCredentialProvider,
   type ExecCredentialProviderOptions,
   type ExecPluginConfig,
-  type ExecRunner,
-  type ExecRunRequest,
-  type ExecRunResult,
 } from './exec-credentials.ts'
 export {
   EXEC_PLUGIN_TIMEOUT_MS,
+  type ExecRunner,
+  type ExecRunRequest,
+  type ExecRunResult,
   MAX_EXEC_PLUGIN_STDOUT_BYTES,
   spawnExecPlugin,
 } from './exec-plugin-runner.ts'

@@ -1,183 +1,48 @@
 /**
- * @module controller — informer events in, keys through a rate-limited queue, reconciles out.
+ * @module controller — informer events in, keys through a rate-limited queue, reconciles out: the
+ * controller's workers (its watches are in watches.ts, its failures in failure-handler.ts).
  */
 import { randomBytes } from 'node:crypto'
-import type { EventHandler, HandlerRegistration } from '../cache/listener.ts'
-import { forbiddenPermission, formatRbacPermission } from '../client/forbidden-permission.ts'
+import type { HandlerRegistration } from '../cache/listener.ts'
 import { type Clock, realClock } from '../core/clock.ts'
 import { deadlineSignal } from '../core/deadline.ts'
-import { EdgeopError, errorMessage, isEdgeopError } from '../core/errors.ts'
+import { EdgeopError, isEdgeopError } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
-import { quoteInput } from '../core/quote-input.ts'
-import { TokenBucket } from '../core/token-bucket.ts'
 import { type KubeObject, splitObjectKey } from '../core/types.ts'
 import { defaultLogger } from '../logging/logger.ts'
 import type { ControllerObserver, ReconcileOutcome } from '../metrics/controller-observer.ts'
 import { DeferredQueueMetrics } from '../queue/deferred-metrics.ts'
-import type { QueueMetrics } from '../queue/metrics.ts'
-import {
-  DEFAULT_BUCKET_BURST,
-  DEFAULT_BUCKET_QPS,
-  DEFAULT_ITEM_MAX_DELAY_MS,
-  type RateLimiter,
-} from '../queue/rate-limiter.ts'
 import { createRateLimitingQueue, type RateLimitingQueue } from '../queue/rate-limiting-queue.ts'
 import type { ParkedKeyInfo } from '../server/parked-keys-view.ts'
 import { type Span, withSpan } from '../tracing/span.ts'
 import { type SpanContext, writerContext } from '../tracing/trace-context.ts'
 import type { Tracer } from '../tracing/tracer.ts'
-import { ErrorStacks } from './error-stacks.ts'
-import { MAX_PARKED_MESSAGE_CHARS, ParkedKeys, rearms } from './parked-keys.ts'
-import { allOf, type Predicate } from './predicates.ts'
 import {
-  isTerminalError,
+  type ControllerInstrumentation,
+  type ControllerOptions,
+  DEFAULT_MAX_CONCURRENT_RECONCILES,
+} from './controller-options.ts'
+import { FailureHandler, failureOutcome } from './failure-handler.ts'
+import { ParkedKeys, rearms } from './parked-keys.ts'
+import type { Predicate } from './predicates.ts'
+import {
   type ReconcileContext,
   type ReconcileRequest,
   type ReconcileResult,
-  type Reconciler,
   requestKey,
 } from './reconciler.ts'
+import { defaultRetryPolicy } from './retry-policy.ts'
 import {
-  classifyError,
-  defaultRetryPolicy,
-  type ErrorClass,
-  type FailureHistory,
-  type ParkReason,
-  type RetryPolicy,
-} from './retry-policy.ts'
+  type EventSource,
+  type KeyMapping,
+  type KeySink,
+  keyHandler,
+  ownerKey,
+  type PrimaryWatch,
+  primaryKey,
+} from './watches.ts'
 
 export type { ControllerObserver, ReconcileOutcome } from '../metrics/controller-observer.ts'
-
-/** controller-runtime `MaxConcurrentReconciles` default: 1. */
-export const DEFAULT_MAX_CONCURRENT_RECONCILES = 1
-
-/** Anything that delivers object events (a `SharedInformer` does). */
-export interface EventSource<T extends KubeObject = KubeObject> {
-  /** Names the source in logs, e.g. `configmaps in shop`. */
-  readonly describe: string
-  /**
-   * Registers `handler`; the registration reports when the handler has processed the source's
-   * initial state ({@link HandlerRegistration.whenSynced}).
-   */
-  addEventHandler(handler: EventHandler<T>): HandlerRegistration
-}
-
-/** The primary resource: its events enqueue its own key. */
-export interface PrimaryWatch<T extends KubeObject = KubeObject> {
-  /** Where the primary objects' events come from. */
-  source: EventSource<T>
-  /** Kind of the primary, e.g. `ConfigMap` (owner references are matched on it). */
-  kind: string
-  /** API group of the primary, `''` for core (owner references are matched on it). */
-  group: string
-  /** Whether the primary is namespaced (owned objects map to `namespace/name` or `name`). */
-  namespaced: boolean
-  /** Events pass only when every predicate passes. */
-  predicates?: Predicate<T>[]
-}
-
-/** Objects mapped to their controlling owner of the primary kind through `ownerReferences`. */
-export interface OwnedWatch {
-  /** Where the owned objects' events come from. */
-  source: EventSource
-  /** Events pass only when every predicate passes. */
-  predicates?: Predicate[]
-}
-
-/** Arbitrary related objects mapped to requests by a function. */
-export interface MappedWatch {
-  /** Where the related objects' events come from. */
-  source: EventSource
-  /** The requests an event on `obj` (and, on update, on its old state) enqueues. */
-  map(obj: KubeObject): ReconcileRequest[]
-  /** Events pass only when every predicate passes. */
-  predicates?: Predicate[]
-}
-
-/**
- * Metrics hooks made on demand, for {@link Controller.instrument}: each is called at most once, and
- * only when the controller has no such hook yet.
- */
-export interface ControllerInstrumentation {
-  /** Makes the reconcile observer (e.g. `reconcileMetrics(registry, name, workers)`). */
-  observer?: () => ControllerObserver
-  /** Makes the workqueue metrics sink (e.g. `workqueueMetrics(registry, name)`). */
-  queueMetrics?: () => QueueMetrics
-  /** The tracer of reconciles (see {@link ControllerOptions.tracer}), used when the controller has none. */
-  tracer?: Tracer
-}
-
-/** What {@link ControllerOptions.onFailure} is told about a failed reconcile. */
-export interface FailureReport {
-  /** The class of the error. */
-  errorClass: ErrorClass
-  /** Consecutive failures of the key, this one included. */
-  attempts: number
-  /** The error's message, quoted and cut to `MAX_PARKED_MESSAGE_CHARS`. */
-  message: string
-  /** For `forbidden`: the RBAC rule to grant, on one line (`Role in namespace "shop": - apiGroups: …`). */
-  missingPermission?: string
-  /** Set when the key was parked: why. */
-  parked?: ParkReason
-}
-
-/** Options of {@link Controller}. */
-export interface ControllerOptions<T extends KubeObject = KubeObject> {
-  /** Unique per process: the `controller` label of its metrics and log lines. */
-  name: string
-  /** The primary resource. */
-  for: PrimaryWatch<T>
-  /** Resources whose controlling owner of the primary kind is enqueued. */
-  owns?: OwnedWatch[]
-  /** Other resources, mapped to requests by a function. */
-  watches?: MappedWatch[]
-  /** The reconciler. */
-  reconcile: Reconciler
-  /**
-   * The member cluster whose objects the sources deliver (see `ClusterSet`): every request carries
-   * it and every log line names it. Absent: the home cluster, requests without `cluster`.
-   */
-  cluster?: string
-  /** Workers; one key is never reconciled by two at once. Default {@link DEFAULT_MAX_CONCURRENT_RECONCILES}. */
-  maxConcurrentReconciles?: number
-  /**
-   * Abort a reconcile's signal after this long (ms, on `clock`); the worker still waits for it to
-   * return, and a failure after that counts as a `timeout`. 0 or absent = none.
-   */
-  reconcileTimeoutMs?: number
-  /** Delay of `{ requeue: true }` results. Default: `defaultControllerRateLimiter` (per-item 5 ms → 1000 s, max'd with 10 qps burst 100). */
-  rateLimiter?: RateLimiter<string>
-  /**
-   * What a failure does: retry after a delay, or park the key. Default {@link defaultRetryPolicy};
-   * `clientGoRetryPolicy()` is controller-runtime's behaviour. Every retry is also spread by one
-   * bucket of 10 qps, burst 100 (client-go's overall limit).
-   */
-  retryPolicy?: RetryPolicy
-  /** Cap of parked keys. Default `DEFAULT_MAX_PARKED_KEYS`. */
-  maxParkedKeys?: number
-  /**
-   * Told, before the key is released, of a failure classified `forbidden` and of a key being parked
-   * (not of a {@link TerminalError}: its reconciler reports it): the place to set a condition and
-   * record an event. Awaited; what it throws is logged, never retried.
-   */
-  onFailure?: (request: ReconcileRequest, report: FailureReport, context: ReconcileContext) => Promise<void>
-  /** Workqueue metrics. Absent: a manager's {@link Controller.instrument} may provide them. */
-  queueMetrics?: QueueMetrics
-  /** Reconcile metrics. Absent: a manager's {@link Controller.instrument} may provide them. */
-  observer?: ControllerObserver
-  /** Time source of the queue, the reconcile timeout and the durations reported. Default: real time. */
-  clock?: Clock
-  /** Default {@link defaultLogger}: warnings and errors as JSON lines on stderr. */
-  logger?: Logger
-  /**
-   * Traces every reconcile: a span `reconcile <name>` (attributes `edgeop.controller`,
-   * `edgeop.object`, `edgeop.reconcile_id`, `edgeop.result`) active while it runs, so its API calls
-   * are child spans carrying `traceparent`; its log lines get `trace_id` and `span_id`; an event whose
-   * object carries a new `edgeop.io/traceparent` annotation links the next reconcile of its key to
-   * that span. Absent: a manager's {@link Controller.instrument} may provide one; else no tracing.
-   */
-  tracer?: Tracer
-}
 
 /**
  * A controller (controller-runtime's contract).
@@ -208,12 +73,8 @@ export class Controller<T extends KubeObject = KubeObject> {
   readonly #clock: Clock
   readonly #log: Logger
   readonly #registrations: HandlerRegistration[] = []
-  readonly #stacks = new ErrorStacks()
-  readonly #policy: RetryPolicy
-  readonly #failures = new Map<string, FailureHistory & { lastFailureAt: number }>()
   readonly #parked: ParkedKeys
-  /** Spreads every failure retry (client-go's overall bucket). */
-  readonly #retryBucket: TokenBucket
+  readonly #failures: FailureHandler
   /** Keys being reconciled, and those of them whose object changed meanwhile (they must not park). */
   readonly #processing = new Map<string, boolean>()
   /** Stands in for workqueue metrics that {@link instrument} may bind later; undefined when given. */
@@ -245,18 +106,21 @@ export class Controller<T extends KubeObject = KubeObject> {
     )
     this.#observer = options.observer
     this.#tracer = options.tracer
-    this.#policy = options.retryPolicy ?? defaultRetryPolicy()
     this.#parked = new ParkedKeys(options.name, options.maxParkedKeys)
-    this.#retryBucket = new TokenBucket({
-      qps: DEFAULT_BUCKET_QPS,
-      burst: DEFAULT_BUCKET_BURST,
-      clock: this.#clock,
-    })
     this.#deferredQueueMetrics = options.queueMetrics ? undefined : new DeferredQueueMetrics()
     this.queue = createRateLimitingQueue<string>({
       clock: this.#clock,
       metrics: options.queueMetrics ?? this.#deferredQueueMetrics,
       ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
+    })
+    this.#failures = new FailureHandler({
+      queue: this.queue,
+      parked: this.#parked,
+      processing: this.#processing,
+      policy: options.retryPolicy ?? defaultRetryPolicy(),
+      clock: this.#clock,
+      observer: () => this.#observer,
+      onFailure: options.onFailure,
     })
     this.#wire()
   }
@@ -341,71 +205,32 @@ export class Controller<T extends KubeObject = KubeObject> {
 
   #wire(): void {
     const o = this.#options
-    const own = (obj: KubeObject): string =>
-      requestKey({ namespace: obj.metadata.namespace, name: obj.metadata.name ?? '' })
-    this.#register(
-      o.for.source as EventSource,
-      o.for.predicates as Predicate[] | undefined,
-      (obj) => [own(obj)],
-      (old, obj) => {
+    const sink: KeySink = {
+      enqueue: (k, writer) => {
+        if (k === undefined || this.#parked.has(k)) return
+        if (writer) this.#links.set(k, writer)
+        this.queue.add(k)
+      },
+      writer: (obj, old) => (this.#tracer ? writerContext(obj, old) : undefined),
+    }
+    const watch = (source: EventSource, mapping: KeyMapping): void => {
+      this.#registrations.push(source.addEventHandler(keyHandler(mapping, sink)))
+    }
+    watch(o.for.source as EventSource, {
+      predicates: o.for.predicates as Predicate[] | undefined,
+      keys: (obj) => [primaryKey(obj)],
+      primary: (old, obj) => {
         // A change that re-arms: it reaches a parked key whatever the predicates say.
-        const key = own(obj)
+        const key = primaryKey(obj)
         if (!rearms(old, obj)) return this.#parked.has(key)
         if (this.#processing.has(key)) this.#processing.set(key, true)
         return this.retryParked(key)
       },
-    )
-    for (const w of o.owns ?? []) this.#register(w.source, w.predicates, (obj) => [this.#ownerKey(obj)])
+    })
+    for (const w of o.owns ?? [])
+      watch(w.source, { predicates: w.predicates, keys: (obj) => [ownerKey(o.for as PrimaryWatch, obj)] })
     for (const w of o.watches ?? [])
-      this.#register(w.source, w.predicates, (obj) => w.map(obj).map(requestKey))
-  }
-
-  /**
-   * Registers a handler mapping each event's object(s) to keys, after predicates; a parked key is
-   * not enqueued. `primary` sees each primary event first and returns true when it handled it.
-   */
-  #register(
-    source: EventSource,
-    predicates: Predicate[] | undefined,
-    keys: (obj: KubeObject) => (string | undefined)[],
-    primary?: (old: KubeObject | undefined, obj: KubeObject) => boolean,
-  ): void {
-    const preds = predicates ?? []
-    const enqueue = (k: string | undefined, writer?: SpanContext): void => {
-      if (k === undefined || this.#parked.has(k)) return
-      if (writer) this.#links.set(k, writer)
-      this.queue.add(k)
-    }
-    const add = (obj: KubeObject, old?: KubeObject): void => {
-      const writer = this.#tracer && writerContext(obj, old)
-      for (const k of keys(obj)) enqueue(k, writer)
-    }
-    this.#registrations.push(
-      source.addEventHandler({
-        onAdd: (obj) => {
-          if (!primary?.(undefined, obj) && allOf(preds, 'create', obj)) add(obj)
-        },
-        onUpdate: (old, obj) => {
-          if (primary?.(old, obj) || !allOf(preds, 'update', old, obj)) return
-          add(obj, old)
-          // An owner or mapping may have changed: the old one must learn too (controller-runtime).
-          for (const k of keys(old)) if (!keys(obj).includes(k)) enqueue(k)
-        },
-        onDelete: (obj) => {
-          if (!primary?.(undefined, obj) && allOf(preds, 'delete', obj)) add(obj)
-        },
-      }),
-    )
-  }
-
-  /** The key of `obj`'s controlling owner if it is of the primary kind. */
-  #ownerKey(obj: KubeObject): string | undefined {
-    const p = this.#options.for
-    const ref = obj.metadata.ownerReferences?.find((r) => r.controller)
-    if (!ref || ref.kind !== p.kind) return undefined
-    const group = ref.apiVersion.includes('/') ? ref.apiVersion.slice(0, ref.apiVersion.lastIndexOf('/')) : ''
-    if (group !== p.group) return undefined
-    return requestKey({ namespace: p.namespaced ? obj.metadata.namespace : undefined, name: ref.name })
+      watch(w.source, { predicates: w.predicates, keys: (obj) => w.map(obj).map(requestKey) })
   }
 
   async #worker(signal: AbortSignal): Promise<void> {
@@ -490,99 +315,16 @@ export class Controller<T extends KubeObject = KubeObject> {
       } else {
         this.queue.forget(key)
       }
-      this.#stacks.forget(key)
-      this.#failures.delete(key)
+      this.#failures.succeeded(key)
     } catch (err) {
       outcome = failureOutcome(err, timedOut)
       span?.fail(err)
-      // The throw site, the first time this object fails this way (frames only: no message, no cause).
-      const stack = err instanceof Error ? this.#stacks.stackFor(key, err) : undefined
-      const where = stack === undefined ? {} : { stack }
-      const fields = { error: errorMessage(err), ...(outcome === 'timeout' ? { timeoutMs } : {}), ...where }
-      await this.#failed(key, err, stop, request, context, fields)
+      const fields = outcome === 'timeout' ? { timeoutMs } : {}
+      await this.#failures.failed({ key, err, stop, request, context, fields })
     } finally {
       deadline.dispose()
       this.#observer?.onReconcile?.(outcome, (this.#clock.monotonic() - started) / 1000)
       span?.set('edgeop.result', outcome).end()
     }
   }
-
-  /**
-   * A failed reconcile: the policy decides (on the failure history, at `clock.now()`), the key is
-   * retried after the decided delay (and the overall bucket) or parked, `onFailure` is told, the
-   * failure is logged.
-   */
-  async #failed(
-    key: string,
-    err: unknown,
-    stop: AbortSignal,
-    request: ReconcileRequest,
-    context: ReconcileContext,
-    fields: Record<string, unknown>,
-  ): Promise<void> {
-    const now = this.#clock.now()
-    const h = this.#failures.get(key) ?? { attempts: 0, firstFailureAt: now, lastFailureAt: now }
-    h.attempts++
-    h.lastFailureAt = now
-    this.#failures.set(key, h)
-    const errorClass = classifyError(err)
-    const decision = this.#policy.decide(err, h, now)
-    const message = quoteInput(errorMessage(err), MAX_PARKED_MESSAGE_CHARS)
-    const log = context.log
-    const base = { ...fields, errorClass, attempts: h.attempts }
-    if (stop.aborted) return log.error('reconcile failed; stopping', base)
-    // The object changed during this reconcile: the queue has it again, so it must not park.
-    const changed = this.#processing.get(key) === true
-    let parked: ParkReason | undefined
-    if (decision.action === 'park' && !changed) {
-      const stored = this.#parked.park({ key, reason: decision.reason, errorClass, lastError: message, ...h })
-      if (stored) {
-        parked = decision.reason
-        this.#failures.delete(key)
-        this.#observer?.onParkedKeys?.(parked, this.#parked.count(parked))
-        log.error('reconcile failed; parked until the object changes', { ...base, reason: parked })
-      } else {
-        this.#observer?.onParkOverflow?.()
-        if (decision.reason !== 'no_retry') this.queue.addAfter(key, DEFAULT_ITEM_MAX_DELAY_MS)
-        log.error('reconcile failed; cannot park: cap reached', { ...base, reason: decision.reason })
-      }
-    } else if (decision.action === 'retry') {
-      const delayMs = Math.max(decision.delayMs, this.#retryBucket.reserve())
-      this.queue.addAfter(key, delayMs)
-      log.error(
-        errorClass === 'unknown' && !(err instanceof Error)
-          ? 'reconcile threw a non-error value'
-          : 'reconcile failed; will retry',
-        { ...base, retryInMs: Math.round(delayMs) },
-      )
-    }
-    const permission = errorClass === 'forbidden' ? forbiddenPermission(err) : undefined
-    const hook = this.#options.onFailure
-    if (!hook || errorClass === 'terminal' || (errorClass !== 'forbidden' && !parked)) return
-    try {
-      await hook(
-        request,
-        {
-          errorClass,
-          attempts: h.attempts,
-          message,
-          ...(permission ? { missingPermission: formatRbacPermission(permission) } : {}),
-          ...(parked ? { parked } : {}),
-        },
-        context,
-      )
-    } catch (hookErr) {
-      log.error('onFailure hook failed', { error: errorMessage(hookErr) })
-    }
-  }
-}
-
-/**
- * The outcome of a reconcile that threw: terminal (the reconciler said so) before timeout (the
- * deadline had aborted its signal) before panic (a non-Error was thrown) before a plain error.
- */
-function failureOutcome(err: unknown, timedOut: boolean): ReconcileOutcome {
-  if (isTerminalError(err)) return 'terminal_error'
-  if (timedOut) return 'timeout'
-  return err instanceof Error ? 'error' : 'panic'
 }

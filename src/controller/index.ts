@@ -1,17 +1,12 @@
 /** @module controller — the reconcile loop: event sources, predicates, the workqueue-driven Controller, reconcile results. */
+
+export { Controller, type ControllerObserver, type ReconcileOutcome } from './controller.ts'
 export {
-  Controller,
   type ControllerInstrumentation,
-  type ControllerObserver,
   type ControllerOptions,
   DEFAULT_MAX_CONCURRENT_RECONCILES,
-  type EventSource,
-  type FailureReport,
-  type MappedWatch,
-  type OwnedWatch,
-  type PrimaryWatch,
-  type ReconcileOutcome,
-} from './controller.ts'
+} from './controller-options.ts'
+export type { FailureReport } from './failure-handler.ts'
 export { mergeSources } from './merged-source.ts'
 export {
   DEFAULT_MAX_PARKED_KEYS,
@@ -55,3 +50,4 @@ export {
   type RetryPolicy,
   TRANSIENT_BASE_DELAY_MS,
 } from './retry-policy.ts'
+export type { EventSource, MappedWatch, OwnedWatch, PrimaryWatch } from './watches.ts'

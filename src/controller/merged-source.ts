@@ -5,7 +5,7 @@
 import { joinRegistrations } from '../cache/joined-registration.ts'
 import type { EventHandler, HandlerRegistration } from '../cache/listener.ts'
 import type { KubeObject } from '../core/types.ts'
-import type { EventSource } from './controller.ts'
+import type { EventSource } from './watches.ts'
 
 /**
  * Fans a handler out to every source; the registrations are joined into one

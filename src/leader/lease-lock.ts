@@ -8,9 +8,9 @@
  * RBAC the identity needs on `leases` in the namespace: `get`, `create`, `update`.
  */
 
+import type { CallOptions } from '../client/call-options.ts'
 import type { KubeClient } from '../client/kube-client.ts'
 import { CORE_TYPES } from '../client/resource.ts'
-import type { CallOptions } from '../client/resource-client.ts'
 import { EdgeopError } from '../core/errors.ts'
 import type { Lease } from '../core/types.ts'
 import { isNotFound } from '../transport/api-error.ts'

@@ -1,4 +1,6 @@
 /** @module manager — the process runtime: runs controllers with shared informers, leader election, probes, metrics and graceful shutdown; preflight checks. */
+
+export { DEFAULT_CACHE_SYNC_TIMEOUT_MS } from './cache-sync.ts'
 export {
   type Cluster,
   type ClusterChanges,
@@ -6,13 +8,8 @@ export {
   type ClusterSetOptions,
   clusterChanges,
 } from './cluster-set.ts'
-export {
-  DEFAULT_CACHE_SYNC_TIMEOUT_MS,
-  type LeaderElectionOptions,
-  Manager,
-  type ManagerOptions,
-  type ProcessMonitorFactories,
-} from './manager.ts'
+export { Manager } from './manager.ts'
+export type { LeaderElectionOptions, ManagerOptions, ProcessMonitorFactories } from './manager-options.ts'
 export {
   formatPreflight,
   leaderElectionPermissions,

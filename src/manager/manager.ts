@@ -14,18 +14,15 @@
  * Constructing a Manager starts nothing: the process monitors, the probes and metrics it registers,
  * the servers and the informers all begin in `run` and end with it. Time is the injected clock's.
  */
-import { randomBytes } from 'node:crypto'
-import { hostname } from 'node:os'
 import { InformerFactory } from '../cache/factory.ts'
 import type { KubeClient } from '../client/kube-client.ts'
-import { CORE_TYPES, type ResourceType } from '../client/resource.ts'
-import { Controller, type ControllerOptions } from '../controller/controller.ts'
-import { type Clock, realClock, sleep } from '../core/clock.ts'
-import { EdgeopError, errorMessage, isEdgeopError } from '../core/errors.ts'
+import { Controller } from '../controller/controller.ts'
+import type { ControllerOptions } from '../controller/controller-options.ts'
+import { type Clock, realClock } from '../core/clock.ts'
+import { EdgeopError, errorMessage } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
-import type { KubeObject, Lease } from '../core/types.ts'
+import type { KubeObject } from '../core/types.ts'
 import {
-  type EventLoopLag,
   eventLoopCheck,
   HealthChecks,
   informersCheck,
@@ -33,108 +30,25 @@ import {
   monitorEventLoopLag,
   ping,
 } from '../health/health-checks.ts'
-import { LeaderElector } from '../leader/elector.ts'
-import { LeaseLock } from '../leader/lease-lock.ts'
-import type { ResourceLock } from '../leader/lock.ts'
+import type { LeaderElector } from '../leader/elector.ts'
 import { defaultLogger } from '../logging/logger.ts'
 import type { ControllerObserver } from '../metrics/controller-observer.ts'
-import { type HeapAfterGc, monitorHeapAfterGc } from '../metrics/heap-after-gc.ts'
+import { monitorHeapAfterGc } from '../metrics/heap-after-gc.ts'
+import { informerMetrics } from '../metrics/informer-metrics.ts'
+import { leaderElectionMetrics } from '../metrics/leader-election-metrics.ts'
 import { MetricsRegistry } from '../metrics/metrics-registry.ts'
-import {
-  informerMetrics,
-  leaderElectionMetrics,
-  objectMetrics,
-  processMetrics,
-  reconcileMetrics,
-  workqueueMetrics,
-} from '../metrics/runtime-metrics.ts'
+import { objectMetrics } from '../metrics/object-metrics.ts'
+import { processMetrics } from '../metrics/process-metrics.ts'
+import { reconcileMetrics } from '../metrics/reconcile-metrics.ts'
+import { workqueueMetrics } from '../metrics/workqueue-metrics.ts'
 import type { QueueMetrics } from '../queue/metrics.ts'
 import { MetricsAuthFilter } from '../server/metrics-auth.ts'
-import { type SecureMetricsOptions, startOpsServer } from '../server/ops-server.ts'
-import { Shard } from '../sharding/shard.ts'
-import type { Tracer } from '../tracing/tracer.ts'
-import { findUnserved, UnservedResourcesError } from './served-resources.ts'
+import { startOpsServer } from '../server/ops-server.ts'
+import type { Shard } from '../sharding/shard.ts'
+import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, waitForCaches } from './cache-sync.ts'
+import { leaderElection } from './leader-election.ts'
+import type { ManagerOptions } from './manager-options.ts'
 import { DEFAULT_SHUTDOWN_GRACE_PERIOD_MS, withGracePeriod } from './shutdown.ts'
-
-/** How long to wait for caches before giving up at start: 2 min (controller-runtime `CacheSyncTimeout`). */
-export const DEFAULT_CACHE_SYNC_TIMEOUT_MS = 120_000
-
-/**
- * How long a watched resource must stay missing from discovery before start-up fails: 3 s. A CRD
- * applied in the same `kubectl apply` as the operator is usually served within a second of its
- * creation (it becomes Established, then each apiserver's discovery picks it up); 3 s covers that
- * and still fails in seconds rather than after the cache sync timeout.
- */
-export const UNSERVED_CONFIRM_DELAY_MS = 3_000
-
-/** Leader election settings. */
-export interface LeaderElectionOptions {
-  /** Lease name (`--leader-election-id`); also the `name` label of `leader_election_master_status`. */
-  name: string
-  /** Namespace of the Lease. */
-  namespace: string
-  /** Default `<hostname>_<random>` (client-go convention). Ignored when `lock` is given. */
-  identity?: string
-  /** How long a lease is valid without renewal. Default the elector's (15 s). */
-  leaseDurationMs?: number
-  /** How long the leader keeps trying to renew before giving up. Default the elector's (10 s). */
-  renewDeadlineMs?: number
-  /** Wait between attempts to acquire or renew. Default the elector's (2 s); also the {@link Shard}'s period. */
-  retryPeriodMs?: number
-  /**
-   * Shard instead of electing one leader: `name` names a ring, every replica holds its own Lease
-   * `<name>-<id>` and runs the controllers on its share of the objects ({@link Manager.shard}).
-   */
-  sharding?: boolean
-  /**
-   * Where the leader record lives. Default: a `LeaseLock` on `namespace/name` through the manager's
-   * client. Tests pass an in-memory lock.
-   */
-  lock?: ResourceLock
-}
-
-/** Starts the process monitors that run while {@link Manager.run} does (a seam for tests). */
-export interface ProcessMonitorFactories {
-  /** Default: `monitorEventLoopLag({ clock })` (Node's `monitorEventLoopDelay`). */
-  eventLoopLag?: (clock: Clock) => EventLoopLag
-  /** Default: `monitorHeapAfterGc()` (a `PerformanceObserver` on GC entries). */
-  heapAfterGc?: () => HeapAfterGc
-}
-
-/** Options of {@link Manager}. */
-export interface ManagerOptions {
-  /** The client informers, discovery and the default Lease lock use. */
-  client: KubeClient
-  /** The registry metrics go to; pass the one the client's request observer writes to. */
-  registry?: MetricsRegistry
-  /** Default {@link defaultLogger}: warnings and errors as JSON lines on stderr. */
-  logger?: Logger
-  /** `"0"` disables; default `:8080`. */
-  metricsBindAddress?: string
-  /** `"0"` disables; default `:8081`. */
-  healthProbeBindAddress?: string
-  /**
-   * Serve `/metrics` over HTTPS to scrapers the apiserver authenticates and authorizes (a
-   * `TokenReview` and a `SubjectAccessReview` through `client`, which needs `create` on both); `{}`
-   * serves a self-signed certificate. Absent: plain HTTP to anyone (controller-runtime's default).
-   */
-  secureMetrics?: Pick<SecureMetricsOptions, 'certDir' | 'certName' | 'keyName' | 'reloadIntervalMs'>
-  /** Absent: no leader election (every replica runs the controllers: node agents). */
-  leaderElection?: LeaderElectionOptions
-  /** How long in-flight reconciles may take once stopping. Default {@link DEFAULT_SHUTDOWN_GRACE_PERIOD_MS}. */
-  shutdownGracePeriodMs?: number
-  /** How long `run` waits for the caches. Default {@link DEFAULT_CACHE_SYNC_TIMEOUT_MS}. */
-  cacheSyncTimeoutMs?: number
-  /**
-   * Time source of the informers, the elector, the controllers built by {@link Manager.add}, the
-   * grace period, start-up checks and the event-loop monitor. Default: real time.
-   */
-  clock?: Clock
-  /** The process monitors. Default: Node's. */
-  monitors?: ProcessMonitorFactories
-  /** Traces the reconciles of every controller {@link Manager.add} is given that has no tracer of its own. Default: none. */
-  tracer?: Tracer
-}
 
 /**
  * The process-wide runtime: register controllers with {@link add} (their reconcile and workqueue
@@ -182,37 +96,14 @@ export class Manager {
     this.factory = new InformerFactory(options.client, { logger: this.#log, clock: this.clock })
     const le = options.leaderElection
     if (le) {
-      const id = randomBytes(4).toString('hex')
-      this.shard = le.sharding
-        ? new Shard({
-            client: options.client,
-            ring: le.name,
-            namespace: le.namespace,
-            id,
-            clock: this.clock,
-            logger: this.#log,
-            registry: this.registry,
-            periodMs: le.retryPeriodMs,
-          })
-        : undefined
-      const changes = this.registry.counter({
-        name: 'edgeop_leader_changes_total',
-        help: 'Leader changes.',
-        labelNames: ['name'],
-      })
-      this.elector = new LeaderElector({
-        lock: le.lock ?? leaseLock(options.client, le, id, this.shard),
-        releaseOnCancel: true,
-        logger: this.#log,
+      const election = leaderElection(le, {
+        client: options.client,
         clock: this.clock,
-        onNewLeader: (id) => {
-          this.#log.info('leader observed', { leader: id || '(none)' })
-          changes.inc({ name: le.name })
-        },
-        ...(le.leaseDurationMs === undefined ? {} : { leaseDurationMs: le.leaseDurationMs }),
-        ...(le.renewDeadlineMs === undefined ? {} : { renewDeadlineMs: le.renewDeadlineMs }),
-        ...(le.retryPeriodMs === undefined ? {} : { retryPeriodMs: le.retryPeriodMs }),
+        logger: this.#log,
+        registry: this.registry,
       })
+      this.elector = election.elector
+      this.shard = election.shard
     }
   }
 
@@ -364,7 +255,11 @@ export class Manager {
     try {
       this.factory.start(informers.signal)
       for (const i of this.factory.informers) this.#log.info('watching', { informer: i.describe })
-      await this.#waitForCaches(signal)
+      await waitForCaches(
+        { client: this.client, factory: this.factory, clock: this.clock, logger: this.#log },
+        this.#o.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS,
+        signal,
+      )
       if (signal.aborted) return
       this.#log.info('caches synced', { informers: this.factory.informers.length })
       if (this.elector) {
@@ -424,66 +319,4 @@ export class Manager {
       all.then(resolve, reject)
     })
   }
-  /**
-   * Waits for the caches while discovery checks, in parallel, that every watched resource is
-   * served; a missing one ends the wait at once. When discovery cannot be asked (network, RBAC),
-   * the wait goes on and the sync timeout reports what failed.
-   */
-  async #waitForCaches(signal: AbortSignal): Promise<void> {
-    const unserved = new AbortController()
-    const waited = new AbortController()
-    let missing: ResourceType[] = []
-    const checking = AbortSignal.any([signal, waited.signal])
-    const check = async (): Promise<ResourceType[]> => {
-      const first = await findUnserved(this.client.mapper, this.factory.types, checking)
-      if (first.length === 0) return first
-      // A CRD applied together with the operator may not be in discovery yet: ask again once.
-      await sleep(UNSERVED_CONFIRM_DELAY_MS, this.clock, checking)
-      return findUnserved(this.client.mapper, first, checking)
-    }
-    void check().then(
-      (m) => {
-        missing = m
-        if (m.length > 0) unserved.abort()
-      },
-      (err: unknown) => {
-        if (!waited.signal.aborted && !signal.aborted)
-          this.#log.debug('could not check that watched resources are served', { error: errorMessage(err) })
-      },
-    )
-    try {
-      await this.factory.whenSynced(
-        AbortSignal.any([signal, unserved.signal]),
-        this.#o.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS,
-      )
-    } catch (err) {
-      // An abort is a stop (the caller's signal) or a missing resource (thrown below), not a sync failure.
-      if (!isEdgeopError(err, 'EDGEOP_ERR_ABORTED')) throw err
-    } finally {
-      waited.abort()
-    }
-    if (!signal.aborted && missing.length > 0) throw new UnservedResourcesError(missing)
-  }
-}
-
-/**
- * The default lock: the Lease `namespace/name` (a member's `<name>-<id>`, labelled) through `client`,
- * as `<hostname>_<id>` unless named.
- */
-function leaseLock(client: KubeClient, le: LeaderElectionOptions, id: string, shard?: Shard): LeaseLock {
-  const identity = le.identity ?? `${process.env.HOSTNAME || hostname()}_${id}`
-  const leases = () => client.resource<Lease>(CORE_TYPES.leases, le.namespace)
-  return new LeaseLock(
-    {
-      get: (name, o) => leases().get(name, o),
-      create: (lease, o) => leases().create(lease, o),
-      update: (lease, o) => leases().update(lease, o),
-    },
-    {
-      namespace: le.namespace,
-      name: shard ? `${le.name}-${id}` : le.name,
-      identity,
-      ...(shard ? { labels: { [shard.label]: id } } : {}),
-    },
-  )
 }

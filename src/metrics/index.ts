@@ -5,7 +5,10 @@ export {
   type ReconcileOutcome,
   resultLabel,
 } from './controller-observer.ts'
+export { driftMetrics } from './drift-metrics.ts'
 export { type HeapAfterGc, monitorHeapAfterGc } from './heap-after-gc.ts'
+export { type InformerHealthSource, informerMetrics } from './informer-metrics.ts'
+export { leaderElectionMetrics } from './leader-election-metrics.ts'
 export {
   type Collector,
   type Counter,
@@ -17,17 +20,8 @@ export {
   MetricsRegistry,
   type MetricType,
 } from './metrics-registry.ts'
-export {
-  driftMetrics,
-  type InformerHealthSource,
-  informerMetrics,
-  leaderElectionMetrics,
-  objectMetrics,
-  processMetrics,
-  RECONCILE_TIME_BUCKETS,
-  REST_CLIENT_BUCKETS,
-  reconcileMetrics,
-  restClientMetrics,
-  WORKQUEUE_BUCKETS,
-  workqueueMetrics,
-} from './runtime-metrics.ts'
+export { objectMetrics } from './object-metrics.ts'
+export { processMetrics } from './process-metrics.ts'
+export { RECONCILE_TIME_BUCKETS, reconcileMetrics } from './reconcile-metrics.ts'
+export { REST_CLIENT_BUCKETS, restClientMetrics } from './rest-client-metrics.ts'
+export { WORKQUEUE_BUCKETS, workqueueMetrics } from './workqueue-metrics.ts'

@@ -9,14 +9,8 @@ export {
   readClustersFile,
 } from './clusters-file.ts'
 export * from './flags.ts'
-export {
-  type OperatorContext,
-  type OperatorRunOptions,
-  type OperatorSpec,
-  operatorCommand,
-  type ProcessFlags,
-  runOperatorWith,
-} from './operator-command.ts'
+export { type OperatorRunOptions, operatorCommand, runOperatorWith } from './operator-command.ts'
+export type { OperatorContext, OperatorSpec, ProcessFlags } from './operator-spec.ts'
 export { type RbacRule, rulePermissions } from './rule-permissions.ts'
 export { operatorCheckCommand, runOperator } from './run-operator.ts'
 export { type OperatorWebhooks, startWebhooks } from './webhooks.ts'

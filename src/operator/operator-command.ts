@@ -1,6 +1,6 @@
 /**
  * @module operator-command — the `run` command of an operator binary: kubebuilder's `main.go` as one
- * declaration.
+ * declaration (the {@link OperatorSpec} it runs is in operator-spec.ts).
  *
  * From the parsed flags it builds, in order: the logger (`--log-level`, `--log-format`, or the user's),
  * the shutdown signal handler (controller-runtime `SetupSignalHandler`), the cluster configuration and a
@@ -24,106 +24,15 @@ import {
 } from '../cli/index.ts'
 import { KubeClient } from '../client/index.ts'
 import { type ClusterConfig, loadClusterConfig } from '../config/index.ts'
-import type { Controller, ControllerOptions } from '../controller/index.ts'
-import {
-  errorMessage,
-  isEdgeopError,
-  type KubeObject,
-  type LogFields,
-  type Logger,
-  type LogLevel,
-} from '../core/index.ts'
-import { createLogger, type LogFormat } from '../logging/index.ts'
-import {
-  ClusterSet,
-  type LeaderElectionOptions,
-  Manager,
-  onShutdownSignals,
-  type ResourceRequirement,
-} from '../manager/index.ts'
+import { errorMessage, isEdgeopError } from '../core/index.ts'
+import { createLogger } from '../logging/index.ts'
+import { ClusterSet, type LeaderElectionOptions, Manager, onShutdownSignals } from '../manager/index.ts'
 import { MetricsRegistry, restClientMetrics } from '../metrics/index.ts'
 import { EventRecorder } from '../objects/index.ts'
 import { clusterRef, followClustersFile, readClustersFile } from './clusters-file.ts'
-import type { RbacRule } from './rule-permissions.ts'
+import type { OperatorSpec, ProcessFlags } from './operator-spec.ts'
 import { otlpTracer } from './tracing.ts'
-import { type OperatorWebhooks, startWebhooks } from './webhooks.ts'
-
-/** What an operator's `controllers` function receives: everything already wired. */
-export interface OperatorContext<F extends FlagSet = typeof OPERATOR_FLAGS> {
-  /** The parsed flags (and `EDGEOP_*` environment), camelCased: `options.leaderElect`. */
-  options: FlagValues<F>
-  /** The cluster client; its requests count in `rest_client_*` metrics. */
-  client: KubeClient
-  /** The configuration the client was built from (its `namespace`, `source`). */
-  config: ClusterConfig
-  /** The manager the controllers are added to; its `factory` builds their informers. */
-  manager: Manager
-  /** Events through `client`, reported as {@link OperatorSpec.reportingController}; flushed on stop. */
-  recorder: EventRecorder
-  /** The process logger. */
-  log: Logger
-  /**
-   * The member clusters of `--clusters-file` (when the flag set has it and it is given), engaged as the
-   * file lists them; leader election stays in the home cluster (`client`'s).
-   */
-  clusters: ClusterSet | undefined
-}
-
-/** The flags {@link operatorCommand} reads itself; a spec's flag set must contain them. */
-export type ProcessFlags = Pick<
-  typeof OPERATOR_FLAGS,
-  | 'kubeconfig'
-  | 'context'
-  | 'qps'
-  | 'burst'
-  | 'log-level'
-  | 'log-format'
-  | 'metrics-bind-address'
-  | 'health-probe-bind-address'
-  | 'shutdown-grace-period'
->
-
-/** An operator: its name, flags, controllers and what `check` verifies. */
-export interface OperatorSpec<F extends FlagSet & ProcessFlags = typeof OPERATOR_FLAGS> {
-  /** Names the process in its logs (`starting <name>`) and, for {@link runOperator}, the binary. */
-  name: string
-  /** One line for `--help`. */
-  description?: string
-  /**
-   * The flag set. Default {@link OPERATOR_FLAGS} (controller-runtime's names); add your own by spreading
-   * it: `{ ...OPERATOR_FLAGS, 'database-api': stringFlag('…') }`. Leader election runs when the values
-   * hold `leaderElect: true` (so a set without the `leader-election-*` flags never elects).
-   */
-  flags?: F
-  /** Checks across flags, after each flag's own: one line naming the flag, or undefined (exit 2). Default: {@link validateOperatorOptions} when `flags` is absent. */
-  validate?(options: FlagValues<F>): string | undefined
-  /** Checks that need the machine (a directory is writable): one line naming the flag, or undefined (exit 2). */
-  precheck?(options: FlagValues<F>): Promise<string | undefined> | string | undefined
-  /** The controllers to run, built on the wired parts; each goes through `manager.add`. */
-  controllers(context: OperatorContext<F>): Iterable<Controller<KubeObject> | ControllerOptions<KubeObject>>
-  /**
-   * The logger. Default: edgeop's, at `--log-level` in `--log-format` on stderr. A function receives
-   * those two flags (e.g. `({ level }) => consoleLogger(console, { level })`).
-   */
-  logger?: Logger | ((flags: { level: LogLevel; format: LogFormat }) => Logger)
-  /** Events' `reportingController`, e.g. `example.com/mirror`. Default {@link name}. */
-  reportingController?: string
-  /** Events' `reportingInstance`. Default `$HOSTNAME` (the pod's name), else {@link name}. */
-  instance?(options: FlagValues<F>): string
-  /** Fields of the `starting` log line. */
-  startFields?(options: FlagValues<F>): LogFields
-  /** Appended to the error line when a watched resource is not served (a CRD missing): how to install it. */
-  installHint?: string
-  /** What `check` verifies: resources that must be served and the RBAC rules the operator needs. */
-  check?: { resources?: readonly ResourceRequirement[]; rules?: readonly RbacRule[] }
-  /** Environment variable prefix of the flags. Default `EDGEOP_`. */
-  envPrefix?: string
-  /**
-   * Admission webhooks served on `--webhook-bind-address` (spread `WEBHOOK_FLAGS` into the flag set) by
-   * every replica, leader or not, started after the controllers are added.
-   */
-  webhooks?: OperatorWebhooks<OperatorContext<F>>
-}
+import { startWebhooks } from './webhooks.ts'
 
 /** The options a run reads from its flag set, whatever else the set holds. */
 type RunValues = Pick<

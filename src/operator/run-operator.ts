@@ -7,12 +7,8 @@
  * {@link Manager}: see {@link operatorCommand} for what `run` wires.
  */
 import { type CliIO, type Command, checkCommand, type FlagSet, runCli } from '../cli/index.ts'
-import {
-  type OperatorRunOptions,
-  type OperatorSpec,
-  operatorCommand,
-  type ProcessFlags,
-} from './operator-command.ts'
+import { type OperatorRunOptions, operatorCommand } from './operator-command.ts'
+import type { OperatorSpec, ProcessFlags } from './operator-spec.ts'
 import { rulePermissions } from './rule-permissions.ts'
 
 /**

@@ -2,7 +2,8 @@
  * @module lister-watcher — the two calls the watch engine needs, and their adapter to the client.
  */
 
-import type { ResourceClient, WatchStream } from '../client/resource-client.ts'
+import type { WatchStream } from '../client/raw-watch.ts'
+import type { ResourceClient } from '../client/resource-client.ts'
 import type { KubeList, KubeObject } from '../core/types.ts'
 import type { ListRequest, WatchRequest } from './events.ts'
 

@@ -8,7 +8,7 @@
  * exits the process and never stops on its own: only its signal ends it.
  */
 
-import type { WatchStream } from '../client/resource-client.ts'
+import type { WatchStream } from '../client/raw-watch.ts'
 import { raceAbort } from '../core/abort.ts'
 import { Backoff } from '../core/backoff.ts'
 import { type Clock, realClock, sleep } from '../core/clock.ts'

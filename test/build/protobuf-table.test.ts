@@ -2,16 +2,21 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { generateTable } from '../../build/gen-protobuf.ts'
+import { generateTable, TABLE_PARTS, tablePath } from '../../build/gen-protobuf.ts'
 
 const ROOT = join(import.meta.dirname, '../..')
 
 // Go builds the generator from the module proxy's k8s.io/api on a cold machine: allow for the download.
-test('src/codec/protobuf/kinds.generated.ts is what build/protobuf-schema generates now (npm run gen:protobuf)', {
+test('src/codec/protobuf/messages.generated.ts and kinds.generated.ts are what build/protobuf-schema generates now (npm run gen:protobuf)', {
   timeout: 600_000,
 }, () => {
-  const committed = readFileSync(join(ROOT, 'src/codec/protobuf/kinds.generated.ts'), 'utf8')
-  assert.ok(committed === generateTable(), 'the committed table is stale: run npm run gen:protobuf')
+  for (const part of TABLE_PARTS) {
+    const committed = readFileSync(tablePath(part), 'utf8')
+    assert.ok(
+      committed === generateTable(part),
+      `the committed ${part} table is stale: run npm run gen:protobuf`,
+    )
+  }
 })
 
 test('the generator pins the same k8s.io/api as the test control plane it is checked against', () => {

@@ -3,8 +3,8 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { MemoryIndexer } from '../../src/cache/memory-indexer.ts'
 import { type RelistDelta, relistDiff } from '../../src/cache/relist-diff.ts'
-import { MemoryIndexer } from '../../src/cache/store.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { seededRandom } from '../support/random.ts'
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { CONTROLLER_UID_INDEX, controllerUidIndexFunc, labelIndexFunc } from '../../src/cache/index-funcs.ts'
-import { MemoryIndexer } from '../../src/cache/store.ts'
+import { MemoryIndexer } from '../../src/cache/memory-indexer.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 
 const pod = (ns: string, name: string, owner?: string, app?: string): KubeObject => ({

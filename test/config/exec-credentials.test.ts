@@ -4,8 +4,8 @@ import {
   ExecCredentialProvider,
   type ExecCredentialProviderOptions,
   type ExecPluginConfig,
-  type ExecRunResult,
 } from '../../src/config/exec-credentials.ts'
+import type { ExecRunResult } from '../../src/config/exec-plugin-runner.ts'
 import { ManualClock } from '../../src/core/clock.ts'
 import { isEdgeopError } from '../../src/core/errors.ts'
 import { credentialOutput, recordingRunner } from './support/helpers.ts'

@@ -4,22 +4,19 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { EventHandler, HandlerRegistration } from '../../src/cache/listener.ts'
-import {
-  Controller,
-  type ControllerOptions,
-  type EventSource,
-  type ReconcileOutcome,
-} from '../../src/controller/controller.ts'
+import { Controller, type ReconcileOutcome } from '../../src/controller/controller.ts'
+import type { ControllerOptions } from '../../src/controller/controller-options.ts'
 import { generationChanged } from '../../src/controller/predicates.ts'
 import { type ReconcileRequest, TerminalError } from '../../src/controller/reconciler.ts'
 import { clientGoRetryPolicy } from '../../src/controller/retry-policy.ts'
+import type { EventSource } from '../../src/controller/watches.ts'
 import { ManualClock } from '../../src/core/clock.ts'
 import { EdgeopError } from '../../src/core/errors.ts'
 import { type LogFields, type Logger, noopLogger } from '../../src/core/log.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { resultLabel } from '../../src/metrics/controller-observer.ts'
 import { MetricsRegistry } from '../../src/metrics/metrics-registry.ts'
-import { reconcileMetrics } from '../../src/metrics/runtime-metrics.ts'
+import { reconcileMetrics } from '../../src/metrics/reconcile-metrics.ts'
 import { InMemoryQueueMetrics } from '../../src/queue/memory-metrics.ts'
 import { activeSpan, type SpanData } from '../../src/tracing/span.ts'
 import { formatTraceparent, TRACEPARENT_ANNOTATION } from '../../src/tracing/trace-context.ts'

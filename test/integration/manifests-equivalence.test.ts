@@ -17,7 +17,7 @@ import { DASHBOARD_FILE, MONITORING_DIR, ruleGroups } from '../../build/monitori
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { toYaml } from '../../src/config/yaml/emit.ts'
 import type { KubeObject } from '../../src/core/types.ts'
-import { OPERATOR_NAMESPACE } from '../../src/operators/appservice/manifests.ts'
+import { OPERATOR_NAMESPACE } from '../../src/operators/appservice/deployment-names.ts'
 import { applyObjects, deployObjects, deployYamlFiles } from '../support/deploy-manifests.ts'
 import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { CallOptions } from '../../src/client/resource-client.ts'
+import type { CallOptions } from '../../src/client/call-options.ts'
 import { isEdgeopError } from '../../src/core/errors.ts'
 import type { Lease } from '../../src/core/types.ts'
 import { type LeaseApi, LeaseLock } from '../../src/leader/lease-lock.ts'

@@ -9,17 +9,15 @@ import { test } from 'node:test'
 import { ManualClock } from '../../src/core/clock.ts'
 import { EdgeopError } from '../../src/core/errors.ts'
 import type { KubeObject } from '../../src/core/types.ts'
+import { driftMetrics } from '../../src/metrics/drift-metrics.ts'
+import { informerMetrics } from '../../src/metrics/informer-metrics.ts'
+import { leaderElectionMetrics } from '../../src/metrics/leader-election-metrics.ts'
 import { MetricsRegistry } from '../../src/metrics/metrics-registry.ts'
-import {
-  driftMetrics,
-  informerMetrics,
-  leaderElectionMetrics,
-  objectMetrics,
-  processMetrics,
-  reconcileMetrics,
-  restClientMetrics,
-  workqueueMetrics,
-} from '../../src/metrics/runtime-metrics.ts'
+import { objectMetrics } from '../../src/metrics/object-metrics.ts'
+import { processMetrics } from '../../src/metrics/process-metrics.ts'
+import { reconcileMetrics } from '../../src/metrics/reconcile-metrics.ts'
+import { restClientMetrics } from '../../src/metrics/rest-client-metrics.ts'
+import { workqueueMetrics } from '../../src/metrics/workqueue-metrics.ts'
 import { createWorkQueue } from '../../src/queue/index.ts'
 import { CircuitBreaker } from '../../src/resilience/circuit-breaker.ts'
 

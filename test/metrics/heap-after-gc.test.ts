@@ -4,7 +4,7 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { monitorHeapAfterGc } from '../../src/metrics/heap-after-gc.ts'
 import { MetricsRegistry } from '../../src/metrics/metrics-registry.ts'
-import { processMetrics } from '../../src/metrics/runtime-metrics.ts'
+import { processMetrics } from '../../src/metrics/process-metrics.ts'
 
 // `gc()` without starting the test runner with --expose-gc: the flag applies to contexts made after it.
 setFlagsFromString('--expose-gc')

@@ -6,20 +6,15 @@ import { ManualClock } from '../../src/core/clock.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import type { InformerReadiness, leaderCheck } from '../../src/health/health-checks.ts'
 import type { LeaderElector } from '../../src/leader/index.ts'
+import { driftMetrics } from '../../src/metrics/drift-metrics.ts'
+import { type InformerHealthSource, informerMetrics } from '../../src/metrics/informer-metrics.ts'
+import { leaderElectionMetrics } from '../../src/metrics/leader-election-metrics.ts'
 import { MetricsRegistry } from '../../src/metrics/metrics-registry.ts'
-import {
-  driftMetrics,
-  type InformerHealthSource,
-  informerMetrics,
-  leaderElectionMetrics,
-  objectMetrics,
-  processMetrics,
-  RECONCILE_TIME_BUCKETS,
-  reconcileMetrics,
-  restClientMetrics,
-  WORKQUEUE_BUCKETS,
-  workqueueMetrics,
-} from '../../src/metrics/runtime-metrics.ts'
+import { objectMetrics } from '../../src/metrics/object-metrics.ts'
+import { processMetrics } from '../../src/metrics/process-metrics.ts'
+import { RECONCILE_TIME_BUCKETS, reconcileMetrics } from '../../src/metrics/reconcile-metrics.ts'
+import { restClientMetrics } from '../../src/metrics/rest-client-metrics.ts'
+import { WORKQUEUE_BUCKETS, workqueueMetrics } from '../../src/metrics/workqueue-metrics.ts'
 import { createWorkQueue } from '../../src/queue/index.ts'
 import { Transport } from '../../src/transport/transport.ts'
 import { json, startStub } from '../support/http-stub.ts'

@@ -3,7 +3,7 @@
  * driver and informers. Integration tests use the real apiserver instead.
  */
 
-import type { WatchStream } from '../../src/client/resource-client.ts'
+import type { WatchStream } from '../../src/client/raw-watch.ts'
 import { jsonCodec } from '../../src/codec/json-codec.ts'
 import { wireObject } from '../../src/core/encoded-object.ts'
 import type { KubeList, KubeObject, WatchEvent } from '../../src/core/types.ts'

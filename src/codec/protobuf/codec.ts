@@ -3,13 +3,15 @@
  * building the object, `managedFields` cut at byte level, the whole object decoded on demand.
  *
  * Every top-level kind of the table keeps its `ObjectMeta` in field 1 (a Kubernetes API convention that
- * test/codec/protobuf/codec.test.ts checks for every kind of the table).
+ * test/protobuf/codec.test.ts checks for every kind of the table).
  */
 
 import type { ObjectCodec, ScannedMeta } from '../../core/encoded-object.ts'
 import type { KubeObject } from '../../core/types.ts'
-import { decodeMessage, Reader } from './decode.ts'
-import { type KindSchema, type MessageSchema, message } from './message-schema.ts'
+import { decodeMessage } from './decode.ts'
+import type { KindSchema } from './kind-schema.ts'
+import { type MessageSchema, message } from './message-schema.ts'
+import { Reader } from './reader.ts'
 
 /** `metav1.OwnerReference`, as the generated table has it. */
 const OWNER_REFERENCE = /* @__PURE__ */ message(

@@ -7,7 +7,7 @@
  * event with a 4-byte big-endian length and carry the `metav1.WatchEvent` without the envelope; the event's
  * object is enveloped again (see watch-frames.ts).
  */
-import { Reader } from './decode.ts'
+import { Reader } from './reader.ts'
 
 /** The four bytes every enveloped protobuf body starts with. */
 export const PROTOBUF_MAGIC: readonly number[] = [0x6b, 0x38, 0x73, 0x00]

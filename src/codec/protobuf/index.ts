@@ -9,6 +9,7 @@
 export { cutManagedFields, protobufCodec, scanProtobufMeta } from './codec.ts'
 export { type DecodeMessageOptions, decodeMessage } from './decode.ts'
 export { hasMagic, PROTOBUF_MAGIC, type Unwrapped, unwrap } from './envelope.ts'
+export type { KindSchema, ProtobufObjectOptions, ProtobufWatchOptions, ProtobufWire } from './kind-schema.ts'
 export {
   CONFIG_MAP_V1,
   CRON_JOB_V1,
@@ -33,11 +34,7 @@ export {
   STATEFUL_SET_V1,
   STATUS_V1,
 } from './kinds.generated.ts'
-export type { KindSchema, MessageSchema } from './message-schema.ts'
-export { decodeProtobufList, decodeProtobufObject, type ProtobufObjectOptions } from './objects.ts'
-export { PROTOBUF_WIRE, type ProtobufWire } from './protobuf-wire.ts'
-export {
-  DEFAULT_MAX_WATCH_FRAME_BYTES,
-  decodeProtobufWatchStream,
-  type ProtobufWatchOptions,
-} from './watch-frames.ts'
+export type { MessageSchema } from './message-schema.ts'
+export { decodeProtobufList, decodeProtobufObject } from './objects.ts'
+export { PROTOBUF_WIRE } from './protobuf-wire.ts'
+export { DEFAULT_MAX_WATCH_FRAME_BYTES, decodeProtobufWatchStream } from './watch-frames.ts'

@@ -1,12 +1,11 @@
 /**
  * @module message-schema — one protobuf message of the generated table, compiled on first use.
  *
- * The table (`kinds.generated.ts`) stores each message as a short spec string, so that a bundle carries
+ * The table (`messages.generated.ts`) stores each message as a short spec string, so that a bundle carries
  * a few bytes per field and only the messages of the kinds it imports. {@link compile} turns a spec into
  * an array indexed by field number the decoder can dispatch on.
  */
 import { EdgeopError } from '../../core/errors.ts'
-import { PROTOBUF_WIRE, type ProtobufWire } from './protobuf-wire.ts'
 
 /** How a field's value is encoded and how it appears in JSON (a number, for a fast switch). */
 export const Code = {
@@ -88,18 +87,6 @@ export interface MessageSchema {
   compiled(): CompiledMessage
 }
 
-/** A kind whose objects can be decoded from protobuf: its apiVersion, kind, and top-level message. */
-export interface KindSchema {
-  /** `group/version` (`v1` for the core group), as the envelope carries it. */
-  readonly apiVersion: string
-  /** The kind, e.g. `Pod`; lists are `<kind>List`. */
-  readonly kind: string
-  /** The kind's top-level message (ObjectMeta in field 1). */
-  readonly message: MessageSchema
-  /** The decoders (lists, watch streams, Status, codecs): reached through the kind, so only bundles with a kind carry them. */
-  readonly wire: ProtobufWire
-}
-
 /** The decoder tracks the fields shown when absent in one 31-bit mask (the largest built-in message has 9). */
 const MAX_ABSENT_FIELDS = 31
 
@@ -120,19 +107,6 @@ export function message(
     compiled() {
       compiled ??= compile(name, spec, refs ? refs() : [])
       return compiled
-    },
-  }
-}
-
-/** A kind of the generated table. */
-export function kind(apiVersion: string, kindName: string, top: MessageSchema): KindSchema {
-  return {
-    apiVersion,
-    kind: kindName,
-    message: top,
-    // A getter: the table and the decoders import each other, and neither is read while modules load.
-    get wire() {
-      return PROTOBUF_WIRE
     },
   }
 }

@@ -4,18 +4,11 @@
 
 import { type ObjectCodec, type WireObject, wireObject } from '../../core/encoded-object.ts'
 import type { KubeList, KubeObject } from '../../core/types.ts'
-import { decodeMessage, protobufError, Reader } from './decode.ts'
+import { decodeMessage } from './decode.ts'
 import { unwrap } from './envelope.ts'
-import { LIST_META_V1, STATUS_V1 } from './kinds.generated.ts'
-import type { KindSchema } from './message-schema.ts'
-
-/** Options of the decoders of this module. */
-export interface ProtobufObjectOptions {
-  /** Leave `metadata.managedFields` out (never built; cut from kept bytes). */
-  dropManagedFields?: boolean
-  /** Hand out {@link WireObject} stubs over each object's own bytes instead of decoded objects. */
-  keepBytes?: ObjectCodec
-}
+import type { KindSchema, ProtobufObjectOptions } from './kind-schema.ts'
+import { m_ListMeta, m_Status } from './messages.generated.ts'
+import { protobufError, Reader } from './reader.ts'
 
 function typeError(what: string, got: string, want: string): never {
   throw protobufError(what, 0, `is a ${got || 'message without kind'}, not a ${want}`)
@@ -36,7 +29,7 @@ export function decodeProtobufObject(
   const u = unwrap(bytes, start, end, what)
   if (u.kind === 'Status' && kind.kind !== 'Status') {
     return decodeMessage(
-      STATUS_V1.message,
+      m_Status,
       bytes,
       u.start,
       u.end,
@@ -90,7 +83,7 @@ export function decodeProtobufList(
     const tag = r.uvarint(u.end)
     if (tag === 0x0a) {
       const stop = r.lengthEnd(u.end)
-      metadata = decodeMessage(LIST_META_V1, bytes, r.pos, stop)
+      metadata = decodeMessage(m_ListMeta, bytes, r.pos, stop)
       r.pos = stop
     } else if (tag === 0x12) {
       const stop = r.lengthEnd(u.end)

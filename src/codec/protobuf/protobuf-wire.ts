@@ -1,44 +1,52 @@
 /**
- * @module protobuf-wire — the protobuf decoders a client reaches through a {@link KindSchema}.
+ * @module protobuf-wire — the protobuf decoders a client reaches through a {@link KindSchema}, and
+ * {@link kind}, which ties a kind of the table to them.
  *
  * The client holds no import of this module: it calls these through `kind.wire`, so a bundle that never
  * names a protobuf kind carries neither the decoder nor the table (the operator artifact, which watches
- * custom resources and a few built-ins in JSON, stays within its size budget).
+ * custom resources and a few built-ins in JSON, stays within its size budget). The kinds
+ * (`kinds.generated.ts`) import this module; the decoders take the messages they need from
+ * `messages.generated.ts`, so nothing here imports the kinds back.
  */
-
 import type { ObjectCodec } from '../../core/encoded-object.ts'
-import type { KubeList, KubeObject, WatchEvent } from '../../core/types.ts'
 import { protobufCodec } from './codec.ts'
-import { PARTIAL_OBJECT_METADATA_V1, STATUS_V1 } from './kinds.generated.ts'
-import type { KindSchema } from './message-schema.ts'
-import { decodeProtobufList, decodeProtobufObject, type ProtobufObjectOptions } from './objects.ts'
-import { decodeProtobufWatchStream, type ProtobufWatchOptions } from './watch-frames.ts'
-
-/** What a client needs to read protobuf answers. */
-export interface ProtobufWire {
-  /** An enveloped list of `kind`. See {@link decodeProtobufList}. */
-  list(kind: KindSchema, bytes: Uint8Array, options?: ProtobufObjectOptions): KubeList
-  /** A protobuf watch stream of `kind`. See {@link decodeProtobufWatchStream}. */
-  watch<T extends KubeObject>(
-    chunks: AsyncIterable<Uint8Array>,
-    kind: KindSchema,
-    options?: ProtobufWatchOptions,
-  ): AsyncGenerator<WatchEvent<T>>
-  /** An enveloped `Status` (an error answer). */
-  status(bytes: Uint8Array): KubeObject
-  /** The shared codec of `kind`'s object bytes. */
-  codec(kind: KindSchema): ObjectCodec
-  /** `meta.k8s.io/v1` PartialObjectMetadata, for metadata-only calls. */
-  readonly partialObjectMetadata: KindSchema
-}
+import type { KindSchema, ProtobufWire } from './kind-schema.ts'
+import type { MessageSchema } from './message-schema.ts'
+import { m_PartialObjectMetadata, m_Status } from './messages.generated.ts'
+import { decodeProtobufList, decodeProtobufObject } from './objects.ts'
+import { decodeProtobufWatchStream } from './watch-frames.ts'
 
 const codecs = new WeakMap<KindSchema, ObjectCodec>()
+
+/** A kind of the generated table: `top` is its message, and its `wire` the decoders of this module. */
+export function kind(apiVersion: string, kindName: string, top: MessageSchema): KindSchema {
+  return {
+    apiVersion,
+    kind: kindName,
+    message: top,
+    // A getter: the kinds are made while this module loads, before PROTOBUF_WIRE is.
+    get wire() {
+      return PROTOBUF_WIRE
+    },
+  }
+}
+
+/**
+ * `v1` `Status` and `meta.k8s.io/v1` `PartialObjectMetadata`, as the table's STATUS_V1 and
+ * PARTIAL_OBJECT_METADATA_V1 are (those import this module, so they are made again here; a test keeps the two equal).
+ */
+const STATUS = /* @__PURE__ */ kind('v1', 'Status', m_Status)
+const PARTIAL_OBJECT_METADATA = /* @__PURE__ */ kind(
+  'meta.k8s.io/v1',
+  'PartialObjectMetadata',
+  m_PartialObjectMetadata,
+)
 
 /** The decoders of this module, as {@link KindSchema.wire} hands them out. */
 export const PROTOBUF_WIRE: ProtobufWire = {
   list: decodeProtobufList,
   watch: decodeProtobufWatchStream,
-  status: (bytes) => decodeProtobufObject(STATUS_V1, bytes),
+  status: (bytes) => decodeProtobufObject(STATUS, bytes),
   codec(kind) {
     let codec = codecs.get(kind)
     if (codec === undefined) {
@@ -48,6 +56,6 @@ export const PROTOBUF_WIRE: ProtobufWire = {
     return codec
   },
   get partialObjectMetadata() {
-    return PARTIAL_OBJECT_METADATA_V1
+    return PARTIAL_OBJECT_METADATA
   },
 }

@@ -8,9 +8,9 @@
  */
 import { EdgeopError } from '../../core/errors.ts'
 import type { KubeObject, WatchEvent, WatchEventType } from '../../core/types.ts'
-import { Reader } from './decode.ts'
-import type { KindSchema } from './message-schema.ts'
-import { decodeProtobufObject, type ProtobufObjectOptions } from './objects.ts'
+import type { KindSchema, ProtobufObjectOptions, ProtobufWatchOptions } from './kind-schema.ts'
+import { decodeProtobufObject } from './objects.ts'
+import { Reader } from './reader.ts'
 
 const TYPES = new Set<string>(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'])
 
@@ -19,14 +19,6 @@ const TYPES = new Set<string>(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERRO
  * the API server's 3 MiB; a 16 MiB frame means a broken stream).
  */
 export const DEFAULT_MAX_WATCH_FRAME_BYTES = 16 * 1024 * 1024
-
-/** Options of {@link decodeProtobufWatchStream}. */
-export interface ProtobufWatchOptions extends ProtobufObjectOptions {
-  /** Longest accepted frame; a longer one throws `EDGEOP_ERR_DECODE`. Default {@link DEFAULT_MAX_WATCH_FRAME_BYTES}. */
-  maxFrameBytes?: number
-  /** Names the stream in errors, e.g. `watch /api/v1/pods`. */
-  source?: string
-}
 
 function streamError(source: string, why: string, cause?: unknown): EdgeopError {
   return new EdgeopError('EDGEOP_ERR_DECODE', `${source}: ${why}`, {

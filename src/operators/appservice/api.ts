@@ -16,7 +16,7 @@ import * as z from 'zod/mini'
 import type { ResourceType } from '../../client/index.ts'
 import type { Condition, KubeObject, ObjectMeta } from '../../core/index.ts'
 import { celRule, customResourceDefinition } from '../../objects/index.ts'
-import { CONVERT_PATH, OPERATOR_NAMESPACE, WEBHOOK_SERVICE } from './manifests.ts'
+import { CONVERT_PATH, OPERATOR_NAMESPACE, WEBHOOK_SERVICE } from './deployment-names.ts'
 
 export const GROUP = 'platform.example.com'
 export const VERSION = 'v1alpha1'

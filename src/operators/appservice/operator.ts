@@ -29,9 +29,11 @@ import { CircuitBreaker } from '../../resilience/index.ts'
 import type { Shard } from '../../sharding/index.ts'
 import { APPSERVICES, type AppService, GROUP, KIND } from './api.ts'
 import { type DatabaseApi, databaseApi } from './database-api.ts'
+import { OPERATOR_NAME } from './deployment-names.ts'
 import { CHILD_SELECTOR } from './desired.ts'
-import { OPERATOR_NAME, operatorRules } from './manifests.ts'
-import { appServiceFailureReporter, appServiceReconciler } from './reconcile.ts'
+import { appServiceFailureReporter } from './failure-reporter.ts'
+import { operatorRules } from './manifests.ts'
+import { appServiceReconciler } from './reconcile.ts'
 import { appServiceWebhooks } from './webhooks.ts'
 
 /** Options of {@link appServiceController}. */

@@ -9,14 +9,14 @@ import type { OperatorWebhooks } from '../../operator/index.ts'
 import type { AdmissionResult, WebhookServer } from '../../webhook/index.ts'
 import { convertAppService } from './convert.ts'
 import {
-  APPSERVICES_CRD,
   CONVERT_PATH,
   MUTATE_PATH,
   OPERATOR_NAME,
   VALIDATE_PATH,
   WEBHOOK_SECRET,
   WEBHOOK_SERVICE,
-} from './manifests.ts'
+} from './deployment-names.ts'
+import { APPSERVICES_CRD } from './manifests.ts'
 import { validateSpec } from './validate.ts'
 
 /** The label the mutating webhook defaults (Kubernetes' recommended `app.kubernetes.io/name`). */

@@ -34,8 +34,9 @@ import {
 } from '../../operator/index.ts'
 import type { QueueMetrics } from '../../queue/index.ts'
 import { NODECONFIGS, type NodeConfig } from './api.ts'
+import type { EventSink } from './event-sink.ts'
 import { FileStore } from './file-store.ts'
-import { DEFAULT_RECHECK_INTERVAL_MS, type EventSink, nodeConfigReconciler } from './reconcile.ts'
+import { DEFAULT_RECHECK_INTERVAL_MS, nodeConfigReconciler } from './reconcile.ts'
 import { checkAgentRoot } from './root-check.ts'
 import { keepOwnEntry } from './status.ts'
 

@@ -1,6 +1,7 @@
 /** @module nodeconfig — the second reference operator: a per-node agent that keeps NodeConfig files on its node. */
 export * from './agent.ts'
 export * from './api.ts'
+export * from './event-sink.ts'
 export * from './file-store.ts'
 export * from './paths.ts'
 export * from './plan.ts'

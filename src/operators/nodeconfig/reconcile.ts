@@ -12,6 +12,7 @@ import type { ResourceClient } from '../../client/index.ts'
 import type { ReconcileResult, Reconciler } from '../../controller/index.ts'
 import { type Clock, errorMessage, type KubeObject, type Logger, realClock } from '../../core/index.ts'
 import { GROUP, KIND, type NodeConfig, REASON, STATE, VERSION } from './api.ts'
+import type { EventSink } from './event-sink.ts'
 import type { FileStore, OwnedFile, OwnershipRecord } from './file-store.ts'
 import { isPathRefused } from './paths.ts'
 import { applies, type ConfigPlan, type DesiredFile, type NodePlan, planNode } from './plan.ts'
@@ -20,11 +21,6 @@ import { StatusReporter } from './status-reporter.ts'
 
 /** Drift check interval: 30 s, so a hand-edited file is back within half a minute. */
 export const DEFAULT_RECHECK_INTERVAL_MS = 30_000
-
-/** Where events go (an `EventRecorder` fits). */
-export interface EventSink {
-  event(regarding: KubeObject, type: 'Normal' | 'Warning', reason: string, action: string, note: string): void
-}
 
 /** What the agent reads and writes through. */
 export interface NodeConfigAgentDeps {

@@ -10,7 +10,7 @@
 import { isConflict, isNotFound, type ResourceClient } from '../../client/index.ts'
 import type { Clock } from '../../core/index.ts'
 import { type NodeConfig, REASON, STATE } from './api.ts'
-import type { EventSink } from './reconcile.ts'
+import type { EventSink } from './event-sink.ts'
 import { fieldManagerFor, nextEntry, ownEntry, type Report, sameReport, statusApplyBody } from './status.ts'
 
 /**

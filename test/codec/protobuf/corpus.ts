@@ -1,10 +1,10 @@
 /**
- * @module corpus — the recorded protobuf corpus (test/codec/protobuf/corpus/, from record-corpus.ts) for the unit tests.
+ * @module corpus — the recorded protobuf corpus (test/protobuf/corpus/, from record-corpus.ts) for the unit tests.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import type { KindSchema } from '../../../src/codec/protobuf/kind-schema.ts'
 import * as KINDS from '../../../src/codec/protobuf/kinds.generated.ts'
-import type { KindSchema } from '../../../src/codec/protobuf/message-schema.ts'
 import { CORPUS_KINDS, type CorpusKind } from './corpus-objects.ts'
 
 const DIR = join(import.meta.dirname, 'corpus')

@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import {
-  decodeMessage,
-  goDuration,
-  Reader,
-  rfc3339,
-  rfc3339Micro,
-} from '../../../src/codec/protobuf/decode.ts'
+import { decodeMessage } from '../../../src/codec/protobuf/decode.ts'
 import { unwrap } from '../../../src/codec/protobuf/envelope.ts'
+import { goDuration, rfc3339, rfc3339Micro } from '../../../src/codec/protobuf/go-json.ts'
 import {
   CONFIG_MAP_V1,
   DEPLOYMENT_V1,
@@ -16,6 +11,7 @@ import {
 } from '../../../src/codec/protobuf/kinds.generated.ts'
 import { message } from '../../../src/codec/protobuf/message-schema.ts'
 import { decodeProtobufList, decodeProtobufObject } from '../../../src/codec/protobuf/objects.ts'
+import { Reader } from '../../../src/codec/protobuf/reader.ts'
 import { CORPUS_KINDS, corpusFile, corpusJson, schemaOf } from './corpus.ts'
 
 /** Protobuf bytes by hand: [field, wire type, value] with varints and length-delimited values. */

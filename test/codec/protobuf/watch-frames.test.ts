@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { protobufCodec } from '../../../src/codec/protobuf/codec.ts'
+import type { ProtobufWatchOptions } from '../../../src/codec/protobuf/kind-schema.ts'
 import { CONFIG_MAP_V1 } from '../../../src/codec/protobuf/kinds.generated.ts'
-import {
-  decodeProtobufWatchStream,
-  type ProtobufWatchOptions,
-} from '../../../src/codec/protobuf/watch-frames.ts'
+import { decodeProtobufWatchStream } from '../../../src/codec/protobuf/watch-frames.ts'
 import { isWireObject, materialize } from '../../../src/core/encoded-object.ts'
 import type { WatchEvent } from '../../../src/core/types.ts'
 import { corpusFile } from './corpus.ts'

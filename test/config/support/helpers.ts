@@ -2,7 +2,7 @@
  * @module helpers — shared helpers for the config tests: fixture paths, an in-memory file system, a recording exec runner.
  */
 import path from 'node:path'
-import type { ExecRunner, ExecRunRequest, ExecRunResult } from '../../../src/config/exec-credentials.ts'
+import type { ExecRunner, ExecRunRequest, ExecRunResult } from '../../../src/config/exec-plugin-runner.ts'
 import type { ReadTextFile } from '../../../src/config/read-text-file.ts'
 
 /** Absolute path of `test/config/fixtures/<parts>`. */

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { CONVERT_PATH, MUTATE_PATH, VALIDATE_PATH } from '../../../src/operators/appservice/manifests.ts'
+import {
+  CONVERT_PATH,
+  MUTATE_PATH,
+  VALIDATE_PATH,
+} from '../../../src/operators/appservice/deployment-names.ts'
 import {
   appServiceWebhooks,
   NAME_LABEL,

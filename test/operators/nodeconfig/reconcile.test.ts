@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, realpath, rm, stat, symlink, writeFile } from
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
-import type { ApplyOptions } from '../../../src/client/resource-client.ts'
+import type { ApplyOptions } from '../../../src/client/call-options.ts'
 import { ManualClock } from '../../../src/core/clock.ts'
 import { noopLogger } from '../../../src/core/log.ts'
 import type { KubeObject } from '../../../src/core/types.ts'

@@ -1,0 +1,90 @@
+/**
+ * @module raw-watch — one watch request on a resource: its stream of events, in JSON or protobuf, without
+ * reconnection (the `watch` layer's job).
+ */
+
+import {
+  ACCEPT_PARTIAL_METADATA,
+  acceptHeader,
+  isProtobufResponse,
+  protobufKindOf,
+  type WireOptions,
+} from '../codec/content-negotiation.ts'
+import { type DecodeOptions, decodeWatchStream } from '../codec/json-watch-decoder.ts'
+import type { KubeObject, WatchEvent } from '../core/types.ts'
+import type { Transport } from '../transport/transport.ts'
+import type { CallOptions } from './call-options.ts'
+import { type WatchOptions, watchQuery } from './list-options.ts'
+import { type ResourceType, resourcePath } from './resource.ts'
+
+/** Options of a raw watch. */
+export interface RawWatchOptions extends WatchOptions, CallOptions, WireOptions {
+  /** ADDED, MODIFIED and DELETED objects as `WireObject` stubs, as {@link ListCallOptions.keepBytes}. Default false. */
+  keepBytes?: boolean
+  /** Tear down the stream when no byte (not even a bookmark) arrives for this long. */
+  idleTimeoutMs?: number
+  /** Longest accepted event (JSON line or protobuf frame) in bytes; a longer one throws `EDGEOP_ERR_DECODE`. Default {@link DEFAULT_MAX_WATCH_LINE_BYTES}. */
+  maxLineBytes?: DecodeOptions['maxLineBytes']
+  /** Watch metadata only (PartialObjectMetadata events). */
+  metadataOnly?: boolean
+}
+
+/** An open watch stream. */
+export interface WatchStream<T extends KubeObject = KubeObject> {
+  /**
+   * The events in server order, to iterate once; ends when the server closes the stream. A watch
+   * `ERROR` event is yielded, not thrown; a bad line throws `EDGEOP_ERR_DECODE`, a lost connection an {@link ApiError}.
+   */
+  events: AsyncIterable<WatchEvent<T>>
+  /** Closes the stream; idempotent. */
+  close(): void
+}
+
+/**
+ * Opens a raw watch: resolves once the server has accepted it (status and headers
+ * received), rejects with an {@link ApiError} if it refused. `events` yields what
+ * the server sends until it closes the stream, `close()` is called, or the signal
+ * aborts. No reconnection here: that is the `watch` layer's job. `namespace` undefined: all namespaces.
+ */
+export async function openRawWatch<T extends KubeObject>(
+  transport: Transport,
+  type: ResourceType,
+  namespace: string | undefined,
+  o: RawWatchOptions = {},
+): Promise<WatchStream<T>> {
+  const collection = resourcePath(type, namespace)
+  const kind = protobufKindOf(type, o)
+  const res = await transport.stream({
+    method: 'GET',
+    path: collection + watchQuery(o),
+    accept: kind
+      ? acceptHeader(kind, o.metadataOnly ? 'PartialObjectMetadata' : undefined)
+      : o.metadataOnly
+        ? ACCEPT_PARTIAL_METADATA
+        : 'application/json',
+    ...(kind ? { decodeStatus: kind.wire.status } : {}),
+    ...(o.signal === undefined ? {} : { signal: o.signal }),
+    ...(o.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: o.idleTimeoutMs }),
+  })
+  const source = `watch ${collection}`
+  const events =
+    kind && isProtobufResponse(res.headers['content-type'])
+      ? kind.wire.watch<T>(res.body, kind, {
+          source,
+          ...(o.dropManagedFields || o.keepBytes ? { dropManagedFields: true } : {}),
+          ...(o.keepBytes ? { keepBytes: kind.wire.codec(kind) } : {}),
+          ...(o.maxLineBytes === undefined ? {} : { maxFrameBytes: o.maxLineBytes }),
+        })
+      : decodeWatchStream<T>(res.body, {
+          source,
+          ...(o.keepBytes ? { keepBytes: true } : {}),
+          ...(o.maxLineBytes === undefined ? {} : { maxLineBytes: o.maxLineBytes }),
+        })
+  return {
+    events,
+    close: () => {
+      res.close()
+      void events.return(undefined).catch(() => {})
+    },
+  }
+}

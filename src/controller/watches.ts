@@ -1,0 +1,111 @@
+/**
+ * @module watches — what a controller watches (its primary, the objects it owns, related objects) and how
+ * their events become request keys.
+ */
+import type { EventHandler, HandlerRegistration } from '../cache/listener.ts'
+import type { KubeObject } from '../core/types.ts'
+import type { SpanContext } from '../tracing/trace-context.ts'
+import { allOf, type Predicate } from './predicates.ts'
+import { type ReconcileRequest, requestKey } from './reconciler.ts'
+
+/** Anything that delivers object events (a `SharedInformer` does). */
+export interface EventSource<T extends KubeObject = KubeObject> {
+  /** Names the source in logs, e.g. `configmaps in shop`. */
+  readonly describe: string
+  /**
+   * Registers `handler`; the registration reports when the handler has processed the source's
+   * initial state ({@link HandlerRegistration.whenSynced}).
+   */
+  addEventHandler(handler: EventHandler<T>): HandlerRegistration
+}
+
+/** The primary resource: its events enqueue its own key. */
+export interface PrimaryWatch<T extends KubeObject = KubeObject> {
+  /** Where the primary objects' events come from. */
+  source: EventSource<T>
+  /** Kind of the primary, e.g. `ConfigMap` (owner references are matched on it). */
+  kind: string
+  /** API group of the primary, `''` for core (owner references are matched on it). */
+  group: string
+  /** Whether the primary is namespaced (owned objects map to `namespace/name` or `name`). */
+  namespaced: boolean
+  /** Events pass only when every predicate passes. */
+  predicates?: Predicate<T>[]
+}
+
+/** Objects mapped to their controlling owner of the primary kind through `ownerReferences`. */
+export interface OwnedWatch {
+  /** Where the owned objects' events come from. */
+  source: EventSource
+  /** Events pass only when every predicate passes. */
+  predicates?: Predicate[]
+}
+
+/** Arbitrary related objects mapped to requests by a function. */
+export interface MappedWatch {
+  /** Where the related objects' events come from. */
+  source: EventSource
+  /** The requests an event on `obj` (and, on update, on its old state) enqueues. */
+  map(obj: KubeObject): ReconcileRequest[]
+  /** Events pass only when every predicate passes. */
+  predicates?: Predicate[]
+}
+
+/** How one watch's events become keys. */
+export interface KeyMapping {
+  /** Events pass only when every predicate passes. */
+  predicates: Predicate[] | undefined
+  /** The keys an event on `obj` enqueues (undefined: none). */
+  keys(obj: KubeObject): (string | undefined)[]
+  /** The primary watch sees each event first and returns true when it handled it. */
+  primary?(old: KubeObject | undefined, obj: KubeObject): boolean
+}
+
+/** Where the keys go. */
+export interface KeySink {
+  /** Queues `key` (a parked or undefined key is not queued); `writer` is the span that wrote the object. */
+  enqueue(key: string | undefined, writer?: SpanContext): void
+  /** The writer's span an event names, when the controller traces. */
+  writer(obj: KubeObject, old?: KubeObject): SpanContext | undefined
+}
+
+/**
+ * The event handler of one watch: each event's object (and, on update, its old state) mapped to keys,
+ * after predicates. On update, a key the old state mapped to and the new one does not is enqueued too:
+ * an owner or mapping may have changed, and the old one must learn (controller-runtime).
+ */
+export function keyHandler(mapping: KeyMapping, sink: KeySink): EventHandler {
+  const preds = mapping.predicates ?? []
+  const { keys, primary } = mapping
+  const add = (obj: KubeObject, old?: KubeObject): void => {
+    const writer = sink.writer(obj, old)
+    for (const k of keys(obj)) sink.enqueue(k, writer)
+  }
+  return {
+    onAdd: (obj) => {
+      if (!primary?.(undefined, obj) && allOf(preds, 'create', obj)) add(obj)
+    },
+    onUpdate: (old, obj) => {
+      if (primary?.(old, obj) || !allOf(preds, 'update', old, obj)) return
+      add(obj, old)
+      for (const k of keys(old)) if (!keys(obj).includes(k)) sink.enqueue(k)
+    },
+    onDelete: (obj) => {
+      if (!primary?.(undefined, obj) && allOf(preds, 'delete', obj)) add(obj)
+    },
+  }
+}
+
+/** The key of a primary object: `namespace/name` or `name`. */
+export function primaryKey(obj: KubeObject): string {
+  return requestKey({ namespace: obj.metadata.namespace, name: obj.metadata.name ?? '' })
+}
+
+/** The key of `obj`'s controlling owner if it is of the primary kind. */
+export function ownerKey(primary: PrimaryWatch, obj: KubeObject): string | undefined {
+  const ref = obj.metadata.ownerReferences?.find((r) => r.controller)
+  if (!ref || ref.kind !== primary.kind) return undefined
+  const group = ref.apiVersion.includes('/') ? ref.apiVersion.slice(0, ref.apiVersion.lastIndexOf('/')) : ''
+  if (group !== primary.group) return undefined
+  return requestKey({ namespace: primary.namespaced ? obj.metadata.namespace : undefined, name: ref.name })
+}
