@@ -1,14 +1,11 @@
-/**
- * @module edgeop — the front door: the names an operator's first file reaches for. Every other public name
- * lives on its subpath (`edgeop/client`, `edgeop/cache`, `edgeop/controller`, …), as does each name here.
- *
- * The rule for this list: a name is here when most operators use it, as controller-runtime's `alias.go`
- * picks about 19 and kube-rs's `lib.rs` about 13. That is the cluster connection and its typed resources,
- * the informer factory and its informers, the controller and its reconcile contract, the manager and a
- * graceful stop, the logger, the two errors every reconcile checks, and the object helpers of a reconcile
- * (apply on drift, owner references, conditions, status, finalizers, a CRD from zod). The list is pinned
- * with a reason per name by test/build/root-names.test.ts: a new name here is a reviewed diff there.
- */
+/** @module edgeop — the front door: the names an operator's first file reaches for; every other name is on its subpath. */
+// The rule for this list: a name is here when most operators use it (controller-runtime's alias.go picks
+// about 19, kube-rs's lib.rs about 13): the cluster connection and its typed resources, the informer
+// factory and its informers, the controller and its reconcile contract, the manager and a graceful stop,
+// the logger, the errors every reconcile checks, and the object helpers of a reconcile (apply on drift,
+// owner references, conditions, status, finalizers, a CRD from zod). Each name is also on its subpath
+// (edgeop/client, edgeop/cache, ...). test/build/root-names.test.ts pins the list with a reason per name,
+// so a new name here is a reviewed diff there.
 export { InformerFactory, SharedInformer } from './cache/index.ts'
 export {
   ApiError,
@@ -23,8 +20,8 @@ export { loadClusterConfig } from './config/index.ts'
 export {
   Controller,
   type ReconcileContext,
-  type Reconciler,
   type ReconcileResult,
+  type Reconciler,
   TerminalError,
 } from './controller/index.ts'
 export type { KubeObject } from './core/index.ts'

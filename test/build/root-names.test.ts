@@ -26,7 +26,7 @@ const ROOT_NAMES: Readonly<Record<string, string>> = {
   isNotFound: 'the check of a get or delete that found nothing',
   isConflict: 'the check of a write that lost a race',
   // Watching
-  InformerFactory: "`manager.factory`: where informers come from",
+  InformerFactory: '`manager.factory`: where informers come from',
   SharedInformer: 'an informer and its store, as controllers read them',
   // Reconciling
   Controller: 'what `manager.controller(...)` returns and examples type their registration with',
@@ -70,7 +70,8 @@ test('the package root holds exactly the reviewed names, each with its reason', 
     Object.keys(ROOT_NAMES).sort(),
     'a name was added to or removed from src/index.ts: give it a reason in ROOT_NAMES, or put it on its subpath',
   )
-  for (const [name, reason] of Object.entries(ROOT_NAMES)) assert.ok(reason.length > 10, `${name} has no reason`)
+  for (const [name, reason] of Object.entries(ROOT_NAMES))
+    assert.ok(reason.length > 10, `${name} has no reason`)
 })
 
 test(`the package root stays a front door: at most ${MAX_ROOT_NAMES} names`, async () => {
