@@ -15,7 +15,6 @@ export {
 export { mergeSources } from './merged-source.ts'
 export {
   DEFAULT_MAX_PARKED_KEYS,
-  MAX_PARKED_MESSAGE_CHARS,
   ParkedKeys,
   type ParkInput,
   RETRY_NOW_ANNOTATION,
