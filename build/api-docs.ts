@@ -150,7 +150,7 @@ function renderPage(
   ]
   if (summary) lines.push(`${summary}`, '')
   if (subpath === '.') {
-    lines.push('The package root re-exports every subpath below; each name links to its documentation.', '')
+    lines.push('Each name is also on its subpath; it links to its documentation there.', '')
     const bySubpath = new Map<string, string[]>()
     for (const e of entries) {
       const home = homes.get(e.name) ?? page

@@ -244,7 +244,10 @@ function render(subpath: string, list: ApiEntry[]): string {
     '',
   ]
   if (subpath === '.') {
-    lines.push('The package root re-exports every subpath. Each name and the subpath that declares it:', '')
+    lines.push(
+      'The package root: the hand-picked front door (src/index.ts). Each name and the folder that declares it:',
+      '',
+    )
     for (const e of list) lines.push(`- \`${e.name}\` (${e.file.replace(/\/[^/]+$/, '')})`)
     return `${lines.join('\n')}\n`
   }

@@ -161,7 +161,7 @@ async function runLocal(): Promise<number> {
           apiVersion: 'platform.example.com/v1alpha1',
           kind: 'AppService',
           metadata: { name: 'hello', namespace: 'demo' },
-          spec: { image: 'nginx:1.27', replicas: 2, database: { enabled: true, class: 'small' } },
+          spec: { image: 'nginx:1.27', replicas: 2, port: 8080, database: { enabled: true, class: 'small' } },
         },
         { fieldManager: 'npm-start', force: true },
       )

@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { isNotFound, Manager, noopLogger } from 'edgeop'
+import { isNotFound, Manager } from 'edgeop'
+import { noopLogger } from 'edgeop/core'
 import { eventually, startTestEnvironment, type TestEnvironment, waitFor } from 'edgeop/testing'
 import { addBucketController, BUCKET_FINALIZER, BUCKETS, type Bucket, bucketCrd } from './bucket.ts'
 import { InMemoryBucketStore } from './bucket-store.ts'

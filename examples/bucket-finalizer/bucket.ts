@@ -16,11 +16,11 @@ import {
   customResourceDefinition,
   finalize,
   type KubeObject,
-  LiveCheck,
   type Manager,
   type ResourceType,
   updateStatusIfChanged,
 } from 'edgeop'
+import { LiveCheck } from 'edgeop/objects'
 import * as z from 'zod/mini'
 import type { BucketStore } from './bucket-store.ts'
 

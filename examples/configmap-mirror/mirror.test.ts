@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { CORE_TYPES, isNotFound, Manager, noopLogger } from 'edgeop'
+import { CORE_TYPES, isNotFound, Manager } from 'edgeop'
+import { noopLogger } from 'edgeop/core'
 import { startTestEnvironment, type TestEnvironment, waitFor } from 'edgeop/testing'
 import { addMirror, type ConfigMap, FIELD_MANAGER } from './mirror.ts'
 

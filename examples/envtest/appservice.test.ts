@@ -26,7 +26,7 @@ import {
 import { startTestEnvironment, type TestEnvironment, waitFor } from 'edgeop/testing'
 
 /** The AppService kind, as the operator's API package would declare it. */
-const APPSERVICES: ResourceType = {
+const APPSERVICES: ResourceType<AppService> = {
   group: 'platform.example.com',
   version: 'v1alpha1',
   resource: 'appservices',
@@ -105,7 +105,7 @@ test('the CRDs from `edgeop crd` are installed and served before startTestEnviro
 
 test('the controller writes a settings ConfigMap for an AppService and follows an image change', async () => {
   const ns = await env.createNamespace('appservice-settings')
-  const apps = env.client.resource<AppService>(APPSERVICES, ns)
+  const apps = env.client.resource(APPSERVICES, ns)
   await apps.create({
     apiVersion: 'platform.example.com/v1alpha1',
     kind: 'AppService',

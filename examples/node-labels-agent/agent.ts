@@ -15,15 +15,9 @@
  */
 import { readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import {
-  CORE_TYPES,
-  type Controller,
-  type KubeObject,
-  labelsChanged,
-  type Manager,
-  type SharedInformer,
-} from 'edgeop'
+import { CORE_TYPES, type Controller, type KubeObject, type Manager, type SharedInformer } from 'edgeop'
 import type { Node } from 'edgeop/api'
+import { labelsChanged } from 'edgeop/controller'
 
 /** The file the agent writes, under its directory. */
 export const LABELS_FILE = 'labels.json'

@@ -30,7 +30,7 @@ export interface CompactIndexerOptions<T extends KubeObject> {
   indexers?: Record<string, IndexFunc<T>>
   /** Deep-freeze decoded objects. Default true. */
   freeze?: boolean
-  /** How many decoded objects to keep. Default {@link DECODED_CACHE_SIZE}. */
+  /** How many decoded objects to keep. Default 64 ({@link DECODED_CACHE_SIZE}). */
   decodedCacheSize?: number
 }
 

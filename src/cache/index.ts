@@ -2,7 +2,6 @@
 export {
   CompactIndexer,
   type CompactIndexerOptions,
-  DECODED_CACHE_SIZE,
   toWireObject,
 } from './compact-indexer.ts'
 export * from './factory.ts'
@@ -14,14 +13,12 @@ export * from './multi-namespace-informer.ts'
 export {
   type AtomicWriteOptions,
   lockCacheDir,
-  SNAPSHOT_LOCK_FILE,
   syncDir,
   writeFileAtomic,
 } from './snapshot-file.ts'
 export {
   decodeSnapshot,
   encodeSnapshot,
-  SNAPSHOT_FORMAT,
   type SnapshotContents,
   type SnapshotIdentity,
 } from './snapshot-format.ts'

@@ -50,7 +50,7 @@ export {
 } from './kubeconfig-files.ts'
 export { type LoadClusterConfigOptions, loadClusterConfig, RECOMMENDED_HOME_KUBECONFIG } from './load.ts'
 export { DEFAULT_NAMESPACE } from './namespace.ts'
-export { MAX_PEM_FILE_BYTES, MAX_TOKEN_FILE_BYTES, type ReadTextFile } from './read-text-file.ts'
+export type { ReadTextFile } from './read-text-file.ts'
 export {
   basicAuthProvider,
   clientCertificateProvider,
@@ -58,17 +58,11 @@ export {
   staticTokenProvider,
 } from './static-credentials.ts'
 export {
-  TOKEN_FILE_LEEWAY_MS,
-  TOKEN_FILE_PERIOD_MS,
   TokenFileProvider,
   type TokenFileProviderOptions,
 } from './token-file.ts'
 export { toYaml } from './yaml/emit.ts'
 export {
-  MAX_YAML_ALIAS_NODES,
-  MAX_YAML_ALIASES,
-  MAX_YAML_DEPTH,
   parseYaml,
-  YAML_DEFAULT_SOURCE_NAME,
   type YamlParseOptions,
 } from './yaml/yaml.ts'

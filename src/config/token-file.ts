@@ -25,7 +25,7 @@ export interface TokenFileProviderOptions {
   clock?: Clock
   /** Receives a warning when a re-read fails and the last good token stays in use. */
   logger?: Logger
-  /** Reads the file. Default {@link readTextFile} (at most {@link MAX_TOKEN_FILE_BYTES}). */
+  /** Reads the file. Default {@link readTextFile} (at most 1 MiB, {@link MAX_TOKEN_FILE_BYTES}). */
   readFile?: ReadTextFile
   /**
    * Used while the file cannot be read and no token was read yet (a kubeconfig user with

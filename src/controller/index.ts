@@ -10,7 +10,6 @@ export type { FailureReport } from './failure-handler.ts'
 export { mergeSources } from './merged-source.ts'
 export {
   DEFAULT_MAX_PARKED_KEYS,
-  MAX_PARKED_MESSAGE_CHARS,
   ParkedKeys,
   type ParkInput,
   RETRY_NOW_ANNOTATION,

@@ -32,7 +32,7 @@ export {
   isDns1123Label,
   isDns1123Subdomain,
 } from './names.ts'
-export { MAX_QUOTED_INPUT_CHARS, MAX_QUOTED_INPUTS, quoteInput, quoteInputs } from './quote-input.ts'
+export { quoteInput, quoteInputs } from './quote-input.ts'
 export { TokenBucket, type TokenBucketOptions } from './token-bucket.ts'
 export {
   type Condition,

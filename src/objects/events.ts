@@ -76,7 +76,7 @@ interface Series {
  * Guarantees: at most one API write per distinct event per flush interval; at most
  * `burst` distinct events per object before the bucket throttles; never throws; bounded
  * memory (a series is forgotten {@link DEFAULT_SERIES_FINISH_MS} after it was last
- * observed, and at most {@link MAX_REMEMBERED_EVENTS} series and buckets are kept).
+ * observed, and at most 4,096 ({@link MAX_REMEMBERED_EVENTS}) series and buckets are kept).
  * Does not guarantee: delivery (events are best-effort, as in Kubernetes).
  */
 export class EventRecorder {
@@ -110,7 +110,7 @@ export class EventRecorder {
     return new EventRecorder(client, { ...this.#o, clock: this.#clock, logger: this.#log })
   }
 
-  /** Series and per-object buckets remembered now (bounded: see {@link MAX_REMEMBERED_EVENTS}). */
+  /** Series and per-object buckets remembered now (bounded: at most 4,096, {@link MAX_REMEMBERED_EVENTS}). */
   get remembered(): { series: number; buckets: number } {
     return { series: this.#series.size, buckets: this.#buckets.size }
   }

@@ -22,11 +22,9 @@ export {
   DEFAULT_SERIES_WINDOW_MS,
   EventRecorder,
   type EventRecorderOptions,
-  MAX_REMEMBERED_EVENTS,
 } from './events.ts'
 export {
   ensureFinalizer,
-  FINALIZER_PATCH_ATTEMPTS,
   type FinalizeOutcome,
   finalize,
   removeFinalizer,

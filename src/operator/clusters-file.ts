@@ -82,7 +82,7 @@ export async function readClustersFile(path: string): Promise<Record<string, str
 }
 
 /**
- * Re-reads `path` into `clusters` every {@link CLUSTERS_FILE_POLL_MS} until `signal` aborts (the
+ * Re-reads `path` into `clusters` every 10 s ({@link CLUSTERS_FILE_POLL_MS}) until `signal` aborts (the
  * first read is the caller's, which fails start-up on a bad file). A file that cannot be read or
  * parsed later is logged and the members stay as they are.
  */

@@ -2,7 +2,6 @@
 // The CLI names an operator needs for flags of its own; flags.ts holds the explicit list.
 
 export {
-  CLUSTERS_FILE_POLL_MS,
   clusterRef,
   followClustersFile,
   parseClusterList,

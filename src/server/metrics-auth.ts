@@ -60,13 +60,13 @@ export interface MetricsAuthDecision {
 export interface MetricsAuthFilterOptions {
   /** Time source of the cache. Default: real time. */
   clock?: Clock
-  /** Default {@link METRICS_AUTH_ALLOWED_TTL_MS}. */
+  /** Default 60 s ({@link METRICS_AUTH_ALLOWED_TTL_MS}). */
   allowedTtlMs?: number
-  /** Default {@link METRICS_AUTH_DENIED_TTL_MS}. */
+  /** Default 10 s ({@link METRICS_AUTH_DENIED_TTL_MS}). */
   deniedTtlMs?: number
-  /** Default {@link METRICS_AUTH_CACHE_SIZE}. */
+  /** Default 256 tokens ({@link METRICS_AUTH_CACHE_SIZE}). */
   cacheSize?: number
-  /** Default {@link METRICS_AUTH_MAX_IN_FLIGHT}. */
+  /** Default 4 reviews ({@link METRICS_AUTH_MAX_IN_FLIGHT}). */
   maxInFlight?: number
   /** Refusals at debug, review failures at warn; never the token. Default: none. */
   logger?: Logger
@@ -75,7 +75,7 @@ export interface MetricsAuthFilterOptions {
 /**
  * The token of an `Authorization: Bearer <token>` header (scheme case-insensitive, RFC 6750 §2.1), or
  * undefined when the header is absent, another scheme, empty, longer than
- * {@link MAX_AUTHORIZATION_HEADER}, or holds more than one word.
+ * 8 KiB ({@link MAX_AUTHORIZATION_HEADER}), or holds more than one word.
  */
 export function bearerToken(header: string | undefined): string | undefined {
   if (header === undefined || header.length > MAX_AUTHORIZATION_HEADER) return undefined

@@ -11,7 +11,6 @@ export {
   type CertificateOptions,
   type CertificatePair,
   issueCertificate,
-  SELF_SIGNED_BACKDATE_MS,
   SELF_SIGNED_HOSTS,
   SELF_SIGNED_VALIDITY_MS,
   selfSignedCertificate,

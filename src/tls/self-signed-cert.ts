@@ -98,7 +98,7 @@ export interface CertificateOptions {
 }
 
 /**
- * A new key pair and a certificate valid `validityMs` from `now` − {@link SELF_SIGNED_BACKDATE_MS}, with a
+ * A new key pair and a certificate valid `validityMs` from `now` − one hour ({@link SELF_SIGNED_BACKDATE_MS}), with a
  * random 127-bit serial: self-signed, or signed by `issuer` (its issuer name is the CA's CN).
  */
 export function issueCertificate(o: CertificateOptions = {}): CertificatePair {
@@ -143,7 +143,7 @@ export function issueCertificate(o: CertificateOptions = {}): CertificatePair {
 
 /**
  * A new key pair and a certificate for `hosts` (DNS names and IPv4 addresses, the first also the subject
- * CN), valid {@link SELF_SIGNED_VALIDITY_MS} from `now` − {@link SELF_SIGNED_BACKDATE_MS}, with a
+ * CN), valid {@link SELF_SIGNED_VALIDITY_MS} from `now` − one hour ({@link SELF_SIGNED_BACKDATE_MS}), with a
  * random 127-bit serial. Clients cannot verify it against any CA: scrapers either skip verification or
  * are given real certificate files.
  */

@@ -8,7 +8,7 @@ export {
   type WireChoice,
 } from './lister-watcher.ts'
 export { DEFAULT_PAGE_SIZE, type StateOptions } from './phases.ts'
-export { INITIAL_EVENTS_END_ANNOTATION, VERY_SHORT_WATCH_MS } from './state.ts'
+export { INITIAL_EVENTS_END_ANNOTATION } from './state.ts'
 export {
   DEFAULT_IDLE_MARGIN_MS,
   DEFAULT_MAX_WATCH_TIMEOUT_S,

@@ -10,7 +10,7 @@
  */
 import { createPrivateKey, X509Certificate } from 'node:crypto'
 import { isIP } from 'node:net'
-import { SELF_SIGNED_BACKDATE_MS } from '../tls/index.ts'
+import { SELF_SIGNED_BACKDATE_MS } from '../tls/self-signed-cert.ts'
 
 const DAY_MS = 86_400_000
 /** CA lifetime: 10 years, OPA cert-controller's (`certValidityDuration`); a CA that rarely changes keeps the bundle stable. */
@@ -55,7 +55,7 @@ export interface CertTiming {
   certValidityMs?: number
   /** Default {@link WEBHOOK_CERT_RENEW_BEFORE_MS}. */
   renewBeforeMs?: number
-  /** Default {@link WEBHOOK_CA_PROPAGATION_MS}. */
+  /** Default 5 minutes ({@link WEBHOOK_CA_PROPAGATION_MS}). */
   propagationMs?: number
   /** Default {@link WEBHOOK_CERT_CHECK_INTERVAL_MS}. */
   checkIntervalMs?: number

@@ -2,7 +2,6 @@
 
 export { type AdmissionRequest, type AdmissionResult, jsonPatch } from './admission.ts'
 export {
-  WEBHOOK_CERT_RETRY_MS,
   WebhookCertController,
   type WebhookCertControllerOptions,
 } from './cert-controller.ts'
@@ -12,7 +11,6 @@ export {
   certStep,
   notAfter,
   pemCertificates,
-  WEBHOOK_CA_PROPAGATION_MS,
   WEBHOOK_CA_VALIDITY_MS,
   WEBHOOK_CERT_CHECK_INTERVAL_MS,
   WEBHOOK_CERT_RENEW_BEFORE_MS,
@@ -22,10 +20,8 @@ export {
 export {
   type Converter,
   DEFAULT_WEBHOOK_BIND_ADDRESS,
-  MAX_REVIEW_BYTES,
   type MutatingHandler,
   type ValidatingHandler,
-  WEBHOOK_REQUEST_TIMEOUT_MS,
   type WebhookResponse,
   WebhookServer,
   type WebhookServerOptions,

@@ -72,7 +72,7 @@ type Outcome = 'allowed' | 'denied' | 'patched' | 'converted' | 'error' | 'bad_r
  * Admission webhooks on their own HTTPS port, for every replica (no leader election): the apiserver
  * calls whichever pod its Service picks.
  *
- * Guarantees: only `POST` (405), registered paths only (404), bodies up to {@link MAX_REVIEW_BYTES}
+ * Guarantees: only `POST` (405), registered paths only (404), bodies up to 7 MiB ({@link MAX_REVIEW_BYTES})
  * (413); every answer echoes the request's `uid`; a handler never crashes the server. Metrics (when a
  * registry is given), label `webhook` = the registered path: `edgeop_webhook_requests_total` by
  * `outcome` (`allowed`, `denied`, `patched`, `converted`, `error` = handler threw, `bad_request`) and

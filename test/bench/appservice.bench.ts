@@ -21,7 +21,7 @@ import { compileCacheEnv, writeCompileCache } from '../../build/compile-cache.ts
 import { NODE_FLAGS } from '../../build/node-flags.ts'
 import { seaPath } from '../../build/sea.ts'
 import { HOST_ARCH, stripBinary } from '../../build/targets.ts'
-import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
+import { APPSERVICES } from '../../src/operators/appservice/api.ts'
 import { getTestEnv } from '../controlplane/env.ts'
 import { createAppServices, installAppServiceCrd } from '../support/appservice.ts'
 import { adminClient } from '../support/kube.ts'
@@ -125,7 +125,7 @@ rows.push([
 ])
 await idleRow(op, NODE_IMAGE.name)
 
-const apps = admin.resource<AppService>(APPSERVICES, ns)
+const apps = admin.resource(APPSERVICES, ns)
 const created = performance.now()
 await createAppServices(apps, COUNT)
 /** How many AppServices the operator has reconciled (observedGeneration current) and how many are Ready. */

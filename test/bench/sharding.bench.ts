@@ -22,7 +22,7 @@ import { readFile } from 'node:fs/promises'
 import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { CORE_TYPES } from '../../src/client/resource.ts'
-import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
+import { APPSERVICES } from '../../src/operators/appservice/api.ts'
 import { SHARD_LABEL_PREFIX } from '../../src/sharding/shard.ts'
 import { getTestEnv } from '../controlplane/env.ts'
 import { metricSum } from '../soak/fleet.ts'
@@ -102,7 +102,7 @@ const results: CountRow[] = []
 
 for (const n of SHARDS) {
   const ns = await env.createNamespace(`bench-shard${n}`)
-  const apps = admin.resource<AppService>(APPSERVICES, ns)
+  const apps = admin.resource(APPSERVICES, ns)
   const c0 = performance.now()
   await createAppServices(apps, COUNT)
   const createdS = (performance.now() - c0) / 1000

@@ -11,7 +11,7 @@
  */
 import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
-import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
+import { APPSERVICES } from '../../src/operators/appservice/api.ts'
 import { getTestEnv } from '../controlplane/env.ts'
 import { createAppServices, installAppServiceCrd } from '../support/appservice.ts'
 import { startJaeger } from '../support/jaeger.ts'
@@ -65,7 +65,7 @@ async function runOnce(mode: (typeof MODES)[number]): Promise<void> {
     env: mode.env,
   })
   await op.waitForLog((l) => l.msg === 'caches synced')
-  const apps = admin.resource<AppService>(APPSERVICES, ns)
+  const apps = admin.resource(APPSERVICES, ns)
   const cpu0 = await cpuMs(op.child.pid!)
   const t0 = performance.now()
   await createAppServices(apps, COUNT, { image: 'nginx:1.27', replicas: 0, port: 80 })

@@ -3,7 +3,8 @@
  * point: `tsc --noEmit` fails when `client.resource(CORE_TYPES.deployments)` stops being a
  * `ResourceClient<Deployment>`, when a Pod can be created through it, or when an explicit type
  * argument stops compiling. At run time: the phantom type is never a property, so the typed
- * `CORE_TYPES` are the same objects as before.
+ * `CORE_TYPES` are the same objects as before. The reference operators' own resource types
+ * (`APPSERVICES`, `NODECONFIGS`) are typed the same way, as a user's operator would declare them.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
@@ -14,6 +15,8 @@ import { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES, type ResourceType } from '../../src/client/resource.ts'
 import type { ResourceClient } from '../../src/client/resource-client.ts'
 import type { Lease as CoreLease, KubeEvent, KubeObject } from '../../src/core/types.ts'
+import { APPSERVICES, type AppService } from '../../src/operators/appservice/index.ts'
+import { NODECONFIGS, type NodeConfig } from '../../src/operators/nodeconfig/index.ts'
 
 /** True only when A and B are the same type (not merely assignable). */
 type Equal<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? true : false
@@ -68,4 +71,18 @@ test('the object type is type-only: no CORE_TYPES entry carries it', () => {
     assert.ok(!('objectType' in type), `${name} carries objectType`)
     assert.deepEqual(Object.keys(type).sort(), ['group', 'kind', 'namespaced', 'resource', 'version'], name)
   }
+})
+
+test('APPSERVICES and NODECONFIGS give typed clients and informers without type arguments or casts', () => {
+  const apps = client.resource(APPSERVICES, 'ns')
+  typeIs(true as Equal<typeof apps, ResourceClient<AppService>>)
+  const configs = client.resource(NODECONFIGS)
+  typeIs(true as Equal<typeof configs, ResourceClient<NodeConfig>>)
+  const factory = new InformerFactory(client)
+  const informer = factory.informer({ type: NODECONFIGS })
+  typeIs(true as Equal<ReturnType<typeof informer.store.get>, NodeConfig | undefined>)
+  const many = factory.multiNamespaceInformer({ type: APPSERVICES }, ['a', 'b'])
+  typeIs(true as Equal<ReturnType<typeof many.store.get>, AppService | undefined>)
+  for (const type of [APPSERVICES, NODECONFIGS])
+    assert.deepEqual(Object.keys(type).sort(), ['group', 'kind', 'namespaced', 'resource', 'version'])
 })

@@ -50,7 +50,7 @@ setup(async () => {
   defer(stop)
 })
 
-const apps = () => client.resource<AppService>(APPSERVICES, ns)
+const apps = () => client.resource(APPSERVICES, ns)
 const appWhere = (name: string, pred: (a: AppService) => boolean, what: string) =>
   appServiceWhere(apps(), name, pred, what, 90_000)
 const withDb = (name: string) =>

@@ -83,7 +83,7 @@ setup(async () => {
 })
 
 test('a 403 after RBAC is removed names the rule to grant; granting it recovers', async () => {
-  const apps = admin.resource<AppService>(APPSERVICES, ns)
+  const apps = admin.resource(APPSERVICES, ns)
   await apps.create({ metadata: { name: 'web' }, spec: { image: 'nginx:1.27', replicas: 1 } } as AppService)
   await appServiceWhere(
     apps,

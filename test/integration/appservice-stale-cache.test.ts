@@ -39,7 +39,7 @@ setup(async () => {
   )
 })
 
-const apps = () => client.resource<AppService>(APPSERVICES, ns)
+const apps = () => client.resource(APPSERVICES, ns)
 
 /**
  * One replica's reconciler, reading the AppService from `cache` (and its children from it,

@@ -48,7 +48,7 @@ setup(async () => {
   defer(stop)
 })
 
-const apps = () => client.resource<AppService>(APPSERVICES, ns)
+const apps = () => client.resource(APPSERVICES, ns)
 const appWhere = (name: string, pred: (a: AppService) => boolean, what: string, timeoutMs?: number) =>
   appServiceWhere(apps(), name, pred, what, timeoutMs)
 

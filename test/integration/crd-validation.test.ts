@@ -36,7 +36,7 @@ setup(async () => {
   ns = await env().createNamespace('cel')
 })
 
-const apps = () => client.resource<AppService>(APPSERVICES, ns)
+const apps = () => client.resource(APPSERVICES, ns)
 const app = (name: string, spec: Record<string, unknown>) =>
   ({ metadata: { name }, spec: { image: 'nginx:1.27', ...spec } }) as unknown as AppService
 
@@ -122,7 +122,7 @@ test('the class cannot change while the database is enabled (a transition rule)'
 })
 
 test('a NodeConfig path that escapes the root is refused in words, not with the regular expression', async () => {
-  const ncs = client.resource<NodeConfig>(NODECONFIGS)
+  const ncs = client.resource(NODECONFIGS)
   const name = `cel-${ns}`
   const config = (path: string, mode?: string) =>
     ({

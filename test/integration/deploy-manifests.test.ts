@@ -88,7 +88,7 @@ async function userWithOperatorRules(drop: (resources: string[]) => boolean): Pr
 /** Applies the Deployment the operator would own for a fresh AppService `name`, as `client`. */
 async function applyOwnedDeployment(client: KubeClient, name: string): Promise<KubeObject> {
   const app = await admin
-    .resource<AppService>(APPSERVICES, ns)
+    .resource(APPSERVICES, ns)
     .create({ metadata: { name }, spec: { image: 'nginx:1.27', replicas: 1, port: 8080 } } as AppService)
   const desired = desiredDeployment(app, app.spec)
   assert.equal(desired.metadata.ownerReferences?.[0]?.blockOwnerDeletion, true)
@@ -150,7 +150,7 @@ function getTable(path: string): Promise<{
 }
 
 test('kubectl get appservices shows Desired from the spec and Ready from the status', async () => {
-  const apps = admin.resource<AppService>(APPSERVICES, ns)
+  const apps = admin.resource(APPSERVICES, ns)
   await apps.create({
     metadata: { name: 'columns' },
     spec: { image: 'nginx:1.27', replicas: 3 },
@@ -177,7 +177,7 @@ test('kubectl get appservices shows Desired from the spec and Ready from the sta
 })
 
 test('a condition whose lastTransitionTime is not RFC 3339 is refused (format: date-time)', async () => {
-  const apps = admin.resource<AppService>(APPSERVICES, ns)
+  const apps = admin.resource(APPSERVICES, ns)
   await apps.create({ metadata: { name: 'badtime' }, spec: { image: 'nginx:1.27' } } as AppService)
   const condition = {
     type: 'Ready',

@@ -168,7 +168,7 @@ test("helm install into the real apiserver; the operator run with the installed 
   let op: OperatorProcess | undefined
   defer(() => op?.kill('SIGKILL'))
   op = await startOperator('helm', [...args, `--kubeconfig=${kubeconfig}`])
-  const apps = admin.resource<AppService>(APPSERVICES, ns)
+  const apps = admin.resource(APPSERVICES, ns)
   await apps.create({ metadata: { name: 'web' }, spec: { image: 'nginx:1.27', replicas: 1 } } as AppService)
   const ready = await appServiceWhere(apps, 'web', (a) => condition(a, 'Ready')?.status === 'True', 'Ready')
   assert.equal(ready.status?.readyReplicas, 1)

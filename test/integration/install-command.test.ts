@@ -112,7 +112,7 @@ test('uninstall refuses while an AppService exists (exit 3, naming it and --forc
     'AppService discoverable',
   )
   await admin
-    .resource<AppService>(APPSERVICES, ns)
+    .resource(APPSERVICES, ns)
     .create({ metadata: { name: 'kept' }, spec: { image: 'nginx:1.27' } } as AppService)
   const refused = edgeop('uninstall')
   assert.equal(refused.status, 3, refused.stderr)

@@ -91,7 +91,7 @@ setup(async () => {
   // its first targets a few seconds after it is ready).
   await eventually(async () => (await prometheus.query('up == 1')).length > 0, 60_000, 'operator scraped')
   // Work for every panel: reconciles, children, database calls.
-  const apps = admin.resource<AppService>(APPSERVICES, ns)
+  const apps = admin.resource(APPSERVICES, ns)
   for (const [name, spec] of [
     ['web', { image: 'nginx:1.27', replicas: 2, database: { enabled: true, class: 'standard' } }],
     ['api', { image: 'nginx:1.27', replicas: 1 }],
@@ -172,7 +172,7 @@ test('the dashboard drawn from Prometheus has data in every panel', async () => 
   const extra = Number(process.env.EDGEOP_DASHBOARD_SVG_SECONDS ?? 0)
   if (extra > 0) {
     // Traffic for the picture: the database comes back and goes again, objects come and go.
-    const apps = admin.resource<AppService>(APPSERVICES, ns)
+    const apps = admin.resource(APPSERVICES, ns)
     for (let i = 0; i * 20 < extra; i++) {
       db.down = i % 3 === 2
       await apps.create(

@@ -63,7 +63,7 @@ setup(async () => {
   })
 })
 
-const apps = (c: KubeClient) => c.resource<AppService>(APPSERVICES, ns)
+const apps = (c: KubeClient) => c.resource(APPSERVICES, ns)
 const deployments = (c: KubeClient) => c.resource<Deployment>(CORE_TYPES.deployments, ns)
 const create = (c: KubeClient, name: string, image: string) =>
   apps(c).create({

@@ -62,7 +62,7 @@ after(async () => {
     await agent.exited
   }
   await client
-    ?.resource<NodeConfig>(NODECONFIGS)
+    ?.resource(NODECONFIGS)
     .delete(configName)
     .catch(() => {})
   await client
@@ -74,7 +74,7 @@ after(async () => {
 })
 
 test('the arm64 agent writes the selected file and reports Applied for its node', async () => {
-  await client.resource<NodeConfig>(NODECONFIGS).apply(
+  await client.resource(NODECONFIGS).apply(
     {
       apiVersion: 'platform.example.com/v1alpha1',
       kind: 'NodeConfig',
@@ -94,7 +94,7 @@ test('the arm64 agent writes the selected file and reports Applied for its node'
   let status: NodeConfig['status']
   await eventually(
     async () => {
-      const obj = await client.resource<NodeConfig>(NODECONFIGS).get(configName)
+      const obj = await client.resource(NODECONFIGS).get(configName)
       status = obj.status
       return (status?.nodes ?? []).some(
         (e) =>

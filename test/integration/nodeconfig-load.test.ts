@@ -19,7 +19,7 @@ import { after, test } from 'node:test'
 import * as esbuild from 'esbuild'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
-import { NODECONFIGS, type NodeConfig } from '../../src/operators/nodeconfig/api.ts'
+import { NODECONFIGS } from '../../src/operators/nodeconfig/api.ts'
 import type { FaultProxy, RequestRecord } from '../controlplane/fault-proxy.ts'
 import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
@@ -111,7 +111,7 @@ test(`${AGENTS} agents: requests to start, to apply one change, and per minute i
     .map((r) => Number(r.params.get('timeoutSeconds')))
 
   proxy.clearLog()
-  await client.resource<NodeConfig>(NODECONFIGS).apply(
+  await client.resource(NODECONFIGS).apply(
     {
       apiVersion: 'platform.example.com/v1alpha1',
       kind: 'NodeConfig',
@@ -128,7 +128,7 @@ test(`${AGENTS} agents: requests to start, to apply one change, and per minute i
   )
   await eventually(
     async () => {
-      const o = await client.resource<NodeConfig>(NODECONFIGS).get(CONFIG)
+      const o = await client.resource(NODECONFIGS).get(CONFIG)
       return (o.status?.nodes ?? []).filter((e) => e.state === 'Applied').length === AGENTS
     },
     120_000,

@@ -96,7 +96,7 @@ function startAgent(k: Key): void {
   })
 }
 
-const ncs = () => client.resource<NodeConfig>(NODECONFIGS)
+const ncs = () => client.resource(NODECONFIGS)
 async function putConfig(
   name: string,
   selector: Record<string, string>,

@@ -191,7 +191,7 @@ test('npm start without a kubeconfig: demo/hello becomes Ready, and Ctrl-C leave
   const client = new KubeClient(config, { qps: -1 })
   try {
     const hello = await appServiceWhere(
-      client.resource<AppService>(APPSERVICES, 'demo'),
+      client.resource(APPSERVICES, 'demo'),
       'hello',
       (a: AppService) => condition(a, 'Ready')?.status === 'True',
       'AppService demo/hello Ready',

@@ -56,7 +56,7 @@ setup(async () => {
   })
 })
 
-const apps = () => client.resource<AppService>(APPSERVICES, ns)
+const apps = () => client.resource(APPSERVICES, ns)
 const start = async (name: string) => {
   const p = await startOperator(name, [
     `--kubeconfig=${kubeconfig}`,

@@ -18,7 +18,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
-import { NODECONFIGS, type NodeConfig } from '../../src/operators/nodeconfig/api.ts'
+import { NODECONFIGS } from '../../src/operators/nodeconfig/api.ts'
 import type { FaultProxy, RequestRecord } from '../controlplane/fault-proxy.ts'
 import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
@@ -47,7 +47,7 @@ setup(async () => {
   defer(() => uncached.close())
 })
 
-const ncs = () => client.resource<NodeConfig>(NODECONFIGS)
+const ncs = () => client.resource(NODECONFIGS)
 
 /** One node with its own root, cache directory and kubeconfig (through `proxy`). */
 async function edgeNode(name: string, proxy: FaultProxy) {

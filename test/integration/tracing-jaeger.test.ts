@@ -94,7 +94,7 @@ test('one trace: the reconcile span, its API and database call spans, and the ap
     (controller) => controller.instrument({ tracer }),
   )
   cleanups.push(stop)
-  const apps = env.client.resource<AppService>(APPSERVICES, ns)
+  const apps = env.client.resource(APPSERVICES, ns)
 
   // The writer: a span of its own whose create call the apiserver joins; the object names it.
   const writer = tracer.startSpan('test: create AppService')

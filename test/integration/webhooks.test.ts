@@ -149,7 +149,7 @@ setup(async () => {
   )
 })
 
-const apps = (namespace: string) => admin.resource<AppService>(APPSERVICES, namespace)
+const apps = (namespace: string) => admin.resource(APPSERVICES, namespace)
 const app = (name: string, image = 'nginx:1.27', labels?: Record<string, string>) =>
   ({ metadata: { name, ...(labels ? { labels } : {}) }, spec: { image } }) as unknown as AppService
 

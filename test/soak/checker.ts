@@ -140,7 +140,7 @@ export class Checker {
     const services = new Map<string, KubeObject>()
     for (const ns of this.#o.namespaces) {
       const [apps, deps, svcs] = await Promise.all([
-        admin.resource<AppService>(APPSERVICES, ns).list(),
+        admin.resource(APPSERVICES, ns).list(),
         admin
           .resource(CORE_TYPES.deployments, ns)
           .list({ labelSelector: 'app.kubernetes.io/managed-by=edgeop' }),
@@ -284,7 +284,7 @@ export class Checker {
     const { admin, workload } = this.#o
     const problem = (message: string) => ev.problems.push({ invariant: NODE_FILES, message })
     const [ncList, ...nodeObjs] = await Promise.all([
-      admin.resource<NodeConfig>(NODECONFIGS).list({ labelSelector: `${RUN_LABEL}=${this.#o.run}` }),
+      admin.resource(NODECONFIGS).list({ labelSelector: `${RUN_LABEL}=${this.#o.run}` }),
       ...this.#o.nodes.map((n) => admin.resource(CORE_TYPES.nodes).get(n.name)),
     ])
     const labelsOf = new Map(nodeObjs.map((n) => [n.metadata.name!, n.metadata.labels ?? {}]))

@@ -10,7 +10,7 @@
  */
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
-import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
+import { APPSERVICES } from '../../src/operators/appservice/api.ts'
 import { ownerOf } from '../../src/sharding/ring.ts'
 import type { Fleet } from './fleet.ts'
 import type { Invariants } from './invariants.ts'
@@ -104,7 +104,7 @@ export async function checkOwnership(
         ]),
       )
     const [deployments, services] = [await labels(CORE_TYPES.deployments), await labels(CORE_TYPES.services)]
-    for (const a of (await admin.resource<AppService>(APPSERVICES, ns).list()).items) {
+    for (const a of (await admin.resource(APPSERVICES, ns).list()).items) {
       if (a.metadata.deletionTimestamp) continue
       const name = a.metadata.name!
       // An invalid spec leaves the children as they were (reconcile.ts): labelled by whoever last applied them.

@@ -3,7 +3,7 @@
  * operator and the agents, check the database and the node roots end empty, stop sampling, and
  * SIGTERM every process.
  */
-import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
+import { APPSERVICES } from '../../src/operators/appservice/api.ts'
 import { NODECONFIGS } from '../../src/operators/nodeconfig/api.ts'
 import { CONVERGED, DATABASE, NODE_FILES } from './checker.ts'
 import type { SoakRun } from './context.ts'
@@ -25,7 +25,7 @@ export async function tearDown(ctx: SoakRun, plane: Plane, f: Fleet): Promise<vo
   const teardownStart = rel()
   for (const ns of namespaces)
     await a
-      .resource<AppService>(APPSERVICES, ns)
+      .resource(APPSERVICES, ns)
       .deleteCollection({})
       .catch((err) => log(`deleting AppServices in ${ns}: ${(err as Error).message}`))
   await a

@@ -155,11 +155,11 @@ export class Workload {
   }
 
   #apps(ns: string) {
-    return this.#o.admin.resource<AppService>(APPSERVICES, ns)
+    return this.#o.admin.resource(APPSERVICES, ns)
   }
 
   #ncs() {
-    return this.#o.admin.resource<NodeConfig>(NODECONFIGS)
+    return this.#o.admin.resource(NODECONFIGS)
   }
 
   /** Creates the initial population (70 % of each target) as fast as the apiserver takes it. */

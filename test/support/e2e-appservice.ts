@@ -120,7 +120,7 @@ export function appServiceE2eSuite(install: OperatorInstaller): void {
     )
   })
 
-  const apps = () => admin.resource<AppService>(APPSERVICES, ns)
+  const apps = () => admin.resource(APPSERVICES, ns)
   const appWhere = (name: string, pred: (a: AppService) => boolean, what: string, timeoutMs?: number) =>
     appServiceWhere(apps(), name, pred, what, timeoutMs)
   async function leader(): Promise<OperatorProcess> {

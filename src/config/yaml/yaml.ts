@@ -4,8 +4,8 @@
  * Supported: one document (optional `---`, optional `...`), block mappings and sequences
  * (including sequences at the same indentation as their key), flow `[...]` / `{...}`,
  * plain / single- / double-quoted / literal `|` / folded `>` scalars, comments, anchors
- * `&a` and aliases `*a` (at most {@link MAX_YAML_ALIASES}, adding at most {@link MAX_YAML_ALIAS_NODES}
- * nodes). Refused with a `file:line:column` error: tabs in indentation,
+ * `&a` and aliases `*a` (at most 100 aliases, {@link MAX_YAML_ALIASES}, adding at most 100,000 nodes,
+ * {@link MAX_YAML_ALIAS_NODES}). Refused with a `file:line:column` error: tabs in indentation,
  * bad indentation, several documents, directives, tags, merge keys `<<`, complex keys,
  * and a key repeated with a different value (a repeat with an equal value is accepted,
  * as client-go does). Plain scalars resolve as client-go sees them (YAML 1.1, see
@@ -25,7 +25,7 @@ export const YAML_DEFAULT_SOURCE_NAME = '<yaml>'
 
 /** Options for {@link parseYaml}. */
 export interface YamlParseOptions {
-  /** Name used in error messages. Default {@link YAML_DEFAULT_SOURCE_NAME}. */
+  /** Name used in error messages. Default `<yaml>` ({@link YAML_DEFAULT_SOURCE_NAME}). */
   file?: string
 }
 

@@ -24,8 +24,8 @@ export const VERSION = 'v1alpha1'
 export const VERSION_V1BETA1 = 'v1beta1'
 export const KIND = 'AppService'
 
-/** How the API server addresses AppServices. */
-export const APPSERVICES: ResourceType = {
+/** How the API server addresses AppServices; typed, so clients and informers of it hold {@link AppService}s. */
+export const APPSERVICES: ResourceType<AppService> = {
   group: GROUP,
   version: VERSION,
   resource: 'appservices',

@@ -71,7 +71,7 @@ export interface AppServiceOperatorOptions {
 export const DATABASE_DEPENDENCY = 'database-api'
 
 /** Spec changes and deletion wake the controller; our own status and finalizer writes do not. */
-const specOrDeletion: Predicate = {
+const specOrDeletion: Predicate<AppService> = {
   update: (a, b) =>
     generationChanged.update!(a, b) || (!a.metadata.deletionTimestamp && !!b.metadata.deletionTimestamp),
 }
@@ -80,7 +80,7 @@ const specOrDeletion: Predicate = {
 export function appServiceController(o: AppServiceOperatorOptions): Controller<AppService> {
   const { shard } = o
   const mine = shard ? { labelSelector: shard.selector } : {}
-  const apps = o.factory.multiNamespaceInformer<AppService>({ type: APPSERVICES, ...mine }, o.namespaces)
+  const apps = o.factory.multiNamespaceInformer({ type: APPSERVICES, ...mine }, o.namespaces)
   shard?.own(APPSERVICES, apps)
   const child = <T extends KubeObject>(type: ResourceType<T>) =>
     o.factory.multiNamespaceInformer(
@@ -93,7 +93,7 @@ export function appServiceController(o: AppServiceOperatorOptions): Controller<A
   const deployments = child(CORE_TYPES.deployments)
   const services = child(CORE_TYPES.services)
   const getAppService = (key: string) => apps.store.get(key)
-  const appServices = (ns: string) => o.client.resource<AppService>(APPSERVICES, ns)
+  const appServices = (ns: string) => o.client.resource(APPSERVICES, ns)
 
   return new Controller<AppService>({
     name: o.cluster ? `appservice/${o.cluster}` : 'appservice',
@@ -103,7 +103,7 @@ export function appServiceController(o: AppServiceOperatorOptions): Controller<A
       kind: KIND,
       group: GROUP,
       namespaced: true,
-      predicates: [specOrDeletion as Predicate<AppService>],
+      predicates: [specOrDeletion],
     },
     owns: [{ source: deployments }, { source: services }],
     maxConcurrentReconciles: o.maxConcurrentReconciles ?? 1,

@@ -33,7 +33,7 @@ import {
   validateMetricsOptions,
 } from '../../operator/index.ts'
 import type { QueueMetrics } from '../../queue/index.ts'
-import { NODECONFIGS, type NodeConfig } from './api.ts'
+import { NODECONFIGS } from './api.ts'
 import type { EventSink } from './event-sink.ts'
 import { FileStore } from './file-store.ts'
 import { DEFAULT_RECHECK_INTERVAL_MS, nodeConfigReconciler } from './reconcile.ts'
@@ -73,7 +73,7 @@ export interface NodeConfigAgentOptions {
  * Spec edits and deletion wake the agent; status writes — every other agent's included —
  * do not, or N agents would wake each other N² times per change.
  */
-const specOrDeletion: Predicate<NodeConfig> = {
+const specOrDeletion: Predicate = {
   update: (a, b) =>
     a.metadata.generation !== b.metadata.generation ||
     a.metadata.uid !== b.metadata.uid ||
@@ -115,15 +115,12 @@ export function nodeConfigAgent(o: NodeConfigAgentOptions): Controller<KubeObjec
     { type: CORE_TYPES.nodes, fieldSelector: `metadata.name=${o.nodeName}`, metadataOnly: true },
     { transform: nodeLabelsOnly },
   )
-  const configs = o.factory.informer<NodeConfig>(
-    { type: NODECONFIGS },
-    { transform: keepOwnEntry(o.nodeName) },
-  )
+  const configs = o.factory.informer({ type: NODECONFIGS }, { transform: keepOwnEntry(o.nodeName) })
   const key: ReconcileRequest = { namespace: undefined, name: o.nodeName }
   const controller = new Controller<KubeObject>({
     name: AGENT_CONTROLLER_NAME,
     for: { source: nodes, kind: 'Node', group: '', namespaced: false, predicates: [labelsChanged] },
-    watches: [{ source: configs, map: () => [key], predicates: [specOrDeletion as Predicate] }],
+    watches: [{ source: configs, map: () => [key], predicates: [specOrDeletion] }],
     maxConcurrentReconciles: 1,
     ...(o.logger ? { logger: o.logger } : {}),
     ...(o.clock ? { clock: o.clock } : {}),
@@ -134,7 +131,7 @@ export function nodeConfigAgent(o: NodeConfigAgentOptions): Controller<KubeObjec
       getNode: () => nodes.store.get(o.nodeName),
       listNodeConfigs: () => configs.store.list(),
       store: new FileStore(o.root),
-      nodeConfigs: o.client.resource<NodeConfig>(NODECONFIGS),
+      nodeConfigs: o.client.resource(NODECONFIGS),
       ...(o.recorder ? { recorder: o.recorder } : {}),
       ...(o.clock ? { clock: o.clock } : {}),
       ...(o.recheckIntervalMs === undefined ? {} : { recheckIntervalMs: o.recheckIntervalMs }),

@@ -15,8 +15,8 @@ export const GROUP = 'platform.example.com'
 export const VERSION = 'v1alpha1'
 export const KIND = 'NodeConfig'
 
-/** How the API server addresses NodeConfigs. */
-export const NODECONFIGS: ResourceType = {
+/** How the API server addresses NodeConfigs; typed, so clients and informers of it hold {@link NodeConfig}s. */
+export const NODECONFIGS: ResourceType<NodeConfig> = {
   group: GROUP,
   version: VERSION,
   resource: 'nodeconfigs',
