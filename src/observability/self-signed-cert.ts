@@ -96,6 +96,10 @@ function keyId(key: KeyObject): Buffer {
 const SKI = hex('0603551d0e')
 const AKI = hex('0603551d23')
 
+/** A certificate this file cannot issue as asked: `EDGEOP_ERR_INVALID` at the step `issue certificate`. */
+const refused = (message: string): EdgeopError =>
+  new EdgeopError('EDGEOP_ERR_INVALID', message, { step: 'issue certificate' })
+
 /** The first year UTCTime cannot hold: its two-digit years stand for 1950–2049 (RFC 5280 §4.1.2.5.1). */
 const GENERALIZED_TIME_FROM_YEAR = 2050
 /** The first year UTCTime can hold. */
@@ -113,10 +117,8 @@ function validityTime(ms: number, what: string): Buffer {
   const iso = new Date(ms).toISOString()
   const year = new Date(ms).getUTCFullYear()
   if (!(year >= UTC_TIME_FIRST_YEAR && year <= GENERALIZED_TIME_LAST_YEAR))
-    throw new EdgeopError(
-      'EDGEOP_ERR_INVALID',
-      `a certificate's ${what} in the year ${year} cannot be written: X.509 validity times run from ${UTC_TIME_FIRST_YEAR} to ${GENERALIZED_TIME_LAST_YEAR} (RFC 5280 §4.1.2.5)`,
-      { step: 'issue certificate' },
+    throw refused(
+      `a certificate's ${what} in the year ${year}: X.509 validity times run from ${UTC_TIME_FIRST_YEAR} to ${GENERALIZED_TIME_LAST_YEAR} (RFC 5280 4.1.2.5)`,
     )
   const t = `${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}Z`
   return year < GENERALIZED_TIME_FROM_YEAR
@@ -137,10 +139,8 @@ function altName(host: string): Buffer {
   const ip = ipAddressOctets(host)
   if (ip) return tlv(0x87, ip)
   if (!DNS_NAME.test(host))
-    throw new EdgeopError(
-      'EDGEOP_ERR_INVALID',
-      `certificate host ${JSON.stringify(host)} is neither an IP address (without a zone) nor an ASCII DNS name (letters, digits, '-', '_', '.', '*'; IDNs in their xn-- form)`,
-      { step: 'issue certificate' },
+    throw refused(
+      `certificate host ${JSON.stringify(host)} is neither an IP address without a zone nor an ASCII DNS name (IDNs in xn-- form)`,
     )
   return tlv(0x82, Buffer.from(host, 'ascii'))
 }
@@ -167,7 +167,7 @@ export interface CertificateOptions {
  * are whole seconds, as UTCTime through 2049 and GeneralizedTime from 2050 (RFC 5280 §4.1.2.5).
  *
  * @throws EdgeopError `EDGEOP_ERR_INVALID` when a host is neither an IP address nor an ASCII DNS name,
- * or the validity reaches outside the years 1950–9999.
+ * a serving certificate has no host, or the validity reaches outside the years 1950–9999.
  */
 export function issueCertificate(o: CertificateOptions = {}): CertificatePair {
   const hosts = o.hosts ?? SELF_SIGNED_HOSTS
@@ -182,6 +182,8 @@ export function issueCertificate(o: CertificateOptions = {}): CertificatePair {
     validityTime(from, 'notBefore'),
     validityTime(from + (o.validityMs ?? SELF_SIGNED_VALIDITY_MS), 'notAfter'),
   )
+  if (!o.isCA && hosts.length === 0)
+    throw refused('a serving certificate needs at least one host (RFC 5280 4.2.1.6: no empty subjectAltName)')
   const usage = o.isCA
     ? [CA_TRUE, CA_KEY_USAGE]
     : [CA_FALSE, SERVING_KEY_USAGE, SERVER_AUTH, seq(SUBJECT_ALT_NAME, tlv(0x04, seq(...hosts.map(altName))))]

@@ -218,9 +218,8 @@ export class WebhookCertController {
     return new EdgeopError(
       'EDGEOP_ERR_INVALID',
       `webhook certificate Secret ${namespace}/${secretName} not written: ${next} is due right after ${done} ` +
-        `at ${iso(now)}; each certificate must read back valid for longer than the renewal window of ` +
-        `${renewDays} days (CA notAfter ${read(pemCertificates(data['ca.crt'])[0])}, serving certificate ` +
-        `notAfter ${read(data['tls.crt'])})`,
+        `at ${iso(now)}; certificates must outlive the renewal window of ${renewDays} days (CA notAfter ` +
+        `${read(pemCertificates(data['ca.crt'])[0])}, serving notAfter ${read(data['tls.crt'])})`,
       { step: 'check issued webhook certificate' },
     )
   }

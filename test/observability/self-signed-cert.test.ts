@@ -201,7 +201,15 @@ test('D16: a self-signed serving certificate carries the same serving key usages
   assert.match(text, /DNS:localhost, IP Address:0:0:0:0:0:0:0:1\n/)
 })
 
-test('D16: a host that is neither an IP address nor an ASCII DNS name is refused with its name', () => {
+test('D16: a host that is neither an IP address nor an ASCII DNS name is refused with its name, and so is no host', () => {
+  assert.throws(
+    () => issueCertificate({ hosts: [] }),
+    (e: Error & { code?: string }) => e.code === 'EDGEOP_ERR_INVALID' && /at least one host/.test(e.message),
+  )
+  assert.doesNotThrow(
+    () => issueCertificate({ isCA: true, hosts: [], commonName: 'ca' }),
+    'a CA has no hosts',
+  )
   for (const h of ['fe80::1%eth0', 'bücher.example', 'a b'])
     assert.throws(
       () => issueCertificate({ hosts: [h] }),
