@@ -133,7 +133,8 @@ export class WebhookCertController {
    *
    * @throws the client's error when the Secret cannot be read or written, or a configuration patched;
    * EdgeopError `EDGEOP_ERR_INVALID` (step `check issued webhook certificate`), before any write, when
-   * what it issued would need renewing at once (see {@link settles}).
+   * what it issued would need renewing at once (a time that reads back wrong, a validity shorter than
+   * the renewal window); {@link run} retries it after {@link WEBHOOK_CERT_RETRY_MS}.
    */
   async sync(rotate = false): Promise<CertificatePair & { wakeAt: number }> {
     const { client, namespace, secretName: name } = this.#o
