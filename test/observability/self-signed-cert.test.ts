@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { connect, createSecureContext, createServer } from 'node:tls'
+import { checkServerIdentity, connect, createSecureContext, createServer } from 'node:tls'
 import {
   issueCertificate,
   SELF_SIGNED_BACKDATE_MS,
@@ -181,6 +181,10 @@ test('D16: openssl verify -x509_strict accepts the CA and the leaf it signs; key
     for (const ip of ['::1', '0:0::1', '2001:db8:85a3:0:0:8a2e:370:7334', 'fe80::1:2:3:4', '127.0.0.1'])
       assert.ok(x.checkIP(ip), ip)
     assert.ok(!x.checkHost('::1'), 'an address is not also a DNS name')
+    // What a TLS client connecting to https://[::1] runs on the peer certificate.
+    for (const ip of ['::1', '2001:db8:85a3::8a2e:370:7334'])
+      assert.equal(checkServerIdentity(ip, x.toLegacyObject()), undefined, ip)
+    assert.ok(checkServerIdentity('::2', x.toLegacyObject()) instanceof Error)
   } finally {
     rmSync(dir, { recursive: true })
   }
