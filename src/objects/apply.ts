@@ -21,7 +21,8 @@ export function isSubset(desired: unknown, live: unknown): boolean {
   if (Array.isArray(live)) return false
   for (const [k, v] of Object.entries(desired)) {
     if (v === undefined) continue
-    if (!isSubset(v, (live as Record<string, unknown>)[k])) return false
+    // Own keys only: a live object without `__proto__` does not hold Object.prototype there.
+    if (!isSubset(v, Object.hasOwn(live, k) ? (live as Record<string, unknown>)[k] : undefined)) return false
   }
   return true
 }

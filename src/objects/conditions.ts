@@ -51,9 +51,14 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     return a.length === (b as unknown[]).length && a.every((v, i) => jsonEqual(v, (b as unknown[])[i]))
   const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined)
   const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined)
+  // Own keys only: `b.__proto__` or `b.constructor` of a key `b` lacks is not a value of `b`.
   return (
     ka.length === kb.length &&
-    ka.every((k) => jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+    ka.every(
+      (k) =>
+        Object.hasOwn(b, k) &&
+        jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+    )
   )
 }
 
@@ -74,9 +79,10 @@ export async function updateStatusIfChanged<T extends KubeObject>(
 ): Promise<T | undefined> {
   const current = (obj.status ?? {}) as Record<string, unknown>
   if (jsonEqual(current, status)) return undefined
-  // A merge patch keeps keys it does not mention: null out the ones that went away.
-  const patch: Record<string, unknown> = { ...status }
-  for (const k of Object.keys(current)) if (!(k in status)) patch[k] = null
+  // A merge patch keeps keys it does not mention: null out the ones that went away. Own keys, set
+  // as data properties: `constructor` and `__proto__` are keys as real as any.
+  const gone = Object.keys(current).filter((k) => !Object.hasOwn(status, k))
+  const patch = Object.fromEntries([...Object.entries(status), ...gone.map((k) => [k, null])])
   return client.patch(obj.metadata.name!, { status: patch }, 'merge', {
     namespace: obj.metadata.namespace,
     subresource: 'status',

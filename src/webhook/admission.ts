@@ -60,15 +60,16 @@ const same = (a: unknown, b: unknown): boolean => a === b || JSON.stringify(a) =
 /**
  * The JSON Patch turning `from` into `to`: `add`, `remove` and `replace` on object keys, recursively;
  * a changed array is replaced whole (its items carry no identity to diff by). Empty when equal.
+ * Only own keys count: `constructor`, `toString` and `__proto__` are keys like any other.
  */
 export function jsonPatch(from: unknown, to: unknown, path = ''): JsonPatchOp[] {
   if (!isMap(from) || !isMap(to)) return same(from, to) ? [] : [{ op: 'replace', path, value: to }]
   const ops: JsonPatchOp[] = []
   for (const key of Object.keys(from))
-    if (!(key in to)) ops.push({ op: 'remove', path: `${path}/${pointer(key)}` })
+    if (!Object.hasOwn(to, key)) ops.push({ op: 'remove', path: `${path}/${pointer(key)}` })
   for (const [key, value] of Object.entries(to)) {
     const at = `${path}/${pointer(key)}`
-    if (!(key in from)) ops.push({ op: 'add', path: at, value })
+    if (!Object.hasOwn(from, key)) ops.push({ op: 'add', path: at, value })
     else ops.push(...jsonPatch(from[key], value, at))
   }
   return ops

@@ -18,6 +18,7 @@ import {
 } from '../client/index.ts'
 import {
   type Clock,
+  EdgeopError,
   errorMessage,
   type KubeObject,
   type Logger,
@@ -33,12 +34,28 @@ import {
   notAfter,
   pemCertificates,
   WEBHOOK_CA_VALIDITY_MS,
+  WEBHOOK_CERT_RENEW_BEFORE_MS,
   WEBHOOK_CERT_VALIDITY_MS,
   type WebhookCertData,
 } from './cert-rotation.ts'
 
-/** After a failed pass (apiserver unreachable, RBAC missing), try again in 10 s: the served pair stays meanwhile. */
+/**
+ * After a failed pass (apiserver unreachable, RBAC missing, a certificate unusable as issued), try
+ * again in 10 s: the served pair stays meanwhile, and a failure that repeats costs one pass, and no
+ * write, per interval.
+ */
 export const WEBHOOK_CERT_RETRY_MS = 10_000
+
+/**
+ * Whether `next`, the step {@link certStep} gives for what `done` just issued, is a settled state:
+ * `keep`, or, after a new CA joined the bundle, a serving pair from it (a second, last pass). Any other
+ * step means a certificate is unusable the moment it is made (a time that reads back wrong, a validity
+ * shorter than the renewal window), and writing it would only start the same renewal again.
+ */
+const settles = (done: CertStep['kind'], next: CertStep['kind']): boolean =>
+  next === 'keep' || (done === 'add-ca' && next === 'new-serving')
+
+const iso = (ms: number): string => `${new Date(ms).toISOString().slice(0, 19)}Z`
 
 const admissionType = (kind: string, resource: string): ResourceType => ({
   group: 'admissionregistration.k8s.io',
@@ -114,7 +131,10 @@ export class WebhookCertController {
    * now, as if the CA were expiring), patches the bundle where it differs, hands a changed serving pair
    * to `onCertificate`. Resolves with the pair served and when to pass again.
    *
-   * @throws the client's error when the Secret cannot be read or written, or a configuration patched.
+   * @throws the client's error when the Secret cannot be read or written, or a configuration patched;
+   * EdgeopError `EDGEOP_ERR_INVALID` (step `check issued webhook certificate`), before any write, when
+   * what it issued would need renewing at once (a time that reads back wrong, a validity shorter than
+   * the renewal window); {@link run} retries it after {@link WEBHOOK_CERT_RETRY_MS}.
    */
   async sync(rotate = false): Promise<CertificatePair & { wakeAt: number }> {
     const { client, namespace, secretName: name } = this.#o
@@ -137,6 +157,8 @@ export class WebhookCertController {
       if (rotate && step.kind !== 'new-ca') step = { kind: 'add-ca' }
       if (step.kind !== 'keep') {
         this.#renew(step.kind, data, now)
+        const next = certStep(data, this.#o.hosts, now, this.#o.timing)
+        if (!settles(step.kind, next.kind)) throw this.#unusable(step.kind, next.kind, data, now)
         secret.data = Object.fromEntries(KEYS.map((k) => [k, Buffer.from(data[k]!).toString('base64')]))
         try {
           // A Secret's type cannot change: one made before (e.g. Opaque) keeps its own.
@@ -154,7 +176,7 @@ export class WebhookCertController {
           sha256: new X509Certificate(data['tls.crt']!).fingerprint256,
         })
         rotate = false
-        step = certStep(data, this.#o.hosts, now, this.#o.timing)
+        step = next
       }
       this.#bundle = data['ca.crt']!
       await this.#patchBundles(Buffer.from(this.#bundle).toString('base64'))
@@ -187,6 +209,20 @@ export class WebhookCertController {
       }
       await sleep(Math.max(0, wakeAt - this.#clock.now()), this.#clock, signal).catch(() => {})
     }
+  }
+
+  /** The error for certificates that need renewing again as soon as issued: their times as read back, and the limit. */
+  #unusable(done: CertStep['kind'], next: CertStep['kind'], data: WebhookCertData, now: number): EdgeopError {
+    const { namespace, secretName, timing } = this.#o
+    const read = (pem: string | undefined) => (pem ? iso(notAfter(new X509Certificate(pem))) : 'none')
+    const renewDays = (timing?.renewBeforeMs ?? WEBHOOK_CERT_RENEW_BEFORE_MS) / 86_400_000
+    return new EdgeopError(
+      'EDGEOP_ERR_INVALID',
+      `webhook certificate Secret ${namespace}/${secretName} not written: ${next} is due right after ${done} ` +
+        `at ${iso(now)}; certificates must outlive the renewal window of ${renewDays} days (CA notAfter ` +
+        `${read(pemCertificates(data['ca.crt'])[0])}, serving notAfter ${read(data['tls.crt'])})`,
+      { step: 'check issued webhook certificate' },
+    )
   }
 
   #renew(kind: CertStep['kind'], data: WebhookCertData, now: number): void {

@@ -88,8 +88,8 @@ const keyMatches = (x: X509Certificate, key: string | undefined): boolean => {
     return false
   }
 }
-/** When `x` expires (ms). */
-export const notAfter = (x: X509Certificate): number => Date.parse(x.validTo)
+/** When `x` expires (ms), as OpenSSL reads it: UTCTime and GeneralizedTime alike (RFC 5280 §4.1.2.5). */
+export const notAfter = (x: X509Certificate): number => x.validToDate.getTime()
 
 /** Decides the next step for `data` serving `hosts` at `now`. */
 export function certStep(
@@ -118,6 +118,6 @@ export function certStep(
   if (issuer === ca) return { kind: 'keep', wakeAt }
   // Signed by an older CA still in the bundle: switch once the newest has propagated.
   const trustedAt =
-    Date.parse(ca.validFrom) + SELF_SIGNED_BACKDATE_MS + (t.propagationMs ?? WEBHOOK_CA_PROPAGATION_MS)
+    ca.validFromDate.getTime() + SELF_SIGNED_BACKDATE_MS + (t.propagationMs ?? WEBHOOK_CA_PROPAGATION_MS)
   return trustedAt <= now ? { kind: 'new-serving' } : { kind: 'keep', wakeAt: Math.min(wakeAt, trustedAt) }
 }

@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import type { ResourceClient } from '../../src/client/resource-client.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { isSubset } from '../../src/objects/apply.ts'
-import { findCondition, jsonEqual, setCondition } from '../../src/objects/conditions.ts'
+import {
+  findCondition,
+  jsonEqual,
+  setCondition,
+  updateStatusIfChanged,
+} from '../../src/objects/conditions.ts'
 import { microTime } from '../../src/objects/events.ts'
 import { controllerReference, withControllerReference } from '../../src/objects/owner.ts'
 
@@ -147,4 +153,29 @@ test('jsonEqual ignores key order and undefined fields; microTime has microsecon
   assert.ok(!jsonEqual({ a: [1, 2] }, { a: [2, 1] }))
   assert.ok(!jsonEqual({ a: 1 }, { a: 1, b: null }))
   assert.equal(microTime(Date.parse('2026-11-29T10:00:00.123Z')), '2026-11-29T10:00:00.123000Z')
+})
+
+test('D17: isSubset and jsonEqual see only own keys: `__proto__`, `constructor` and `toString` are ordinary keys', () => {
+  const proto = JSON.parse('{"spec":{"__proto__":{}}}')
+  assert.ok(!isSubset(proto, { spec: {} }), 'a desired `__proto__` the live object lacks is drift')
+  assert.ok(isSubset(proto, JSON.parse('{"spec":{"__proto__":{},"x":1}}')))
+  assert.ok(!jsonEqual(JSON.parse('{"__proto__":{}}'), { x: {} }))
+  assert.ok(!jsonEqual({ constructor: {} }, { x: {} }))
+  assert.ok(jsonEqual(JSON.parse('{"__proto__":{"a":1}}'), JSON.parse('{"__proto__":{"a":1}}')))
+})
+
+test('D17: updateStatusIfChanged nulls a status key named `constructor` or `toString` that went away', async () => {
+  const patches: unknown[] = []
+  const client = {
+    patch: async (_name: string, body: unknown) => {
+      patches.push(body)
+      return owner
+    },
+  } as unknown as ResourceClient<KubeObject>
+  const status = JSON.parse('{"constructor":"a","toString":"b","__proto__":"c","ready":true}')
+  await updateStatusIfChanged(client, { ...owner, status }, { ready: false })
+  assert.deepEqual(
+    JSON.stringify(patches),
+    '[{"status":{"ready":false,"constructor":null,"toString":null,"__proto__":null}}]',
+  )
 })

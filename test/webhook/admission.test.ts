@@ -19,3 +19,32 @@ test('jsonPatch replaces a changed array whole and is empty for equal objects', 
     { op: 'replace', path: '/a/b', value: 0 },
   ])
 })
+
+test('D17: jsonPatch removes a `constructor` label and adds a `toString` label, keys on every object prototype', () => {
+  const from = { metadata: { labels: { constructor: 'a', keep: 'k' } } }
+  const to = { metadata: { labels: { keep: 'k', toString: 'b', hasOwnProperty: 'c' } } }
+  assert.deepEqual(jsonPatch(from, to), [
+    { op: 'remove', path: '/metadata/labels/constructor' },
+    { op: 'add', path: '/metadata/labels/toString', value: 'b' },
+    { op: 'add', path: '/metadata/labels/hasOwnProperty', value: 'c' },
+  ])
+  assert.deepEqual(jsonPatch({ constructor: { a: 1 } }, {}), [{ op: 'remove', path: '/constructor' }])
+  assert.deepEqual(jsonPatch({}, { valueOf: { a: 1 } }), [{ op: 'add', path: '/valueOf', value: { a: 1 } }])
+})
+
+test('D17: jsonPatch treats `__proto__` as an ordinary key, as JSON.parse and structuredClone give it', () => {
+  const from = JSON.parse('{"metadata":{"labels":{"__proto__":"a"}}}')
+  const to = structuredClone(JSON.parse('{"metadata":{"labels":{}},"spec":{"__proto__":{"x":1}}}'))
+  assert.deepEqual(jsonPatch(from, to), [
+    { op: 'remove', path: '/metadata/labels/__proto__' },
+    { op: 'add', path: '/spec', value: to.spec },
+  ])
+  assert.deepEqual(jsonPatch({ spec: {} }, to).at(-1), {
+    op: 'add',
+    path: '/spec/__proto__',
+    value: { x: 1 },
+  })
+  assert.deepEqual(jsonPatch(JSON.parse('{"__proto__":{"x":1}}'), JSON.parse('{"__proto__":{"x":2}}')), [
+    { op: 'replace', path: '/__proto__/x', value: 2 },
+  ])
+})

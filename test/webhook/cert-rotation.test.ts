@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict'
+import { X509Certificate } from 'node:crypto'
 import { test } from 'node:test'
 import { issueCertificate } from '../../src/tls/self-signed-cert.ts'
 import {
   certStep,
+  notAfter,
   WEBHOOK_CERT_CHECK_INTERVAL_MS,
   type WebhookCertData,
 } from '../../src/webhook/cert-rotation.ts'
@@ -75,4 +77,14 @@ test('after a new CA joins the bundle, the old serving pair is kept until the bu
   assert.equal(waiting.kind, 'keep')
   assert.ok(waiting.kind === 'keep' && waiting.wakeAt <= NOW + 60_000)
   assert.deepEqual(certStep(rotated, HOSTS, NOW + 61_000, { propagationMs: 60_000 }), { kind: 'new-serving' })
+})
+
+test('D3: a CA made in 2041 for 10 years is kept until its renewal window in 2051, read back across 2050', () => {
+  const at = Date.UTC(2041, 6, 1)
+  const s = secret(ca(at), at)
+  assert.equal(notAfter(new X509Certificate(s['ca.crt']!)), at - 3_600_000 + 3650 * DAY)
+  assert.equal(certStep(s, HOSTS, at + DAY).kind, 'keep')
+  assert.equal(certStep(s, HOSTS, at + 364 * DAY).kind, 'new-serving', 'the one-year serving pair, in 2042')
+  assert.deepEqual(certStep(s, HOSTS, Date.UTC(2051, 3, 1)), { kind: 'add-ca' })
+  assert.deepEqual(certStep(s, HOSTS, Date.UTC(2051, 6, 1)), { kind: 'new-ca' })
 })
