@@ -3,14 +3,9 @@
  * reconnection (the `watch` layer's job).
  */
 
-import {
-  ACCEPT_PARTIAL_METADATA,
-  acceptHeader,
-  isProtobufResponse,
-  protobufKindOf,
-  type WireOptions,
-} from '../codec/content-negotiation.ts'
-import { type DecodeOptions, decodeWatchStream } from '../codec/json-watch-decoder.ts'
+import type { WireOptions } from '../codec/content-negotiation.ts'
+import type { DecodeOptions } from '../codec/json-watch-decoder.ts'
+import { responseFormat } from '../codec/response-format.ts'
 import type { KubeObject, WatchEvent } from '../core/types.ts'
 import type { Transport } from '../transport/transport.ts'
 import type { CallOptions } from './call-options.ts'
@@ -53,33 +48,21 @@ export async function openRawWatch<T extends KubeObject>(
   o: RawWatchOptions = {},
 ): Promise<WatchStream<T>> {
   const collection = resourcePath(type, namespace)
-  const kind = protobufKindOf(type, o)
+  const format = responseFormat(type, o, o.metadataOnly ? 'PartialObjectMetadata' : undefined)
   const res = await transport.stream({
     method: 'GET',
     path: collection + watchQuery(o),
-    accept: kind
-      ? acceptHeader(kind, o.metadataOnly ? 'PartialObjectMetadata' : undefined)
-      : o.metadataOnly
-        ? ACCEPT_PARTIAL_METADATA
-        : 'application/json',
-    ...(kind ? { decodeStatus: kind.wire.status } : {}),
+    accept: format.accept,
+    ...(format.decodeStatus === undefined ? {} : { decodeStatus: format.decodeStatus }),
     ...(o.signal === undefined ? {} : { signal: o.signal }),
     ...(o.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: o.idleTimeoutMs }),
   })
-  const source = `watch ${collection}`
-  const events =
-    kind && isProtobufResponse(res.headers['content-type'])
-      ? kind.wire.watch<T>(res.body, kind, {
-          source,
-          ...(o.dropManagedFields || o.keepBytes ? { dropManagedFields: true } : {}),
-          ...(o.keepBytes ? { keepBytes: kind.wire.codec(kind) } : {}),
-          ...(o.maxLineBytes === undefined ? {} : { maxFrameBytes: o.maxLineBytes }),
-        })
-      : decodeWatchStream<T>(res.body, {
-          source,
-          ...(o.keepBytes ? { keepBytes: true } : {}),
-          ...(o.maxLineBytes === undefined ? {} : { maxLineBytes: o.maxLineBytes }),
-        })
+  const events = format.watch<T>(res.headers['content-type'], res.body, {
+    source: `watch ${collection}`,
+    keepBytes: o.keepBytes,
+    dropManagedFields: o.dropManagedFields,
+    maxEventBytes: o.maxLineBytes,
+  })
   return {
     events,
     close: () => {

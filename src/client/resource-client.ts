@@ -2,15 +2,8 @@
  * @module resource-client — every verb on one resource type, dynamically typed.
  */
 
-import {
-  ACCEPT_PARTIAL_METADATA,
-  ACCEPT_PARTIAL_METADATA_LIST,
-  acceptHeader,
-  isProtobufResponse,
-  protobufKindOf,
-} from '../codec/content-negotiation.ts'
-import { decodeListBytes } from '../codec/json-stubs.ts'
-import type { KindSchema } from '../codec/protobuf/kind-schema.ts'
+import { ACCEPT_PARTIAL_METADATA } from '../codec/content-negotiation.ts'
+import { type ResponseFormat, responseFormat } from '../codec/response-format.ts'
 import { EdgeopError } from '../core/errors.ts'
 import type { KubeList, KubeObject, PartialObjectMetadata, Status, WatchEvent } from '../core/types.ts'
 import { decodeJson } from '../transport/body-codec.ts'
@@ -123,45 +116,28 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
    * carries its protobuf kind (see {@link WireOptions}); the items are the same JSON-shaped objects either way.
    */
   list(o: ListCallOptions = {}): Promise<KubeList<T>> {
-    const kind = protobufKindOf(this.type, o)
-    return kind === undefined ? this.#list(o) : this.#listProtobuf(kind, o)
+    return this.#list(responseFormat(this.type, o), o)
   }
 
-  async #list<R extends KubeObject>(o: ListCallOptions, accept?: string): Promise<KubeList<R>> {
+  async #list<R extends KubeObject>(format: ResponseFormat, o: ListCallOptions): Promise<KubeList<R>> {
     const path = resourcePath(this.type, this.namespace) + listQuery(o)
-    if (!o.keepBytes) return this.#call('GET', path, o, accept === undefined ? {} : { accept })
-    const { bytes } = await this.#transport.requestBytes({
-      method: 'GET',
-      path,
-      ...(accept === undefined ? {} : { accept }),
-      ...callFields(o),
-    })
-    return decodeListBytes<R>(bytes)
-  }
-
-  async #listProtobuf<R extends KubeObject>(
-    kind: KindSchema,
-    o: ListCallOptions,
-    as?: 'PartialObjectMetadataList',
-  ): Promise<KubeList<R>> {
-    const path = resourcePath(this.type, this.namespace) + listQuery(o)
+    // A JSON list read whole goes through the transport's JSON reader, as every other call does.
+    if (format.kind === undefined && !o.keepBytes)
+      return this.#call('GET', path, o, { accept: format.accept })
     const spec = {
       method: 'GET' as const,
       path,
-      accept: acceptHeader(kind, as),
-      decodeStatus: kind.wire.status,
+      accept: format.accept,
+      ...(format.decodeStatus === undefined ? {} : { decodeStatus: format.decodeStatus }),
       ...callFields(o),
     }
     const { contentType, bytes } = await this.#transport.requestBytes(spec)
-    if (!isProtobufResponse(contentType)) {
-      return o.keepBytes
-        ? decodeListBytes<R>(bytes)
-        : (decodeJson(bytes.toString('utf8'), spec) as KubeList<R>)
-    }
-    return kind.wire.list(kind, bytes, {
-      ...(o.dropManagedFields || o.keepBytes ? { dropManagedFields: true } : {}),
-      ...(o.keepBytes ? { keepBytes: kind.wire.codec(kind) } : {}),
-    }) as KubeList<R>
+    return format.list<R>(
+      contentType,
+      bytes,
+      o,
+      () => decodeJson(bytes.toString('utf8'), spec) as KubeList<R>,
+    )
   }
 
   /** Every page of a list, following `continue` tokens. */
@@ -289,10 +265,7 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
 
   /** Metadata-only list (PartialObjectMetadataList), in protobuf unless `wire: 'json'` (client-go's metadata client). */
   listMetadata(o: ListCallOptions = {}): Promise<KubeList<PartialObjectMetadata>> {
-    const kind = protobufKindOf(this.type, { ...o, metadataOnly: true })
-    return kind === undefined
-      ? this.#list(o, ACCEPT_PARTIAL_METADATA_LIST)
-      : this.#listProtobuf(kind, o, 'PartialObjectMetadataList')
+    return this.#list(responseFormat(this.type, o, 'PartialObjectMetadataList'), o)
   }
 
   /**

@@ -1,0 +1,67 @@
+/**
+ * One format per request: the Accept header, the protobuf error decoder and the body decoders a list or watch
+ * call uses all come from one choice, and the answer's Content-Type decides between protobuf and JSON.
+ */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { CONFIG_MAP_V1, POD_V1 } from '../../src/codec/protobuf/kinds.generated.ts'
+import { responseFormat } from '../../src/codec/response-format.ts'
+import { isWireObject } from '../../src/core/encoded-object.ts'
+import type { KubeList } from '../../src/core/types.ts'
+import { corpusFile, corpusJson } from './protobuf/corpus.ts'
+
+const PB = 'application/vnd.kubernetes.protobuf'
+const jsonOnly = (): never => assert.fail('the JSON reader is not asked for a protobuf answer')
+
+test('a type without a protobuf kind asks for JSON only and has no protobuf error decoder', () => {
+  const f = responseFormat({}, {})
+  assert.equal(f.kind, undefined)
+  assert.equal(f.accept, 'application/json')
+  assert.equal(f.decodeStatus, undefined)
+})
+
+test("a type with its protobuf kind asks for protobuf first, JSON second; format 'json' asks for JSON only", () => {
+  const f = responseFormat({ protobuf: POD_V1 }, {})
+  assert.equal(f.kind, POD_V1)
+  assert.equal(f.accept, `${PB},application/json`)
+  assert.equal(typeof f.decodeStatus, 'function')
+  assert.equal(responseFormat({ protobuf: POD_V1 }, { wire: 'json' }).accept, 'application/json')
+})
+
+test('metadata-only calls ask for PartialObjectMetadata, in protobuf when the type carries its kind', () => {
+  const meta = ';as=PartialObjectMetadataList;g=meta.k8s.io;v=v1'
+  assert.equal(
+    responseFormat({ protobuf: POD_V1 }, {}, 'PartialObjectMetadataList').accept,
+    `${PB}${meta},application/json${meta},application/json`,
+  )
+  assert.equal(
+    responseFormat({}, {}, 'PartialObjectMetadataList').accept,
+    `application/json${meta},application/json`,
+  )
+})
+
+test("the answer's Content-Type decides: a protobuf list is decoded as protobuf, a JSON one through the JSON reader", () => {
+  const f = responseFormat({ protobuf: CONFIG_MAP_V1 }, {})
+  const fromPb = f.list(PB, corpusFile('configmaps.list.pb'), {}, jsonOnly)
+  assert.deepEqual(fromPb, corpusJson('configmaps.list.json'))
+  const json = corpusFile('configmaps.list.json')
+  let asked = 0
+  const fromJson = f.list('application/json', json, {}, (b) => {
+    asked++
+    return JSON.parse(Buffer.from(b).toString('utf8')) as KubeList
+  })
+  assert.equal(asked, 1)
+  assert.deepEqual(fromJson, corpusJson('configmaps.list.json'))
+})
+
+test('keepBytes yields stubs from either answer, without the JSON reader', () => {
+  const f = responseFormat({ protobuf: CONFIG_MAP_V1 }, {})
+  for (const [ct, file] of [
+    [PB, 'configmaps.list.pb'],
+    ['application/json', 'configmaps.list.json'],
+  ] as const) {
+    const list = f.list(ct, corpusFile(file), { keepBytes: true }, jsonOnly)
+    assert.ok(list.items.length > 0)
+    assert.ok(list.items.every(isWireObject), `${file}: every item is a stub`)
+  }
+})
