@@ -7,8 +7,8 @@
  * makes the rename durable).
  */
 import { randomBytes } from 'node:crypto'
-import { constants } from 'node:fs'
-import { mkdir, open, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises'
+import { constants, type Stats } from 'node:fs'
+import { type FileHandle, mkdir, open, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { EdgeopError, errorMessage, isEdgeopError } from '../core/errors.ts'
 
@@ -71,6 +71,61 @@ export async function readIfExists(path: string): Promise<Buffer | undefined> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw err
   }
+}
+
+/**
+ * Largest snapshot file read: V8's longest string (2^29 - 24 characters in Node 24) bounds
+ * what could be decoded anyway, and the file is read whole into memory.
+ */
+export const MAX_SNAPSHOT_BYTES = 512 * 1024 * 1024
+
+/**
+ * The bytes of snapshot file `path`, or undefined when it does not exist. Reads only a
+ * regular file: the path is opened without following a symlink and without blocking (a
+ * FIFO would otherwise block the open until a writer came), checked with fstat, and read
+ * to at most `maxBytes` (default {@link MAX_SNAPSHOT_BYTES}). Anything else throws an
+ * `EDGEOP_ERR_FILE` naming the path and what it is (a FIFO, a symlink, a directory, too large).
+ */
+export async function readSnapshotFile(
+  path: string,
+  maxBytes = MAX_SNAPSHOT_BYTES,
+): Promise<Buffer | undefined> {
+  const refuse = (what: string, cause?: unknown): EdgeopError =>
+    new EdgeopError('EDGEOP_ERR_FILE', `${path} ${what}`, { step: 'read cache snapshot', cause })
+  let fh: FileHandle
+  try {
+    fh = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') return undefined
+    if (code === 'ELOOP') throw refuse('is a symlink, not a regular file', err)
+    throw refuse(`cannot be opened (${code ?? errorMessage(err)})`, err)
+  }
+  try {
+    const st = await fh.stat()
+    if (!st.isFile()) throw refuse(`is ${fileKind(st)}, not a regular file`)
+    if (st.size > maxBytes) throw refuse(`is ${st.size} bytes, over the ${maxBytes}-byte limit`)
+    // The size may change under us: read at most one byte past the cap to notice.
+    const buf = Buffer.allocUnsafe(Math.min(st.size, maxBytes) + 1)
+    let n = 0
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, n, buf.length - n, n)
+      if (bytesRead === 0) break
+      n += bytesRead
+      if (n === buf.length) throw refuse('grew while it was read')
+    }
+    return buf.subarray(0, n)
+  } finally {
+    await fh.close()
+  }
+}
+
+function fileKind(st: Stats): string {
+  if (st.isDirectory()) return 'a directory'
+  if (st.isFIFO()) return 'a FIFO'
+  if (st.isSocket()) return 'a socket'
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device'
+  return 'a special file'
 }
 
 function alive(pid: number): boolean {
