@@ -86,8 +86,8 @@ const LINE_END = Buffer.from('\n')
  * Decodes `bytes` as a snapshot of `identity`. Returns the contents, or a short reason
  * that never quotes the file: `truncated`, `checksum mismatch`, `<field> differs` (another
  * format, resource, scope, selector or tag; `count` when objects are missing), `malformed`,
- * or `object <n>: <what>` when an object is not shaped as the cache needs (see
- * {@link objectProblem}): a checksum proves the bytes are the ones written, not that the
+ * or `object <n>: <what>` when an object is not shaped as the cache needs (an object whose
+ * `metadata` has a non-empty string `name`): a checksum proves the bytes are the ones written, not that the
  * writer wrote objects, so every object is checked before the store sees it.
  */
 export function decodeSnapshot<T extends KubeObject = KubeObject>(

@@ -26,6 +26,12 @@ export {
   isDns1123Subdomain,
 } from './names.ts'
 export { MAX_QUOTED_INPUT_CHARS, MAX_QUOTED_INPUTS, quoteInput, quoteInputs } from './quote-input.ts'
+export {
+  SYSTEM_DIRECTORIES,
+  SYSTEM_DIRECTORY_NAMES,
+  SYSTEM_TREES,
+  systemDirectoryOf,
+} from './system-directories.ts'
 export { TokenBucket, type TokenBucketOptions } from './token-bucket.ts'
 export {
   type Condition,

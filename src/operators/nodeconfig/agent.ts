@@ -163,7 +163,7 @@ export const AGENT_FLAGS = {
     { schema: kubeName('subdomain', 'a node name'), placeholder: 'name' },
   ),
   root: stringFlag(
-    'Directory under which NodeConfig files are written; nothing outside it is touched. Created if missing; must be writable, and neither a system directory (/, /etc, /usr, /var, …) nor inside /bin, /boot, /dev, /etc, /lib*, /proc, /root, /sbin, /sys or /usr.',
+    'Directory under which NodeConfig files are written; nothing outside it is touched. Created if missing; must be writable, and neither a system directory (/, /etc, /usr, /var, …) nor inside /bin, /boot, /dev, /etc, /lib*, /proc, /root, /sbin, /sys, /usr, a directory whose files are run (kubelet, CNI, k3s/RKE2 manifests, cron, systemd units) or any .ssh.',
     { default: DEFAULT_AGENT_ROOT, schema: nonEmpty(), placeholder: 'dir' },
   ),
   'allow-system-root': booleanFlag(

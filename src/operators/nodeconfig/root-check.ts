@@ -9,52 +9,9 @@
 import { randomBytes } from 'node:crypto'
 import type { Stats } from 'node:fs'
 import { mkdir, open, realpath, rm, stat } from 'node:fs/promises'
-import { basename, dirname, join, resolve, sep } from 'node:path'
-import { errorMessage } from '../../core/index.ts'
+import { basename, dirname, join, resolve } from 'node:path'
+import { errorMessage, systemDirectoryOf } from '../../core/index.ts'
 import { DIR_MODE, TEMP_PREFIX } from './file-store.ts'
-
-/**
- * Directories whose whole tree belongs to the operating system (FHS 3.0 and the kernel's virtual
- * filesystems): programs, libraries, configuration, devices, kernel state, the superuser's home.
- * A root equal to one of these, or inside one, is refused.
- */
-export const SYSTEM_TREES: readonly string[] = [
-  '/bin',
-  '/boot',
-  '/dev',
-  '/etc',
-  '/lib',
-  '/lib32',
-  '/lib64',
-  '/libx32',
-  '/proc',
-  '/root',
-  '/sbin',
-  '/sys',
-  '/usr',
-]
-
-/**
- * Directories refused as the root itself, though a directory of the agent's own may lie below them
- * (the default root, `/var/lib/edgeop/files`, is under `/var/lib`): managing files directly in one of
- * these would put the agent's files among everyone else's.
- */
-export const SYSTEM_DIRECTORIES: readonly string[] = [
-  '/',
-  '/home',
-  '/media',
-  '/mnt',
-  '/opt',
-  '/run',
-  '/srv',
-  '/tmp',
-  '/var',
-  '/var/cache',
-  '/var/lib',
-  '/var/log',
-  '/var/run',
-  '/var/tmp',
-]
 
 /** Longest part of the given path repeated in a message. */
 const MAX_SHOWN_CHARS = 128
@@ -67,22 +24,9 @@ export interface RootProblem {
 }
 
 /**
- * The system directory `dir` (an absolute, normalised path) is or lies in, or undefined.
- *
- * @example
- * systemDirectoryOf('/etc/ssh')              // '/etc'
- * systemDirectoryOf('/var/lib')              // '/var/lib'
- * systemDirectoryOf('/var/lib/edgeop/files') // undefined
- */
-export function systemDirectoryOf(dir: string): string | undefined {
-  if (SYSTEM_DIRECTORIES.includes(dir)) return dir
-  return SYSTEM_TREES.find((tree) => dir === tree || dir.startsWith(tree + sep))
-}
-
-/**
  * Checks `root` as the agent would use it, and creates it (mode {@link DIR_MODE}) when missing, as
  * the agent's first reconcile would. Refused, in this order: an empty path; a system directory (see
- * {@link SYSTEM_TREES} and {@link SYSTEM_DIRECTORIES}) as written, then again with the deepest
+ * `systemDirectoryOf` of edgeop/core) as written, then again with the deepest
  * existing part resolved through symlinks — both before anything is created — unless
  * `allowSystemRoot`; a path whose existing part is not a directory; one that cannot be created; one
  * where a file cannot be created and removed (read-only filesystem, no permission). The probe file
