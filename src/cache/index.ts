@@ -10,6 +10,7 @@ export * from './index-funcs.ts'
 export * from './informer.ts'
 export type { DeleteInfo, EventHandler, HandlerRegistration } from './listener.ts'
 export * from './multi-namespace-informer.ts'
+export { type DirectoryProblem, ownDirectory, resolveExisting, shownPath } from './own-directory.ts'
 export {
   type AtomicWriteOptions,
   lockCacheDir,

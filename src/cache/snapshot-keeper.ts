@@ -11,7 +11,7 @@ import type { CancelTimer, Clock } from '../core/clock.ts'
 import { errorMessage } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
 import type { KubeObject } from '../core/types.ts'
-import { readSnapshotFile, writeFileAtomic } from './snapshot-file.ts'
+import { MAX_SNAPSHOT_BYTES, readRegularFile, writeFileAtomic } from './snapshot-file.ts'
 import {
   decodeSnapshot,
   encodeSnapshot,
@@ -76,7 +76,7 @@ export class SnapshotKeeper {
   ): Promise<SnapshotContents<T> | undefined> {
     let r: SnapshotContents<T> | { problem: string } | undefined
     try {
-      const bytes = await readSnapshotFile(this.#o.path)
+      const bytes = await readRegularFile(this.#o.path, MAX_SNAPSHOT_BYTES)
       r = bytes && decodeSnapshot<T>(bytes, this.#o.identity, o)
     } catch (err) {
       r = { problem: errorMessage(err) }

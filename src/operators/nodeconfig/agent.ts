@@ -36,7 +36,7 @@ import type { QueueMetrics } from '../../queue/index.ts'
 import { NODECONFIGS, type NodeConfig } from './api.ts'
 import { FileStore } from './file-store.ts'
 import { DEFAULT_RECHECK_INTERVAL_MS, type EventSink, nodeConfigReconciler } from './reconcile.ts'
-import { checkAgentRoot } from './root-check.ts'
+import { cacheDirProblem, checkAgentRoot } from './root-check.ts'
 import { keepOwnEntry } from './status.ts'
 
 /** The root on a node unless `--root` says otherwise (FHS: variable state of a package). */
@@ -190,7 +190,7 @@ export const nodeConfigAgentOperator: OperatorSpec<typeof AGENT_FLAGS> = {
     (o.nodeName ? undefined : '--node-name: required (set it from spec.nodeName with the downward API)'),
   precheck: async (o) => {
     const problem = await checkAgentRoot(o.root, { allowSystemRoot: o.allowSystemRoot })
-    if (problem === undefined) return undefined
+    if (problem === undefined) return o.cacheDir ? await cacheDirProblem(o.root, o.cacheDir) : undefined
     return `--root: ${problem.message}${problem.kind === 'system' ? ' (--allow-system-root accepts it)' : ''}`
   },
   reportingController: 'platform.example.com/nodeconfig-agent',
