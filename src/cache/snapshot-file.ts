@@ -19,6 +19,11 @@ export interface AtomicWriteOptions {
   mode?: number
   /** Name prefix of the temporary file (a random suffix follows). Default `.edgeop-tmp-`. */
   tempPrefix?: string
+  /**
+   * Called with the temporary file, written and fsynced, before the rename; a throw aborts the
+   * write (the temporary file is removed, `target` untouched). E.g. a check of where the file is.
+   */
+  verify?: (fh: FileHandle) => Promise<void>
 }
 
 /**
@@ -40,6 +45,7 @@ export async function writeFileAtomic(
       await fh.writeFile(data)
       await fh.chmod(o.mode ?? 0o600)
       await fh.sync()
+      await o.verify?.(fh)
     } finally {
       await fh.close()
     }
