@@ -146,7 +146,7 @@ const lockContent = (pid: number): string => `edgeop cache lock, pid ${pid}\n`
  * Makes this process the only user of cache directory `dir` by creating `dir/edgeop.lock`
  * ({@link SNAPSHOT_LOCK_FILE}) holding `edgeop cache lock, pid <pid>`. The directory is taken as
  * `ownDirectory` takes it: a system directory is refused, a missing one created one level at a
- * time. The lock appears whole or not at all (written beside it, then hard-linked into place,
+ * time, mode 0700 (snapshots hold cluster objects). The lock appears whole or not at all (written beside it, then hard-linked into place,
  * which fails when it exists). A lock of edgeop's format whose pid is dead, or is this process's
  * own pid (a restarted container is pid 1 again), is stale and taken over; a file of that name in
  * any other format (or not a regular file) is never touched: the directory is refused.
