@@ -14,6 +14,8 @@ export { type DirectoryProblem, ownDirectory, resolveExisting, shownPath } from 
 export {
   type AtomicWriteOptions,
   lockCacheDir,
+  MAX_SNAPSHOT_BYTES,
+  readRegularFile,
   SNAPSHOT_LOCK_FILE,
   syncDir,
   writeFileAtomic,

@@ -78,11 +78,16 @@ export const MAX_SNAPSHOT_BYTES = 512 * 1024 * 1024
  * regular file: the path is opened without following a symlink and without blocking (a
  * FIFO would otherwise block the open until a writer came), checked with fstat, and read
  * to at most `maxBytes` ({@link MAX_SNAPSHOT_BYTES} for a snapshot). Anything else throws an
- * `EDGEOP_ERR_FILE` naming the path and what it is (a FIFO, a symlink, a directory, too large).
+ * `EDGEOP_ERR_FILE` naming the file (`shown`, default `path`) and what it is (a FIFO, a symlink,
+ * a directory, too large).
  */
-export async function readRegularFile(path: string, maxBytes: number): Promise<Buffer | undefined> {
+export async function readRegularFile(
+  path: string,
+  maxBytes: number,
+  shown = path,
+): Promise<Buffer | undefined> {
   const refuse = (what: string, cause?: unknown): EdgeopError =>
-    new EdgeopError('EDGEOP_ERR_FILE', `${path} ${what}`, { step: 'read file', cause })
+    new EdgeopError('EDGEOP_ERR_FILE', `${shown} ${what}`, { step: 'read file', cause })
   let fh: FileHandle
   try {
     fh = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)

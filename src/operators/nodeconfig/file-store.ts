@@ -11,10 +11,9 @@
  */
 import { createHash } from 'node:crypto'
 import { constants, type Stats } from 'node:fs'
-import { type FileHandle, lstat, mkdir, open, readFile, realpath, rmdir, unlink } from 'node:fs/promises'
-import { join } from 'node:path'
+import { type FileHandle, lstat, mkdir, open, realpath, rmdir, unlink } from 'node:fs/promises'
 import * as z from 'zod/mini'
-import { writeFileAtomic as writeDurably } from '../../cache/index.ts'
+import { readRegularFile, writeFileAtomic as writeDurably } from '../../cache/index.ts'
 import { EdgeopError, errorMessage } from '../../core/index.ts'
 import { inDir, openContainedDir, openPath } from './contained-dir.ts'
 import { containedTarget, isInside, PathRefusedError, RESERVED_PREFIX } from './paths.ts'
@@ -27,6 +26,8 @@ export const TEMP_PREFIX = `${RESERVED_PREFIX}-tmp-`
 export const RECORD_PATH = `${RESERVED_PREFIX}/owners.json`
 /** The record holds UIDs and hashes, no content, but nobody else needs to read it. */
 export const RECORD_MODE = 0o600
+/** Largest ownership record read: an entry is under 5 KB (a 4 KiB path at most), so this is thousands of files more than any node holds. */
+export const MAX_RECORD_BYTES = 64 * 1024 * 1024
 
 /** What the agent remembers about one file it wrote. */
 export interface OwnedFile {
@@ -189,16 +190,29 @@ export class FileStore {
     return true
   }
 
-  /** The ownership record; empty when none was written yet. Throws when it is unreadable. */
+  /**
+   * The ownership record; empty when none was written yet. Throws when it is unreadable: not a
+   * regular file (a FIFO would block the read forever), over {@link MAX_RECORD_BYTES}, not JSON,
+   * malformed.
+   */
   async loadRecord(): Promise<OwnershipRecord> {
-    const file = join(await this.#root(), RECORD_PATH)
-    let text: string
+    const real = await this.#root()
+    const segments = RECORD_PATH.split('/')
+    const name = segments.pop()!
+    let bytes: Buffer | undefined
     try {
-      text = await readFile(file, 'utf8')
+      const dir = await openContainedDir(real, segments, RECORD_PATH)
+      if (!dir) return emptyRecord()
+      try {
+        bytes = await readRegularFile(inDir(dir, name), MAX_RECORD_BYTES, RECORD_PATH)
+      } finally {
+        await dir.close()
+      }
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyRecord()
       throw fileError(`ownership record ${RECORD_PATH}: ${errorMessage(err)}`, 'read ownership record', err)
     }
+    if (!bytes) return emptyRecord()
+    const text = bytes.toString('utf8')
     let parsed: ReturnType<typeof RecordSchema.safeParse>
     try {
       parsed = RecordSchema.safeParse(JSON.parse(text))

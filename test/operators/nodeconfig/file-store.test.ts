@@ -187,3 +187,26 @@ test('an unusable root fails with the reason, naming no content', async () => {
     /cannot write the ownership record/,
   )
 })
+
+test('a FIFO, a symlink or a directory at the ownership record is an error naming the record, never a hang', async () => {
+  for (const kind of ['fifo', 'symlink', 'dir'] as const) {
+    const root = await tempDir()
+    await mkdir(join(root, '.edgeop'))
+    const file = join(root, RECORD_PATH)
+    if (kind === 'fifo') execFileSync('mkfifo', [file])
+    else if (kind === 'dir') await mkdir(file)
+    else {
+      await writeFile(join(root, 'elsewhere.json'), '{"version":1,"files":{}}')
+      await symlink(join(root, 'elsewhere.json'), file)
+    }
+    await assert.rejects(new FileStore(root).loadRecord(), {
+      code: 'EDGEOP_ERR_FILE',
+      message:
+        /^ownership record \.edgeop\/owners\.json: \.edgeop\/owners\.json is (a FIFO|a symlink|a directory), not a regular file$/,
+    })
+  }
+  const symlinked = await tempDir()
+  await mkdir(join(symlinked, 'real'))
+  await symlink(join(symlinked, 'real'), join(symlinked, '.edgeop'))
+  await assert.rejects(new FileStore(symlinked).loadRecord(), /a parent directory is a symlink/)
+})
