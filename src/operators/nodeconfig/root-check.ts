@@ -20,8 +20,9 @@ export type RootProblem = DirectoryProblem
 /**
  * Checks `root` as the agent would use it, and creates it (mode {@link DIR_MODE}) when missing, as
  * the agent's first reconcile would. Refused: what `ownDirectory` (edgeop/cache) refuses — a system
- * directory only unless `allowSystemRoot` — and a root where a file cannot be created and removed (read-only filesystem, no permission). The probe file
- * uses the agent's reserved temporary prefix, so no NodeConfig can own it.
+ * directory only unless `allowSystemRoot` — and a root where a file cannot be created and removed
+ * (read-only filesystem, no permission). The probe file uses the agent's reserved temporary
+ * prefix, so no NodeConfig can own it.
  *
  * Returns undefined when the root is usable.
  *
