@@ -10,9 +10,12 @@ export * from './informer.ts'
 export type { DeleteInfo, EventHandler, HandlerRegistration } from './listener.ts'
 export * from './memory-indexer.ts'
 export * from './multi-namespace-informer.ts'
+export { type DirectoryProblem, ownDirectory, resolveExisting, shownPath } from './own-directory.ts'
 export {
   type AtomicWriteOptions,
   lockCacheDir,
+  MAX_SNAPSHOT_BYTES,
+  readRegularFile,
   syncDir,
   writeFileAtomic,
 } from './snapshot-file.ts'

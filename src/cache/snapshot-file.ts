@@ -7,13 +7,11 @@
  * makes the rename durable).
  */
 import { randomBytes } from 'node:crypto'
-import { constants } from 'node:fs'
-import { mkdir, open, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises'
+import { constants, type Stats } from 'node:fs'
+import { type FileHandle, link, open, rename, rm, unlink, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { EdgeopError, errorMessage, isEdgeopError } from '../core/errors.ts'
-
-/** Name of the lock file in a cache directory; it holds the owner's pid. */
-export const SNAPSHOT_LOCK_FILE = 'lock'
+import { ownDirectory } from './own-directory.ts'
 
 /** Options of {@link writeFileAtomic}. */
 export interface AtomicWriteOptions {
@@ -21,6 +19,11 @@ export interface AtomicWriteOptions {
   mode?: number
   /** Name prefix of the temporary file (a random suffix follows). Default `.edgeop-tmp-`. */
   tempPrefix?: string
+  /**
+   * Called with the temporary file, written and fsynced, before the rename; a throw aborts the
+   * write (the temporary file is removed, `target` untouched). E.g. a check of where the file is.
+   */
+  verify?: (fh: FileHandle) => Promise<void>
 }
 
 /**
@@ -42,6 +45,7 @@ export async function writeFileAtomic(
       await fh.writeFile(data)
       await fh.chmod(o.mode ?? 0o600)
       await fh.sync()
+      await o.verify?.(fh)
     } finally {
       await fh.close()
     }
@@ -63,14 +67,61 @@ export async function syncDir(dir: string): Promise<void> {
   }
 }
 
-/** The bytes of `path`, or undefined when it does not exist; other errors are thrown. */
-export async function readIfExists(path: string): Promise<Buffer | undefined> {
+/**
+ * Largest snapshot file read: V8's longest string (2^29 - 24 characters in Node 24) bounds
+ * what could be decoded anyway, and the file is read whole into memory.
+ */
+export const MAX_SNAPSHOT_BYTES = 512 * 1024 * 1024
+
+/**
+ * The bytes of file `path` (a snapshot, a lock), or undefined when it does not exist. Reads only a
+ * regular file: the path is opened without following a symlink and without blocking (a
+ * FIFO would otherwise block the open until a writer came), checked with fstat, and read
+ * to at most `maxBytes` ({@link MAX_SNAPSHOT_BYTES} for a snapshot). Anything else throws an
+ * `EDGEOP_ERR_FILE` naming the file (`shown`, default `path`) and what it is (a FIFO, a symlink,
+ * a directory, too large).
+ */
+export async function readRegularFile(
+  path: string,
+  maxBytes: number,
+  shown = path,
+): Promise<Buffer | undefined> {
+  const refuse = (what: string, cause?: unknown): EdgeopError =>
+    new EdgeopError('EDGEOP_ERR_FILE', `${shown} ${what}`, { step: 'read file', cause })
+  let fh: FileHandle
   try {
-    return await readFile(path)
+    fh = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw err
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') return undefined
+    if (code === 'ELOOP') throw refuse('is a symlink, not a regular file', err)
+    throw refuse(`cannot be opened (${code ?? errorMessage(err)})`, err)
   }
+  try {
+    const st = await fh.stat()
+    if (!st.isFile()) throw refuse(`is ${fileKind(st)}, not a regular file`)
+    if (st.size > maxBytes) throw refuse(`is ${st.size} bytes, over the ${maxBytes}-byte limit`)
+    // The size may change under us: read at most one byte past the cap to notice.
+    const buf = Buffer.allocUnsafe(Math.min(st.size, maxBytes) + 1)
+    let n = 0
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, n, buf.length - n, n)
+      if (bytesRead === 0) break
+      n += bytesRead
+      if (n === buf.length) throw refuse('grew while it was read')
+    }
+    return buf.subarray(0, n)
+  } finally {
+    await fh.close()
+  }
+}
+
+function fileKind(st: Stats): string {
+  if (st.isDirectory()) return 'a directory'
+  if (st.isFIFO()) return 'a FIFO'
+  if (st.isSocket()) return 'a socket'
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device'
+  return 'a special file'
 }
 
 function alive(pid: number): boolean {
@@ -82,11 +133,32 @@ function alive(pid: number): boolean {
 }
 
 /**
- * Makes this process the only user of cache directory `dir` (created if missing) by
- * creating `dir/lock` (exclusively) with its pid. A lock whose pid is dead, or is this
- * process's own pid (a restarted container is pid 1 again), is stale and taken over.
- * Returns the release function (removes the lock). Throws `EDGEOP_ERR_FILE` naming the
- * directory and the owner's pid when a live process holds it, or the directory cannot be used.
+ * Name of the lock file in a cache directory: edgeop's own name, so that a directory shared by
+ * mistake with another program (`/var/lib/dpkg` has a `lock`) never has that program's lock
+ * taken over or removed.
+ */
+export const SNAPSHOT_LOCK_FILE = 'edgeop.lock'
+
+/** What a lock file holds: this line and nothing else. A file of another content is not edgeop's. */
+const LOCK_CONTENT = /^edgeop cache lock, pid ([1-9][0-9]{0,9})\n$/
+
+/** Longest lock file read: the line above is under 40 bytes. */
+const MAX_LOCK_BYTES = 64
+
+const lockContent = (pid: number): string => `edgeop cache lock, pid ${pid}\n`
+
+/**
+ * Makes this process the only user of cache directory `dir` by creating `dir/edgeop.lock`
+ * ({@link SNAPSHOT_LOCK_FILE}) holding `edgeop cache lock, pid <pid>`. The directory is taken as
+ * `ownDirectory` takes it: a system directory is refused, a missing one created one level at a
+ * time, mode 0700 (snapshots hold cluster objects). The lock appears whole or not at all (written beside it, then hard-linked into place,
+ * which fails when it exists). A lock of edgeop's format whose pid is dead, or is this process's
+ * own pid (a restarted container is pid 1 again), is stale and taken over; a file of that name in
+ * any other format (or not a regular file) is never touched: the directory is refused.
+ *
+ * Returns the release function: it removes the lock only while it still holds this process's
+ * line. Throws `EDGEOP_ERR_FILE` naming `--cache-dir` and the directory: held by a live process
+ * (its pid), a system directory, a lock that is not edgeop's, or a directory that cannot be used.
  */
 export async function lockCacheDir(dir: string): Promise<() => Promise<void>> {
   const path = join(dir, SNAPSHOT_LOCK_FILE)
@@ -95,21 +167,49 @@ export async function lockCacheDir(dir: string): Promise<() => Promise<void>> {
       step: 'lock cache directory',
       cause,
     })
+  const own = await ownDirectory(dir, { mode: 0o700 })
+  if ('problem' in own) throw fail(own.problem.message)
+  const mine = lockContent(process.pid)
   try {
-    await mkdir(dir, { recursive: true })
     for (;;) {
+      if (await linkNew(path, mine))
+        return async () => {
+          const now = await readRegularFile(path, MAX_LOCK_BYTES).catch(() => undefined)
+          if (now?.toString('latin1') === mine) await unlink(path).catch(() => {})
+        }
+      let held: Buffer | undefined
       try {
-        await writeFile(path, `${process.pid}\n`, { flag: 'wx' })
-        return () => unlink(path).catch(() => {})
+        held = await readRegularFile(path, MAX_LOCK_BYTES)
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+        throw fail(
+          `${path} is not edgeop's lock (${errorMessage(err)}); remove it or use another directory`,
+          err,
+        )
       }
-      const pid = Number.parseInt(`${await readIfExists(path)}`, 10)
-      if (pid > 0 && pid !== process.pid && alive(pid))
+      if (held === undefined) continue // released meanwhile
+      const pid = Number(LOCK_CONTENT.exec(held.toString('latin1'))?.[1])
+      if (!pid)
+        throw fail(`${path} is not edgeop's lock (another content); remove it or use another directory`)
+      if (pid !== process.pid && alive(pid))
         throw fail(`in use by process ${pid} (${path}); give each process its own directory`)
       await unlink(path).catch(() => {})
     }
   } catch (err) {
     throw isEdgeopError(err) ? err : fail(`cannot be used: ${errorMessage(err)}`, err)
+  }
+}
+
+/** Creates `path` holding `text`, whole or not at all; false when `path` exists. */
+async function linkNew(path: string, text: string): Promise<boolean> {
+  const tmp = `${path}.${randomBytes(8).toString('hex')}`
+  await writeFile(tmp, text, { flag: 'wx', mode: 0o644 })
+  try {
+    await link(tmp, path)
+    return true
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false
+    throw err
+  } finally {
+    await unlink(tmp).catch(() => {})
   }
 }

@@ -18,6 +18,7 @@
 import { createHash } from 'node:crypto'
 import { jsonCodec } from '../codec/json-codec.ts'
 import { isWireObject, materialize, WIRE, wireObject } from '../core/encoded-object.ts'
+import { errorMessage } from '../core/errors.ts'
 import type { KubeObject } from '../core/types.ts'
 
 /** Version of the layout above; a snapshot of another version is ignored. */
@@ -84,7 +85,10 @@ const LINE_END = Buffer.from('\n')
 /**
  * Decodes `bytes` as a snapshot of `identity`. Returns the contents, or a short reason
  * that never quotes the file: `truncated`, `checksum mismatch`, `<field> differs` (another
- * format, resource, scope, selector or tag; `count` when objects are missing), `malformed`.
+ * format, resource, scope, selector or tag; `count` when objects are missing), `malformed`,
+ * or `object <n>: <what>` when an object is not shaped as the cache needs (an object whose
+ * `metadata` has a non-empty string `name`): a checksum proves the bytes are the ones written, not that the
+ * writer wrote objects, so every object is checked before the store sees it.
  */
 export function decodeSnapshot<T extends KubeObject = KubeObject>(
   bytes: Uint8Array,
@@ -107,11 +111,46 @@ export function decodeSnapshot<T extends KubeObject = KubeObject>(
     const want: Record<string, unknown> = { format: SNAPSHOT_FORMAT, ...identity, count: objects.length }
     for (const k in want) if (h![k] !== want[k]) return { problem: `${k} differs` }
     const resourceVersion = h!.resourceVersion
-    if (typeof resourceVersion === 'string' && resourceVersion)
-      return { resourceVersion, objects: objects as unknown as T[] }
-  } catch {}
+    if (typeof resourceVersion !== 'string' || !resourceVersion) return { problem: 'malformed' }
+    for (let i = 0; i < objects.length; i++) {
+      const problem = objectProblem(objects[i])
+      if (problem) return { problem: `object ${i + 1}: ${problem}` }
+    }
+    return { resourceVersion, objects: objects as unknown as T[] }
+  } catch (err) {
+    if (err instanceof LineProblem) return { problem: err.message }
+  }
   return { problem: 'malformed' }
 }
+
+const isRecord = (x: unknown): x is Record<string, unknown> =>
+  typeof x === 'object' && x !== null && !Array.isArray(x)
+
+/**
+ * What makes `o` unusable as a cached object, or undefined: the store keys, indexes and
+ * hands out objects by `metadata.name`, `metadata.namespace`, `metadata.resourceVersion`
+ * and `metadata.labels`, so it must be an object whose `metadata` is an object with a
+ * non-empty string name, string namespace and resourceVersion when present, and labels
+ * (when present) an object of strings. Never quotes the value.
+ */
+function objectProblem(o: unknown): string | undefined {
+  if (!isRecord(o))
+    return `is ${o === null ? 'null' : Array.isArray(o) ? 'an array' : `a ${typeof o}`}, not an object`
+  const m = o.metadata
+  if (!isRecord(m)) return 'metadata is not an object'
+  if (typeof m.name !== 'string' || m.name === '') return 'metadata.name is not a non-empty string'
+  for (const k of ['namespace', 'resourceVersion', 'uid'] as const)
+    if (m[k] !== undefined && typeof m[k] !== 'string') return `metadata.${k} is not a string`
+  for (const k of ['labels', 'annotations'] as const) {
+    const map = m[k]
+    if (map !== undefined && (!isRecord(map) || !Object.values(map).every((v) => typeof v === 'string')))
+      return `metadata.${k} is not an object of strings`
+  }
+  return undefined
+}
+
+/** An object line a stub cannot be made of (with `keepBytes`): the problem names the line. */
+class LineProblem extends Error {}
 
 /** The header line parsed and each object line as a stub of a copy of its bytes (with `keepBytes`). */
 function stubLines(b: Buffer): Record<string, unknown>[] {
@@ -121,7 +160,11 @@ function stubLines(b: Buffer): Record<string, unknown>[] {
   for (let i = nl + 1; i <= b.length && nl < b.length; i = nl + 1) {
     nl = b.indexOf(NEWLINE, i)
     if (nl < 0) nl = b.length
-    out.push(wireObject(new Uint8Array(b.subarray(i, nl)), jsonCodec) as unknown as Record<string, unknown>)
+    try {
+      out.push(wireObject(new Uint8Array(b.subarray(i, nl)), jsonCodec) as unknown as Record<string, unknown>)
+    } catch (err) {
+      throw new LineProblem(`object ${out.length}: ${errorMessage(err)}`)
+    }
   }
   return out
 }

@@ -11,7 +11,7 @@ import type { CancelTimer, Clock } from '../core/clock.ts'
 import { errorMessage } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
 import type { KubeObject } from '../core/types.ts'
-import { readIfExists, writeFileAtomic } from './snapshot-file.ts'
+import { MAX_SNAPSHOT_BYTES, readRegularFile, writeFileAtomic } from './snapshot-file.ts'
 import {
   decodeSnapshot,
   encodeSnapshot,
@@ -62,22 +62,30 @@ export class SnapshotKeeper {
       minIntervalMs: o.minIntervalMs ?? SNAPSHOT_MIN_INTERVAL_MS,
     }
     this.#clock = clock
-    this.#log = log.child({ snapshot: o.path })
+    this.#log = log
     this.#read = read
   }
 
-  /** The snapshot's contents, or undefined (no file; or one warning saying why it is not used). `keepBytes`: objects as stubs of their JSON bytes. */
+  /**
+   * The snapshot's contents, or undefined: no file, or one warning naming the file and why it
+   * is not used (not a regular file, too large, corrupt, foreign, an object of the wrong shape),
+   * and the informer starts cold. `keepBytes`: objects as stubs of their JSON bytes.
+   */
   async restore<T extends KubeObject>(
     o: { keepBytes?: boolean } = {},
   ): Promise<SnapshotContents<T> | undefined> {
     let r: SnapshotContents<T> | { problem: string } | undefined
     try {
-      const bytes = await readIfExists(this.#o.path)
+      const bytes = await readRegularFile(this.#o.path, MAX_SNAPSHOT_BYTES)
       r = bytes && decodeSnapshot<T>(bytes, this.#o.identity, o)
     } catch (err) {
       r = { problem: errorMessage(err) }
     }
-    if (r && 'problem' in r) this.#log.warn('cache snapshot not used; starting cold', { problem: r.problem })
+    if (r && 'problem' in r)
+      this.#log.warn('cache snapshot not used; starting cold', {
+        snapshot: this.#o.path,
+        problem: r.problem,
+      })
     else return r
   }
 
@@ -120,7 +128,10 @@ export class SnapshotKeeper {
       },
       (err: unknown) => {
         if (!this.#failing)
-          this.#log.warn('cache snapshot not written; going on without it', { error: errorMessage(err) })
+          this.#log.warn('cache snapshot not written; going on without it', {
+            snapshot: this.#o.path,
+            error: errorMessage(err),
+          })
         this.#failing = true
         this.failures++
         this.#s = { ...this.#s, dirtySince: this.#s.dirtySince ?? dirtySince }

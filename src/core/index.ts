@@ -33,6 +33,12 @@ export {
   isDns1123Subdomain,
 } from './names.ts'
 export { quoteInput, quoteInputs } from './quote-input.ts'
+export {
+  SYSTEM_DIRECTORIES,
+  SYSTEM_DIRECTORY_NAMES,
+  SYSTEM_TREES,
+  systemDirectoryOf,
+} from './system-directories.ts'
 export { TokenBucket, type TokenBucketOptions } from './token-bucket.ts'
 export {
   type Condition,

@@ -83,6 +83,10 @@ const run = promisify(execFile)
  * Raised again for issue 28's certificates (+1,967 / +780): GeneralizedTime from 2050, keyUsage,
  * extKeyUsage and basicConstraints for `openssl verify -x509_strict`, IPv6 SANs as octets, refused hosts
  * and years, and the webhook certificate controller's check that what it issued needs no renewal at once.
+ * Raised again for issue 28's agent and cache defects (+5,462 / +1,924): snapshot files read bounded and
+ * only when regular, their objects checked (D8, D9); directories taken one level at a time with one
+ * system-directory denylist (D10, D15); an edgeop.lock of edgeop's own format (D11); conflict planning
+ * linear in claims (D12); writes through directory descriptors (D14).
  */
 const MAX_BYTES = 372_200
 const MAX_GZIP_BYTES = 120_910

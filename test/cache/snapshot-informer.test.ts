@@ -5,6 +5,8 @@
  * failing write is one warning and the informer goes on.
  */
 import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -215,3 +217,59 @@ eachStore(
     )
   },
 )
+
+/** A snapshot whose checksum is right but whose lines are `objects` as given (not what encodeSnapshot would check). */
+function checksummed(objects: unknown[]): Buffer {
+  const header = JSON.stringify({ format: 1, ...ID, resourceVersion: '42', count: objects.length })
+  const body = Buffer.from(`${[header, ...objects.map((o) => JSON.stringify(o))].join('\n')}\n`)
+  return Buffer.concat([body, Buffer.from(`sha256:${createHash('sha256').update(body).digest('hex')}\n`)])
+}
+
+eachStore(
+  'D8: a snapshot with a valid checksum but a null or misshapen object gives one warning naming the file and a cold start',
+  async () => {
+    const cases: [string, unknown, RegExp][] = [
+      // A compact store scans the line's bytes: its scanner names what it expected where.
+      ['null', null, /^object 2: (is null, not an object|malformed JSON at byte 0)/],
+      ['array', [1], /^object 2: (is an array|malformed JSON at byte 0)/],
+      ['string', 'x', /^object 2: (is a string|malformed JSON at byte 0)/],
+      ['no-metadata', { kind: 'ConfigMap' }, /^object 2: metadata/],
+      ['null-metadata', { metadata: null }, /^object 2: (metadata|malformed JSON at byte 12)/],
+      ['no-name', { metadata: { namespace: 'ns' } }, /^object 2: metadata.name/],
+      ['numeric-name', { metadata: { name: 5 } }, /^object 2: (malformed JSON at byte 20: )?metadata.name/],
+      [
+        'bad-labels',
+        { metadata: { name: 'q', labels: { a: 1 } } },
+        /^object 2: (malformed JSON at byte [0-9]+: )?metadata.labels/,
+      ],
+    ]
+    for (const [name, bad, problem] of cases) {
+      const path = join(dir, `d8-${name}-${storeMode()}.snapshot`)
+      await writeFile(path, checksummed([cm('a', '40'), bad]))
+      const t = start(path, [list('10', cm('z', '9'))], [new FakeStream()])
+      await t.informer.whenSynced()
+      assert.deepEqual(t.seen, ['add z (initial)'], name)
+      assert.equal(t.lw.calls[0]!.kind, 'list', name)
+      assert.equal(t.logger.lines.length, 1, name)
+      const line = t.logger.lines[0]!
+      assert.equal(line.msg, 'cache snapshot not used; starting cold', name)
+      assert.equal(line.fields?.snapshot, path, `${name}: the warning names the file`)
+      assert.match(String(line.fields?.problem), problem, name)
+      await t.stop()
+    }
+  },
+)
+
+eachStore('D9: a FIFO at the snapshot path gives a warning and a cold start', async () => {
+  const path = join(dir, `d9-fifo-${storeMode()}.snapshot`)
+  execFileSync('mkfifo', [path])
+  const t = start(path, [list('10', cm('z', '9'))], [new FakeStream()])
+  await t.informer.whenSynced()
+  assert.deepEqual(t.seen, ['add z (initial)'])
+  assert.equal(t.lw.calls[0]!.kind, 'list')
+  assert.equal(t.logger.lines.length, 1)
+  assert.equal(t.logger.lines[0]!.msg, 'cache snapshot not used; starting cold')
+  assert.match(String(t.logger.lines[0]!.fields?.problem), /is a FIFO, not a regular file/)
+  assert.equal(t.logger.lines[0]!.fields?.snapshot, path)
+  await t.stop()
+})

@@ -37,7 +37,7 @@ import { NODECONFIGS } from './api.ts'
 import type { EventSink } from './event-sink.ts'
 import { FileStore } from './file-store.ts'
 import { DEFAULT_RECHECK_INTERVAL_MS, nodeConfigReconciler } from './reconcile.ts'
-import { checkAgentRoot } from './root-check.ts'
+import { cacheDirProblem, checkAgentRoot } from './root-check.ts'
 import { keepOwnEntry } from './status.ts'
 
 /** The root on a node unless `--root` says otherwise (FHS: variable state of a package). */
@@ -161,7 +161,7 @@ export const AGENT_FLAGS = {
     { schema: kubeName('subdomain', 'a node name'), placeholder: 'name' },
   ),
   root: stringFlag(
-    'Directory under which NodeConfig files are written; nothing outside it is touched. Created if missing; must be writable, and neither a system directory (/, /etc, /usr, /var, …) nor inside /bin, /boot, /dev, /etc, /lib*, /proc, /root, /sbin, /sys or /usr.',
+    'Directory under which NodeConfig files are written; nothing outside it is touched. Created if missing; must be writable, and neither a system directory (/, /etc, /usr, /var, …) nor inside /bin, /boot, /dev, /etc, /lib*, /proc, /root, /sbin, /sys, /usr, a directory whose files are run (kubelet, CNI, k3s/RKE2 manifests, cron, systemd units) or any .ssh.',
     { default: DEFAULT_AGENT_ROOT, schema: nonEmpty(), placeholder: 'dir' },
   ),
   'allow-system-root': booleanFlag(
@@ -188,7 +188,7 @@ export const nodeConfigAgentOperator: OperatorSpec<typeof AGENT_FLAGS> = {
     (o.nodeName ? undefined : '--node-name: required (set it from spec.nodeName with the downward API)'),
   precheck: async (o) => {
     const problem = await checkAgentRoot(o.root, { allowSystemRoot: o.allowSystemRoot })
-    if (problem === undefined) return undefined
+    if (problem === undefined) return o.cacheDir ? await cacheDirProblem(o.root, o.cacheDir) : undefined
     return `--root: ${problem.message}${problem.kind === 'system' ? ' (--allow-system-root accepts it)' : ''}`
   },
   reportingController: 'platform.example.com/nodeconfig-agent',

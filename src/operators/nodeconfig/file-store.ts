@@ -4,16 +4,19 @@
  * Every write is temp file in the same directory → write → chmod → fsync → rename →
  * fsync of the directory, so a reader sees the old file or the new one, never a part,
  * and a crash leaves at worst a stray `.edgeop-tmp-*` file. Every path goes through
- * {@link containedTarget} first: nothing outside the root is ever touched.
+ * {@link containedTarget} first, then is reached from the root one directory descriptor at a
+ * time without following symlinks (`contained-dir.ts`), and the file is created, renamed and
+ * removed relative to its directory's descriptor: nothing outside the root is ever touched,
+ * even while someone swaps a directory for a symlink.
  */
 import { createHash } from 'node:crypto'
 import { constants, type Stats } from 'node:fs'
-import { type FileHandle, lstat, mkdir, open, readFile, realpath, rm, rmdir } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { type FileHandle, lstat, mkdir, open, realpath, rmdir, unlink } from 'node:fs/promises'
 import * as z from 'zod/mini'
-import { syncDir, writeFileAtomic as writeDurably } from '../../cache/index.ts'
+import { readRegularFile, writeFileAtomic as writeDurably } from '../../cache/index.ts'
 import { EdgeopError, errorMessage } from '../../core/index.ts'
-import { containedTarget, isInside, RESERVED_PREFIX } from './paths.ts'
+import { inDir, openContainedDir, openPath } from './contained-dir.ts'
+import { containedTarget, isInside, PathRefusedError, RESERVED_PREFIX } from './paths.ts'
 
 /** Directories the agent creates: world-readable like /etc, writable by the agent only. */
 export const DIR_MODE = 0o755
@@ -23,6 +26,8 @@ export const TEMP_PREFIX = `${RESERVED_PREFIX}-tmp-`
 export const RECORD_PATH = `${RESERVED_PREFIX}/owners.json`
 /** The record holds UIDs and hashes, no content, but nobody else needs to read it. */
 export const RECORD_MODE = 0o600
+/** Largest ownership record read: an entry is under 5 KB (a 4 KiB path at most), so this is thousands of files more than any node holds. */
+export const MAX_RECORD_BYTES = 64 * 1024 * 1024
 
 /** What the agent remembers about one file it wrote. */
 export interface OwnedFile {
@@ -96,31 +101,44 @@ export class FileStore {
    * replaced, not followed).
    */
   async ensure(path: string, content: string, mode: number, hash: string): Promise<EnsureOutcome> {
-    let target: string
+    const real = await this.#root()
     try {
-      target = await containedTarget(await this.#root(), path)
+      await containedTarget(real, path)
     } catch (err) {
       throw wrap(path, 'resolve path', err)
     }
+    const segments = path.split('/')
+    const name = segments.pop()!
     const data = Buffer.from(content, 'utf8')
-    let existing: Stats | undefined
+    let dir: FileHandle
     try {
-      existing = await lstat(target)
+      dir = (await openContainedDir(real, segments, path, { create: DIR_MODE }))!
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw wrap(path, 'inspect file', err)
-    }
-    if (existing?.isDirectory()) throw fileError(`${path}: a directory is in the way`, 'write file')
-    // Only a regular file of the right size and mode is opened and hashed; anything else
-    // (a symlink, a FIFO that would block a read, a device) is replaced without a look.
-    if (existing?.isFile() && (existing.mode & 0o777) === mode && existing.size === data.length) {
-      if (await sameRegularFile(target, existing.ino, hash)) return 'unchanged'
+      throw wrap(path, 'open directory', err)
     }
     try {
-      await writeFileAtomic(target, data, mode)
-    } catch (err) {
-      throw wrap(path, 'write file', err)
+      const target = inDir(dir, name)
+      let existing: Stats | undefined
+      try {
+        existing = await lstat(target)
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw wrap(path, 'inspect file', err)
+      }
+      if (existing?.isDirectory()) throw fileError(`${path}: a directory is in the way`, 'write file')
+      // Only a regular file of the right size and mode is opened and hashed; anything else
+      // (a symlink, a FIFO that would block a read, a device) is replaced without a look.
+      if (existing?.isFile() && (existing.mode & 0o777) === mode && existing.size === data.length) {
+        if (await sameRegularFile(target, existing.ino, hash)) return 'unchanged'
+      }
+      try {
+        await writeInDir(real, dir, name, data, mode, path)
+      } catch (err) {
+        throw wrap(path, 'write file', err)
+      }
+      return existing ? 'replaced' : 'created'
+    } finally {
+      await dir.close()
     }
-    return existing ? 'replaced' : 'created'
   }
 
   /**
@@ -129,41 +147,72 @@ export class FileStore {
    */
   async remove(path: string): Promise<boolean> {
     const real = await this.#root()
-    let target: string
     try {
-      target = await containedTarget(real, path)
+      await containedTarget(real, path)
     } catch (err) {
       throw wrap(path, 'resolve path', err)
     }
+    const segments = path.split('/')
+    const name = segments.pop()!
+    let dir: FileHandle | undefined
     try {
-      const st = await lstat(target)
-      if (st.isDirectory()) throw fileError(`${path}: is a directory, not removing it`, 'remove file')
-      await rm(target)
+      dir = await openContainedDir(real, segments, path)
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false
-      throw wrap(path, 'remove file', err)
+      throw wrap(path, 'open directory', err)
     }
-    await syncDir(dirname(target)).catch(() => {})
-    for (let dir = dirname(target); dir !== real && isInside(real, dir); dir = dirname(dir)) {
+    if (!dir) return false
+    try {
+      const target = inDir(dir, name)
       try {
-        await rmdir(dir)
+        const st = await lstat(target)
+        if (st.isDirectory()) throw fileError(`${path}: is a directory, not removing it`, 'remove file')
+        await unlink(target)
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false
+        throw wrap(path, 'remove file', err)
+      }
+      await dir.sync().catch(() => {})
+    } finally {
+      await dir.close()
+    }
+    // Parents left empty, deepest first, each removed from its own parent's descriptor.
+    for (let depth = segments.length; depth > 0; depth--) {
+      const parent = await openContainedDir(real, segments.slice(0, depth - 1), path).catch(() => undefined)
+      if (!parent) break
+      try {
+        await rmdir(inDir(parent, segments[depth - 1]!))
       } catch {
         break // not empty (or not ours to judge): stop climbing
+      } finally {
+        await parent.close()
       }
     }
     return true
   }
 
-  /** The ownership record; empty when none was written yet. Throws when it is unreadable. */
+  /**
+   * The ownership record; empty when none was written yet. Throws when it is unreadable: not a
+   * regular file (a FIFO would block the read forever), over {@link MAX_RECORD_BYTES}, not JSON,
+   * malformed.
+   */
   async loadRecord(): Promise<OwnershipRecord> {
-    const file = join(await this.#root(), RECORD_PATH)
-    let text: string
+    const real = await this.#root()
+    const segments = RECORD_PATH.split('/')
+    const name = segments.pop()!
+    let bytes: Buffer | undefined
     try {
-      text = await readFile(file, 'utf8')
+      const dir = await openContainedDir(real, segments, RECORD_PATH)
+      if (!dir) return emptyRecord()
+      try {
+        bytes = await readRegularFile(inDir(dir, name), MAX_RECORD_BYTES, RECORD_PATH)
+      } finally {
+        await dir.close()
+      }
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyRecord()
       throw fileError(`ownership record ${RECORD_PATH}: ${errorMessage(err)}`, 'read ownership record', err)
     }
+    if (!bytes) return emptyRecord()
+    const text = bytes.toString('utf8')
     let parsed: ReturnType<typeof RecordSchema.safeParse>
     try {
       parsed = RecordSchema.safeParse(JSON.parse(text))
@@ -175,18 +224,20 @@ export class FileStore {
     return parsed.data as OwnershipRecord
   }
 
-  /** Writes the record atomically (sorted by path). */
+  /** Writes the record atomically (sorted by path), in the reserved directory (mode 0700). */
   async saveRecord(record: OwnershipRecord): Promise<void> {
     const real = await this.#root()
-    const dir = join(real, RECORD_PATH, '..')
+    const segments = RECORD_PATH.split('/')
+    const name = segments.pop()!
     try {
-      await mkdir(dir, { recursive: true, mode: 0o700 })
-      const st = await lstat(dir)
-      if (!st.isDirectory() || !isInside(real, await realpath(dir)))
-        throw new Error(`${RESERVED_PREFIX} is not a directory inside the root`)
-      const files = Object.fromEntries(Object.entries(record.files).sort(([a], [b]) => (a < b ? -1 : 1)))
-      const json = `${JSON.stringify({ version: 1, files }, null, 1)}\n`
-      await writeFileAtomic(join(real, RECORD_PATH), Buffer.from(json), RECORD_MODE)
+      const dir = (await openContainedDir(real, segments, RECORD_PATH, { create: 0o700 }))!
+      try {
+        const files = Object.fromEntries(Object.entries(record.files).sort(([a], [b]) => (a < b ? -1 : 1)))
+        const json = `${JSON.stringify({ version: 1, files }, null, 1)}\n`
+        await writeInDir(real, dir, name, Buffer.from(json), RECORD_MODE, RECORD_PATH)
+      } finally {
+        await dir.close()
+      }
     } catch (err) {
       throw fileError(
         `cannot write the ownership record: ${errorMessage(err)}`,
@@ -202,15 +253,28 @@ export class FileStore {
 }
 
 /**
- * Writes `data` to `target` atomically with `mode` (umask does not apply): a temporary
- * file in the same directory (created exclusively, 0600), written, chmodded, fsynced,
- * renamed over `target`, then the directory fsynced so the rename survives a crash
- * (the cache's `writeFileAtomic`, with {@link TEMP_PREFIX}). Parent directories are
- * created ({@link DIR_MODE}).
+ * Writes `data` as `name` in the directory open as `dir` atomically with `mode` (umask does not
+ * apply): the cache's `writeFileAtomic` (temporary file created exclusively, written, chmodded,
+ * fsynced, renamed, directory fsynced) on paths resolved from the descriptor, with
+ * {@link TEMP_PREFIX}. Before the rename the temporary file's real path must still be inside
+ * `realRoot`, or the write is refused (its directory was moved out) and the file removed.
  */
-export async function writeFileAtomic(target: string, data: Uint8Array, mode: number): Promise<void> {
-  await mkdir(dirname(target), { recursive: true, mode: DIR_MODE })
-  await writeDurably(target, data, { mode, tempPrefix: TEMP_PREFIX })
+async function writeInDir(
+  realRoot: string,
+  dir: FileHandle,
+  name: string,
+  data: Uint8Array,
+  mode: number,
+  path: string,
+): Promise<void> {
+  await writeDurably(inDir(dir, name), data, {
+    mode,
+    tempPrefix: TEMP_PREFIX,
+    verify: async (fh) => {
+      if (!isInside(realRoot, await openPath(fh)))
+        throw new PathRefusedError(`${path}: its directory was moved outside the root while written`)
+    },
+  })
 }
 
 /** True when `target` is still the regular file `ino` (never following a symlink) and hashes to `hash`. */

@@ -72,8 +72,9 @@ export function isInside(root: string, candidate: string): boolean {
  * Throws a {@link PathRefusedError} (`EDGEOP_ERR_FILE`) when the parent escapes, or
  * when `path` fails {@link checkRelativePath}.
  *
- * Caveat: a check, then a write: someone who can create symlinks under the root between
- * the two could still redirect a write. Only the node's administrator can write there.
+ * A check before the write, for a clear message: the write itself (the file store) opens
+ * each directory without following symlinks, so a symlink swapped in after this check
+ * cannot redirect it.
  */
 export async function containedTarget(realRoot: string, path: string): Promise<string> {
   const checked = checkRelativePath(path)

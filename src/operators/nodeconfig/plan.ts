@@ -13,6 +13,13 @@ import { checkRelativePath } from './paths.ts'
 /** The owner must be able to read a file back, or drift could not be detected. */
 const OWNER_READ = 0o400
 
+/**
+ * Most NodeConfigs a conflict message names; the rest are counted ("and 96 more"). A status
+ * message is capped anyway (`MAX_MESSAGE_LENGTH`), and naming every other claimant in every
+ * claimant's message made planning quadratic in the NodeConfigs sharing a path.
+ */
+export const MAX_NAMED_CLAIMANTS = 3
+
 /** One file as it must be on disk. */
 export interface DesiredFile {
   path: string
@@ -115,8 +122,10 @@ export function validateConfig(config: NodeConfig): { files: DesiredFile[]; prob
  * recorded files to remove.
  *
  * Conflicts: a path claimed by two applying NodeConfigs, or a path that another claimed
- * path needs as a directory, blocks every NodeConfig involved, each naming the other;
- * the file already on disk keeps its recorded owner. A recorded file is kept while its
+ * path needs as a directory, blocks every NodeConfig involved, each with one problem per
+ * conflicting path naming the others ({@link MAX_NAMED_CLAIMANTS} by name, the rest
+ * counted); the file already on disk keeps its recorded owner. Claims are indexed by path
+ * once, so the work is linear in claims × path depth, whatever the NodeConfigs sharing a path. A recorded file is kept while its
  * owner (by UID) applies and still lists the path — even if that owner is blocked — and
  * is otherwise removed, unless another NodeConfig is about to overwrite it.
  */
@@ -130,7 +139,7 @@ export function planNode(
     .sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1))
     .map((config) => ({ config, ...validateConfig(config) }))
 
-  // Every well-formed path each applying NodeConfig claims, valid or not.
+  // Every well-formed path each applying NodeConfig claims, valid or not, indexed once by path.
   const claims = new Map<string, ConfigPlan[]>()
   const listed = new Map<ConfigPlan, Set<string>>()
   for (const p of plans) {
@@ -140,40 +149,81 @@ export function planNode(
         .filter((x): x is string => typeof x === 'string' && checkRelativePath(x).ok),
     )
     listed.set(p, paths)
-    for (const path of paths) claims.set(path, [...(claims.get(path) ?? []), p])
+    for (const path of paths) {
+      const owners = claims.get(path)
+      if (owners) owners.push(p)
+      else claims.set(path, [p])
+    }
   }
-  const blocked = new Map<ConfigPlan, string[]>()
-  const block = (p: ConfigPlan, why: string): void => void blocked.set(p, [...(blocked.get(p) ?? []), why])
-  const nameOf = (p: ConfigPlan): string => JSON.stringify(p.config.metadata.name)
+  const blocked = new Map<ConfigPlan, Set<string>>()
+  const block = (p: ConfigPlan, why: string): void => {
+    const set = blocked.get(p)
+    if (set) set.add(why)
+    else blocked.set(p, new Set([why]))
+  }
+  const names = new Map(plans.map((p) => [p, JSON.stringify(p.config.metadata.name)]))
+  // Per path, each claimant gets one problem naming the others (at most MAX_NAMED_CLAIMANTS of
+  // them): work and problems grow with claimants × paths, not with pairs of claimants.
+  const claimsPath = (p: ConfigPlan, path: string): boolean => listed.get(p)!.has(path)
   for (const [path, owners] of claims) {
-    for (const a of owners)
-      for (const b of owners)
-        if (a !== b) block(a, `${JSON.stringify(path)} is also claimed by NodeConfig ${nameOf(b)}`)
+    const quoted = JSON.stringify(path)
+    if (owners.length > 1)
+      for (const a of owners) block(a, `${quoted} is also claimed by ${claimants(owners, a, true, names)}`)
     const segments = path.split('/')
     for (let i = 1; i < segments.length; i++) {
       const parent = segments.slice(0, i).join('/')
-      for (const a of claims.get(parent) ?? [])
-        for (const b of owners) {
-          const by = a === b ? 'the same NodeConfig' : `NodeConfig ${nameOf(b)}`
-          block(a, `${JSON.stringify(parent)} is a directory of ${JSON.stringify(path)} claimed by ${by}`)
-          if (a !== b)
-            block(
-              b,
-              `${JSON.stringify(path)} needs ${JSON.stringify(parent)}, a file of NodeConfig ${nameOf(a)}`,
-            )
-        }
+      const files = claims.get(parent)
+      if (!files) continue
+      const dir = JSON.stringify(parent)
+      for (const a of files) {
+        const own = claimsPath(a, path)
+        if (own) block(a, `${dir} is a directory of ${quoted} claimed by the same NodeConfig`)
+        if (owners.length > (own ? 1 : 0))
+          block(a, `${dir} is a directory of ${quoted} claimed by ${claimants(owners, a, own, names)}`)
+      }
+      for (const b of owners) {
+        const own = claimsPath(b, parent)
+        if (files.length > (own ? 1 : 0))
+          block(b, `${quoted} needs ${dir}, a file of ${claimants(files, b, own, names)}`)
+      }
     }
   }
   for (const [p, why] of blocked) {
-    p.problems.push(...new Set(why))
+    p.problems.push(...why)
     p.files = []
   }
 
   const writers = new Set(plans.flatMap((p) => p.files.map((f) => f.path)))
   const removals: Removal[] = []
+  const byUid = new Map<string | undefined, ConfigPlan[]>()
+  for (const p of plans) byUid.set(p.config.metadata.uid, [...(byUid.get(p.config.metadata.uid) ?? []), p])
   for (const [path, owner] of Object.entries(record.files)) {
-    const stillOwned = plans.some((p) => p.config.metadata.uid === owner.uid && listed.get(p)?.has(path))
+    const stillOwned = byUid.get(owner.uid)?.some((p) => listed.get(p)?.has(path)) ?? false
     if (!stillOwned && !writers.has(path)) removals.push({ path, owner })
   }
   return { configs: plans, removals }
+}
+
+/**
+ * The claimants in `owners` other than `self` (`isOwner`: whether `self` is among them), for a
+ * message: `NodeConfig "b"`, `NodeConfigs "b", "c" and "d"`, or `NodeConfigs "b", "c", "d" and
+ * 96 more` past {@link MAX_NAMED_CLAIMANTS}. Reads at most that many plus one of `owners`.
+ */
+function claimants(
+  owners: readonly ConfigPlan[],
+  self: ConfigPlan,
+  isOwner: boolean,
+  names: ReadonlyMap<ConfigPlan, string>,
+): string {
+  const others = owners.length - (isOwner ? 1 : 0)
+  const shown: string[] = []
+  for (const o of owners) {
+    if (shown.length === MAX_NAMED_CLAIMANTS) break
+    if (o !== self) shown.push(names.get(o)!)
+  }
+  if (others === 1) return `NodeConfig ${shown[0]}`
+  const more = others - shown.length
+  return more > 0
+    ? `NodeConfigs ${shown.join(', ')} and ${more} more`
+    : `NodeConfigs ${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}`
 }

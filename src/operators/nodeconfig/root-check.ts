@@ -7,86 +7,22 @@
  * only fail at the first reconcile, after the agent has reported itself started.
  */
 import { randomBytes } from 'node:crypto'
-import type { Stats } from 'node:fs'
-import { mkdir, open, realpath, rm, stat } from 'node:fs/promises'
-import { basename, dirname, join, resolve, sep } from 'node:path'
+import { open, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { type DirectoryProblem, ownDirectory, resolveExisting, shownPath } from '../../cache/index.ts'
 import { errorMessage } from '../../core/index.ts'
 import { DIR_MODE, TEMP_PREFIX } from './file-store.ts'
-
-/**
- * Directories whose whole tree belongs to the operating system (FHS 3.0 and the kernel's virtual
- * filesystems): programs, libraries, configuration, devices, kernel state, the superuser's home.
- * A root equal to one of these, or inside one, is refused.
- */
-export const SYSTEM_TREES: readonly string[] = [
-  '/bin',
-  '/boot',
-  '/dev',
-  '/etc',
-  '/lib',
-  '/lib32',
-  '/lib64',
-  '/libx32',
-  '/proc',
-  '/root',
-  '/sbin',
-  '/sys',
-  '/usr',
-]
-
-/**
- * Directories refused as the root itself, though a directory of the agent's own may lie below them
- * (the default root, `/var/lib/edgeop/files`, is under `/var/lib`): managing files directly in one of
- * these would put the agent's files among everyone else's.
- */
-export const SYSTEM_DIRECTORIES: readonly string[] = [
-  '/',
-  '/home',
-  '/media',
-  '/mnt',
-  '/opt',
-  '/run',
-  '/srv',
-  '/tmp',
-  '/var',
-  '/var/cache',
-  '/var/lib',
-  '/var/log',
-  '/var/run',
-  '/var/tmp',
-]
-
-/** Longest part of the given path repeated in a message. */
-const MAX_SHOWN_CHARS = 128
+import { isInside } from './paths.ts'
 
 /** Why a root was refused: `system` can be overridden deliberately; `unusable` cannot. */
-export interface RootProblem {
-  kind: 'system' | 'unusable'
-  /** One line, without the flag name, e.g. `"/" is a system directory`. */
-  message: string
-}
-
-/**
- * The system directory `dir` (an absolute, normalised path) is or lies in, or undefined.
- *
- * @example
- * systemDirectoryOf('/etc/ssh')              // '/etc'
- * systemDirectoryOf('/var/lib')              // '/var/lib'
- * systemDirectoryOf('/var/lib/edgeop/files') // undefined
- */
-export function systemDirectoryOf(dir: string): string | undefined {
-  if (SYSTEM_DIRECTORIES.includes(dir)) return dir
-  return SYSTEM_TREES.find((tree) => dir === tree || dir.startsWith(tree + sep))
-}
+export type RootProblem = DirectoryProblem
 
 /**
  * Checks `root` as the agent would use it, and creates it (mode {@link DIR_MODE}) when missing, as
- * the agent's first reconcile would. Refused, in this order: an empty path; a system directory (see
- * {@link SYSTEM_TREES} and {@link SYSTEM_DIRECTORIES}) as written, then again with the deepest
- * existing part resolved through symlinks — both before anything is created — unless
- * `allowSystemRoot`; a path whose existing part is not a directory; one that cannot be created; one
- * where a file cannot be created and removed (read-only filesystem, no permission). The probe file
- * uses the agent's reserved temporary prefix, so no NodeConfig can own it.
+ * the agent's first reconcile would. Refused: what `ownDirectory` (edgeop/cache) refuses — a system
+ * directory only unless `allowSystemRoot` — and a root where a file cannot be created and removed
+ * (read-only filesystem, no permission). The probe file uses the agent's reserved temporary
+ * prefix, so no NodeConfig can own it.
  *
  * Returns undefined when the root is usable.
  *
@@ -98,68 +34,42 @@ export async function checkAgentRoot(
   root: string,
   options: { allowSystemRoot?: boolean } = {},
 ): Promise<RootProblem | undefined> {
-  const unusable = (message: string): RootProblem => ({ kind: 'unusable', message })
-  if (root === '') return unusable('must not be empty')
-  const shown = JSON.stringify(root.length > MAX_SHOWN_CHARS ? `${root.slice(0, MAX_SHOWN_CHARS)}…` : root)
-  const system = (dir: string): RootProblem | undefined => {
-    const found = options.allowSystemRoot ? undefined : systemDirectoryOf(dir)
-    if (found === undefined) return undefined
-    const where = found === dir ? 'is a system directory' : `is inside ${found}, a system directory`
-    const via = dir === root ? '' : ` (it resolves to ${dir})`
-    return {
-      kind: 'system',
-      message: `${shown}${via} ${where}: a NodeConfig could then replace the node's own files; use a directory of the agent's own`,
-    }
+  const r = await ownDirectory(root, { allowSystem: options.allowSystemRoot, mode: DIR_MODE })
+  if ('problem' in r) {
+    const { kind, message } = r.problem
+    return kind === 'system'
+      ? {
+          kind,
+          message: `${message}: a NodeConfig could then replace the node's own files; use a directory of the agent's own`,
+        }
+      : r.problem
   }
-  const before = system(resolve(root))
-  if (before) return before
-  // The deepest part of the path that exists, resolved through symlinks, decides where a new root
-  // would land: check that before creating anything.
-  const missing: string[] = []
-  let existing = resolve(root)
-  let st: Stats
-  for (;;) {
-    try {
-      st = await stat(existing)
-      break
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code
-      if ((code !== 'ENOENT' && code !== 'ENOTDIR') || existing === dirname(existing))
-        return unusable(`${shown}: ${errorMessage(err)}`)
-      missing.unshift(basename(existing))
-      existing = dirname(existing)
-    }
-  }
-  if (!st.isDirectory())
-    return unusable(
-      missing.length === 0
-        ? `${shown} exists and is not a directory`
-        : `${shown}: ${existing} is not a directory`,
-    )
-  let real: string
-  try {
-    real = await realpath(existing)
-  } catch (err) {
-    return unusable(`${shown}: ${errorMessage(err)}`)
-  }
-  const after = system(join(real, ...missing))
-  if (after) return after
-  // One level at a time: `mkdir(…, { recursive: true })` never returns on some virtual
-  // filesystems (Node 24 under /proc/self), and this loop cannot spin.
-  for (const part of missing) {
-    real = join(real, part)
-    try {
-      await mkdir(real, { mode: DIR_MODE })
-    } catch (err) {
-      return unusable(`${shown} does not exist and cannot be created: ${errorMessage(err)}`)
-    }
-  }
-  const probe = join(real, `${TEMP_PREFIX}probe-${randomBytes(6).toString('hex')}`)
+  const probe = join(r.real, `${TEMP_PREFIX}probe-${randomBytes(6).toString('hex')}`)
   try {
     await (await open(probe, 'wx', 0o600)).close()
     await rm(probe)
   } catch (err) {
-    return unusable(`${shown} is not writable: ${errorMessage(err)}`)
+    return { kind: 'unusable', message: `${shownPath(root)} is not writable: ${errorMessage(err)}` }
   }
   return undefined
+}
+
+/**
+ * Why `cacheDir` cannot serve beside `root`, or undefined: the two must not overlap (real paths,
+ * symlinks resolved). A cache directory inside the root would be among the files NodeConfigs
+ * write and the agent removes; a root inside the cache directory would put NodeConfig files
+ * beside the snapshots and the lock. The message names both flags.
+ */
+export async function cacheDirProblem(root: string, cacheDir: string): Promise<string | undefined> {
+  let r: string
+  let c: string
+  try {
+    r = (await resolveExisting(root)).real
+    c = (await resolveExisting(cacheDir)).real
+  } catch (err) {
+    return `--cache-dir ${shownPath(cacheDir)}: ${errorMessage(err)}`
+  }
+  const how = r === c ? 'is' : isInside(r, c) ? 'is inside' : isInside(c, r) ? 'contains' : undefined
+  if (how === undefined) return undefined
+  return `--cache-dir ${shownPath(cacheDir)} ${how} --root ${shownPath(root)}: give the cache a directory of its own, apart from the files NodeConfigs write`
 }

@@ -15,12 +15,7 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
-import {
-  FileStore,
-  RECORD_PATH,
-  sha256,
-  writeFileAtomic,
-} from '../../../src/operators/nodeconfig/file-store.ts'
+import { FileStore, RECORD_PATH, sha256 } from '../../../src/operators/nodeconfig/file-store.ts'
 
 const dirs: string[] = []
 after(async () => {
@@ -83,7 +78,9 @@ test('a reader never sees a partial file while it is being replaced', async () =
   const target = join(root, 'big')
   const size = 4 * 1024 * 1024
   const versions = [Buffer.alloc(size, 'a'), Buffer.alloc(size, 'b')]
-  await writeFileAtomic(target, versions[0]!, 0o644)
+  const store = new FileStore(root)
+  const write = (v: Buffer) => ensure(store, 'big', v.toString('latin1'))
+  await write(versions[0]!)
   let writing = true
   let reads = 0
   const reader = (async () => {
@@ -94,7 +91,7 @@ test('a reader never sees a partial file while it is being replaced', async () =
       assert.ok(got.equals(versions[0]!) || got.equals(versions[1]!), 'never a mix')
     }
   })()
-  for (let i = 1; i <= 20; i++) await writeFileAtomic(target, versions[i % 2]!, 0o644)
+  for (let i = 1; i <= 20; i++) await write(versions[i % 2]!)
   writing = false
   await reader
   assert.ok(reads > 0)
@@ -189,4 +186,27 @@ test('an unusable root fails with the reason, naming no content', async () => {
     new FileStore(rootOk).saveRecord({ version: 1, files: {} }),
     /cannot write the ownership record/,
   )
+})
+
+test('a FIFO, a symlink or a directory at the ownership record is an error naming the record, never a hang', async () => {
+  for (const kind of ['fifo', 'symlink', 'dir'] as const) {
+    const root = await tempDir()
+    await mkdir(join(root, '.edgeop'))
+    const file = join(root, RECORD_PATH)
+    if (kind === 'fifo') execFileSync('mkfifo', [file])
+    else if (kind === 'dir') await mkdir(file)
+    else {
+      await writeFile(join(root, 'elsewhere.json'), '{"version":1,"files":{}}')
+      await symlink(join(root, 'elsewhere.json'), file)
+    }
+    await assert.rejects(new FileStore(root).loadRecord(), {
+      code: 'EDGEOP_ERR_FILE',
+      message:
+        /^ownership record \.edgeop\/owners\.json: \.edgeop\/owners\.json is (a FIFO|a symlink|a directory), not a regular file$/,
+    })
+  }
+  const symlinked = await tempDir()
+  await mkdir(join(symlinked, 'real'))
+  await symlink(join(symlinked, 'real'), join(symlinked, '.edgeop'))
+  await assert.rejects(new FileStore(symlinked).loadRecord(), /a parent directory is a symlink/)
 })

@@ -3,7 +3,8 @@ import { mkdir, mkdtemp, readdir, realpath, rm, stat, symlink, writeFile } from 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
-import { checkAgentRoot, systemDirectoryOf } from '../../../src/operators/nodeconfig/root-check.ts'
+import { systemDirectoryOf } from '../../../src/core/system-directories.ts'
+import { checkAgentRoot } from '../../../src/operators/nodeconfig/root-check.ts'
 
 const dirs: string[] = []
 after(async () => {
@@ -28,6 +29,13 @@ test('system directories: the OS trees and everything in them; shared directorie
     ['/var/lib', '/var/lib'],
     ['/home', '/home'],
     ['/run', '/run'],
+    ['/var/spool', '/var/spool'],
+    ['/home/edge/.ssh', '/home/edge/.ssh'],
+    ['/home/edge/.ssh/keys', '/home/edge/.ssh'],
+    ['/home/edge/.sshd', undefined],
+    ['/opt/cni', undefined],
+    ['/opt/cni/binaries', undefined],
+    ['/var/lib/kubeletx', undefined],
     ['/var/lib/edgeop/files', undefined],
     ['/home/edge/files', undefined],
     ['/etcetera', undefined],
@@ -103,4 +111,52 @@ test('an unreadable parent stops creation with the reason', async (t) => {
   assert.match(problem?.message ?? '', /cannot be created: EACCES/)
   const here = await checkAgentRoot(locked)
   assert.match(here?.message ?? '', /is not writable: EACCES/)
+})
+
+// D15: directories whose files something executes or trusts as they appear, one test each. A
+// root there is refused before anything is created (checked as written, then resolved). The
+// denylist is asserted first: were it to miss a path, checkAgentRoot would create it on this machine.
+const EXECUTED: [string, string, string][] = [
+  [
+    '/var/lib/rancher/k3s/server/manifests',
+    '/var/lib/rancher/k3s/server/manifests',
+    'k3s applies every manifest',
+  ],
+  ['/var/lib/rancher/k3s/agent/pod-manifests', '/var/lib/rancher/k3s/agent/pod-manifests', 'k3s static pods'],
+  ['/var/lib/rancher/rke2/server/manifests/x', '/var/lib/rancher/rke2/server/manifests', 'RKE2 manifests'],
+  ['/opt/cni/bin', '/opt/cni/bin', 'CNI plugins are executed'],
+  ['/var/lib/kubelet', '/var/lib/kubelet', "the kubelet's state"],
+  ['/var/lib/kubelet/pods/x', '/var/lib/kubelet', 'pod volumes'],
+  ['/run/systemd/system', '/run/systemd', 'transient systemd units'],
+  ['/var/spool/cron/crontabs', '/var/spool/cron', 'crontabs'],
+  ['/root/.ssh', '/root', "the superuser's keys"],
+  ['/home/edge/.ssh', '/home/edge/.ssh', "a user's authorized_keys"],
+  ['/var/lib/git/.ssh', '/var/lib/git/.ssh', "a service account's authorized_keys"],
+  ['/etc/systemd/system', '/etc', 'systemd units'],
+  ['/etc/cron.d', '/etc', 'cron jobs'],
+  ['/etc/kubernetes/manifests', '/etc', 'kubeadm static pods'],
+  ['/var/lib/containerd/io.containerd.snapshotter.v1.overlayfs', '/var/lib/containerd', 'image layers'],
+  ['/var/lib/dpkg', '/var/lib/dpkg', "dpkg's database and lock"],
+]
+for (const [root, found, why] of EXECUTED)
+  test(`D15: a root at ${root} (${why}) is refused as inside ${found}`, async () => {
+    assert.equal(systemDirectoryOf(root), found)
+    const problem = await checkAgentRoot(root)
+    assert.equal(problem?.kind, 'system', root)
+    const where = found === root ? 'is a system directory' : `is inside ${found}, a system directory`
+    assert.ok(problem.message.startsWith(`${JSON.stringify(root)} ${where}`), problem.message)
+  })
+
+test('D15: any directory named .ssh is refused, also when reached through a symlink', async () => {
+  const dir = await tempDir()
+  assert.equal(systemDirectoryOf(join(dir, 'home', 'edge', '.ssh')), join(dir, 'home', 'edge', '.ssh'))
+  await mkdir(join(dir, 'home', 'edge', '.ssh'), { recursive: true })
+  await symlink(join(dir, 'home', 'edge', '.ssh'), join(dir, 'keys'))
+  const direct = await checkAgentRoot(join(dir, 'home', 'edge', '.ssh', 'sub'))
+  assert.equal(direct?.kind, 'system')
+  assert.match(direct.message, /is inside .*\/home\/edge\/\.ssh, a system directory/)
+  const via = await checkAgentRoot(join(dir, 'keys', 'sub'))
+  assert.equal(via?.kind, 'system')
+  assert.match(via.message, /\(it resolves to .*\/\.ssh\/sub\) is inside/)
+  assert.deepEqual(await readdir(join(dir, 'home', 'edge', '.ssh')), [], 'nothing was created')
 })
