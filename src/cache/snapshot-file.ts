@@ -7,9 +7,10 @@
  * makes the rename durable).
  */
 import { randomBytes } from 'node:crypto'
-import { constants, type Stats } from 'node:fs'
+import { constants } from 'node:fs'
 import { type FileHandle, link, open, rename, rm, unlink, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
+import { readBoundedFile } from '../core/bounded-file.ts'
 import { EdgeopError, errorMessage, isEdgeopError } from '../core/errors.ts'
 import { ownDirectory } from './own-directory.ts'
 
@@ -74,7 +75,8 @@ export async function syncDir(dir: string): Promise<void> {
 export const MAX_SNAPSHOT_BYTES = 512 * 1024 * 1024
 
 /**
- * The bytes of file `path` (a snapshot, a lock), or undefined when it does not exist. Reads only a
+ * The bytes of file `path` (a snapshot, a lock), or undefined when it does not exist: the bounded reader
+ * of every file edgeop reads ({@link readBoundedFile}), for a regular file only. Reads only a
  * regular file: the path is opened without following a symlink and without blocking (a
  * FIFO would otherwise block the open until a writer came), checked with fstat, and read
  * to at most `maxBytes` ({@link MAX_SNAPSHOT_BYTES} for a snapshot). Anything else throws an
@@ -86,42 +88,17 @@ export async function readRegularFile(
   maxBytes: number,
   shown = path,
 ): Promise<Buffer | undefined> {
-  const refuse = (what: string, cause?: unknown): EdgeopError =>
-    new EdgeopError('EDGEOP_ERR_FILE', `${shown} ${what}`, { step: 'read file', cause })
-  let fh: FileHandle
   try {
-    fh = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+    return await readBoundedFile(path, { maxBytes, what: 'file', regularFile: true, shown })
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code
-    if (code === 'ENOENT') return undefined
-    if (code === 'ELOOP') throw refuse('is a symlink, not a regular file', err)
-    throw refuse(`cannot be opened (${code ?? errorMessage(err)})`, err)
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    if (isEdgeopError(err)) throw err
+    throw new EdgeopError(
+      'EDGEOP_ERR_FILE',
+      `${shown} cannot be opened (${(err as NodeJS.ErrnoException).code ?? errorMessage(err)})`,
+      { step: 'read file', cause: err },
+    )
   }
-  try {
-    const st = await fh.stat()
-    if (!st.isFile()) throw refuse(`is ${fileKind(st)}, not a regular file`)
-    if (st.size > maxBytes) throw refuse(`is ${st.size} bytes, over the ${maxBytes}-byte limit`)
-    // The size may change under us: read at most one byte past the cap to notice.
-    const buf = Buffer.allocUnsafe(Math.min(st.size, maxBytes) + 1)
-    let n = 0
-    for (;;) {
-      const { bytesRead } = await fh.read(buf, n, buf.length - n, n)
-      if (bytesRead === 0) break
-      n += bytesRead
-      if (n === buf.length) throw refuse('grew while it was read')
-    }
-    return buf.subarray(0, n)
-  } finally {
-    await fh.close()
-  }
-}
-
-function fileKind(st: Stats): string {
-  if (st.isDirectory()) return 'a directory'
-  if (st.isFIFO()) return 'a FIFO'
-  if (st.isSocket()) return 'a socket'
-  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device'
-  return 'a special file'
 }
 
 function alive(pid: number): boolean {

@@ -10,8 +10,8 @@
  * most `maxBytes + 1` bytes, and gives up after `timeoutMs`.
  */
 import { isUtf8 } from 'node:buffer'
-import { constants } from 'node:fs'
-import { open } from 'node:fs/promises'
+import { constants, type Stats } from 'node:fs'
+import { type FileHandle, open } from 'node:fs/promises'
 import { sleep } from './clock.ts'
 import { EdgeopError } from './errors.ts'
 import { bytePosition, firstInvalidUtf8 } from './utf8.ts'
@@ -39,6 +39,13 @@ export interface BoundedReadOptions {
   timeoutMs?: number
   /** Added to the too-large error after a `;`, e.g. `a kubeconfig is normally a few KiB: is this the right file?`. */
   hint?: string
+  /**
+   * Accept only a regular file, never following a symlink at `file` itself: for files edgeop wrote and reads
+   * back (snapshots, the agent's records), where a FIFO, a device or a link is never edgeop's own.
+   */
+  regularFile?: boolean
+  /** How errors name the file, when `file` is not how a person knows it (a `/proc/self/fd/…` path). Default `file`. */
+  shown?: string
 }
 
 /** `8 MiB`, `64 KiB` or `1000 bytes`: a limit as people write it. */
@@ -48,8 +55,16 @@ export function formatByteLimit(bytes: number): string {
   return `${bytes} bytes`
 }
 
-function fileError(options: BoundedReadOptions, message: string): EdgeopError {
-  return new EdgeopError('EDGEOP_ERR_FILE', message, { step: `read ${options.what}` })
+function fileError(options: BoundedReadOptions, message: string, cause?: unknown): EdgeopError {
+  return new EdgeopError('EDGEOP_ERR_FILE', message, { step: `read ${options.what}`, cause })
+}
+
+function fileKind(st: Stats): string {
+  if (st.isDirectory()) return 'a directory'
+  if (st.isFIFO()) return 'a FIFO'
+  if (st.isSocket()) return 'a socket'
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device'
+  return 'a special file'
 }
 
 /**
@@ -66,9 +81,20 @@ function fileError(options: BoundedReadOptions, message: string): EdgeopError {
 export async function readBoundedFile(file: string, options: BoundedReadOptions): Promise<Buffer> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_FILE_READ_TIMEOUT_MS
   const deadline = performance.now() + timeoutMs
-  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY)
+  const shown = options.shown ?? file
+  const flags = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY
+  let handle: FileHandle
+  try {
+    handle = await open(file, options.regularFile ? flags | constants.O_NOFOLLOW : flags)
+  } catch (err) {
+    if (options.regularFile && (err as { code?: unknown }).code === 'ELOOP')
+      throw fileError(options, `${shown} is a symlink, not a regular file`, err)
+    throw err
+  }
   try {
     const stat = await handle.stat()
+    if (options.regularFile && !stat.isFile())
+      throw fileError(options, `${shown} is ${fileKind(stat)}, not a regular file`)
     const cap = options.maxBytes + 1
     let buf = Buffer.allocUnsafe(
       Math.min(cap, stat.isFile() && stat.size > 0 ? stat.size + 1 : UNKNOWN_SIZE_CHUNK),
@@ -91,7 +117,7 @@ export async function readBoundedFile(file: string, options: BoundedReadOptions)
       if (performance.now() >= deadline) {
         throw fileError(
           options,
-          `${options.what} ${file} did not end within ${timeoutMs / 1000} s (edgeop's limit for reading a file; a pipe or device that never ends?)`,
+          `${options.what} ${shown} did not end within ${timeoutMs / 1000} s (edgeop's limit for reading a file; a pipe or device that never ends?)`,
         )
       }
       if (read < 0) await sleep(EMPTY_READ_POLL_MS)
@@ -99,7 +125,7 @@ export async function readBoundedFile(file: string, options: BoundedReadOptions)
     if (length > options.maxBytes) {
       throw fileError(
         options,
-        `${options.what} ${file} is larger than the ${formatByteLimit(options.maxBytes)} edgeop reads${options.hint ? `; ${options.hint}` : ''}`,
+        `${options.what} ${shown} is larger than the ${formatByteLimit(options.maxBytes)} edgeop reads${options.hint ? `; ${options.hint}` : ''}`,
       )
     }
     return buf.subarray(0, length)
