@@ -35,6 +35,15 @@ export {
 } from './health-checks.ts'
 export { type HeapAfterGc, monitorHeapAfterGc } from './heap-after-gc.ts'
 export {
+  HTTP_HEADERS_TIMEOUT_MS,
+  HTTP_KEEP_ALIVE_TIMEOUT_MS,
+  HTTP_MAX_CONNECTIONS,
+  HTTP_MAX_HEADER_BYTES,
+  HTTP_TIMEOUT_CHECK_INTERVAL_MS,
+  type HttpLimits,
+  TLS_HANDSHAKE_TIMEOUT_MS,
+} from './http-guard.ts'
+export {
   createLogger,
   DEFAULT_LIBRARY_LOG_LEVEL,
   DEFAULT_LOG_FORMAT,
@@ -49,14 +58,18 @@ export {
   type AccessReviewer,
   bearerToken,
   MAX_AUTHORIZATION_HEADER,
+  METRICS_ACCESS,
   METRICS_AUTH_ALLOWED_TTL_MS,
   METRICS_AUTH_CACHE_SIZE,
   METRICS_AUTH_DENIED_TTL_MS,
   METRICS_AUTH_MAX_IN_FLIGHT,
+  METRICS_AUTH_REVIEW_TIMEOUT_MS,
   METRICS_PATH,
+  type MetricsAccess,
   type MetricsAuthDecision,
   MetricsAuthFilter,
   type MetricsAuthFilterOptions,
+  PARKED_RETRY_ACCESS,
 } from './metrics-auth.ts'
 export {
   type Collector,

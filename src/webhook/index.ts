@@ -23,6 +23,7 @@ export {
   type Converter,
   DEFAULT_WEBHOOK_BIND_ADDRESS,
   MAX_REVIEW_BYTES,
+  MAX_REVIEW_DEPTH,
   type MutatingHandler,
   type ValidatingHandler,
   WEBHOOK_REQUEST_TIMEOUT_MS,

@@ -10,9 +10,16 @@
  * the webhook's `failurePolicy`; a converter that throws fails the review (`result.status: Failure`
  * with its message), which fails the request that needed it.
  */
-import { createServer, type Server } from 'node:https'
+import type { Server } from 'node:https'
 import type { KubeObject } from '../core/index.ts'
 import { EdgeopError, errorMessage, type Logger, noopLogger } from '../core/index.ts'
+import { jsonDeeperThan } from '../core/json-depth.ts'
+import {
+  createHardenedServer,
+  type HttpLimits,
+  hardenedLimits,
+  readBody,
+} from '../observability/http-guard.ts'
 import {
   type CertificatePair,
   type MetricsRegistry,
@@ -31,6 +38,15 @@ export const DEFAULT_WEBHOOK_BIND_ADDRESS = ':9443'
 export const MAX_REVIEW_BYTES = 7 * 1024 * 1024
 /** The apiserver waits at most 30 s (`timeoutSeconds`' maximum) for an answer; longer is never read. */
 export const WEBHOOK_REQUEST_TIMEOUT_MS = 30_000
+/**
+ * Deepest JSON nesting of a review body: 512 levels, checked on the bytes before parsing. A Pod in an
+ * `AdmissionReview` nests about 15 levels; `structuredClone` of the parsed object overflowed Node 24's
+ * default stack at about 2,000 (measured), which crashed the process. 512 leaves a fourfold margin and
+ * still admits unusual `x-kubernetes-preserve-unknown-fields` data (the apiserver's own JSON limit is
+ * 10,000 levels, k8s.io/apimachinery `util/json`), so a deeper object is refused with a 400 and the
+ * webhook's `failurePolicy` decides.
+ */
+export const MAX_REVIEW_DEPTH = 512
 
 /** Validates a request: return a denial (`allowed: false`) or warnings, or nothing to allow it. */
 export type ValidatingHandler = (
@@ -57,6 +73,8 @@ export interface WebhookServerOptions {
   registry?: MetricsRegistry
   /** Handler errors at warn (path and message only, never the object). Default: none. */
   logger?: Logger
+  /** Overrides of the connection, header and timeout limits; the request timeout defaults to {@link WEBHOOK_REQUEST_TIMEOUT_MS}. */
+  limits?: Partial<HttpLimits>
 }
 
 /** A response: HTTP status and body (an object is sent as JSON, a string as text). */
@@ -92,11 +110,13 @@ export class WebhookServer {
   readonly #log: Logger
   readonly #count?: (webhook: string, outcome: Outcome) => void
   readonly #latency?: (webhook: string, seconds: number) => void
+  readonly #limits: HttpLimits
   #server: Server | undefined
 
   /** Creates a server with no routes; register them, then {@link start}. */
   constructor(options: WebhookServerOptions = {}) {
     this.#log = options.logger ?? noopLogger
+    this.#limits = hardenedLimits({ requestTimeoutMs: WEBHOOK_REQUEST_TIMEOUT_MS, ...options.limits })
     const r = options.registry
     if (r) {
       const requests = r.counter({
@@ -134,10 +154,11 @@ export class WebhookServer {
         typeof request?.uid !== 'string'
       )
         return ['bad_request', 'expected an admission.k8s.io/v1 AdmissionReview with request.uid', 400]
-      const object = structuredClone(request.object ?? {}) as KubeObject
+      let object: KubeObject = {} as KubeObject
       let r: AdmissionResult
       let failed = false
       try {
+        object = structuredClone(request.object ?? {}) as KubeObject
         r = (await handler(request, object)) ?? {}
       } catch (err) {
         const message = `webhook ${path} failed: ${errorMessage(err).slice(0, 512)}`
@@ -208,20 +229,23 @@ export class WebhookServer {
   }
 
   /**
-   * Answers one review body posted to `path`, as the HTTPS server does (and counts it). Never rejects.
+   * Answers one review body posted to `path`, as the HTTPS server does (and counts it): a body nested
+   * deeper than {@link MAX_REVIEW_DEPTH} is a 400 before it is parsed. Never rejects.
    */
   async serve(path: string, body: string): Promise<WebhookResponse> {
     const route = this.#routes.get(path)
     if (!route) return { status: 404, body: 'not found' }
     const started = performance.now()
+    const tooDeep = jsonDeeperThan(Buffer.from(body), MAX_REVIEW_DEPTH)
     let review: unknown
     try {
-      review = JSON.parse(body)
+      review = tooDeep ? undefined : JSON.parse(body)
     } catch {
       review = undefined
     }
-    const [outcome, out, status = 200] =
-      typeof review === 'object' && review !== null
+    const [outcome, out, status = 200] = tooDeep
+      ? ['bad_request', `the review nests deeper than ${MAX_REVIEW_DEPTH} levels`, 400]
+      : typeof review === 'object' && review !== null
         ? await route(review as Record<string, unknown>)
         : ['bad_request', 'the body is not a JSON object', 400]
     this.#count?.(path, outcome as Outcome)
@@ -239,29 +263,21 @@ export class WebhookServer {
       throw new EdgeopError('EDGEOP_ERR_CONFIG', 'webhook bind address is disabled', {
         step: 'start webhooks',
       })
-    const server = createServer(
-      { ...certificate, requestTimeout: WEBHOOK_REQUEST_TIMEOUT_MS },
-      (req, res) => {
+    const server = createHardenedServer(
+      async (req, res, url) => {
         const reply = (status: number, body: unknown): void => {
           const json = typeof body !== 'string'
           res.writeHead(status, { 'content-type': json ? 'application/json' : 'text/plain; charset=utf-8' })
           res.end(json ? JSON.stringify(body) : `${body}\n`)
         }
-        const path = new URL(req.url ?? '/', 'https://webhook').pathname
         if (req.method !== 'POST') return reply(405, 'method not allowed')
-        if (!this.#routes.has(path)) return reply(404, 'not found')
-        const chunks: Buffer[] = []
-        let size = 0
-        req.on('data', (chunk: Buffer) => {
-          size += chunk.length
-          if (size <= MAX_REVIEW_BYTES) chunks.push(chunk)
-        })
-        req.on('end', () => {
-          if (size > MAX_REVIEW_BYTES) return reply(413, `review larger than ${MAX_REVIEW_BYTES} bytes`)
-          void this.serve(path, Buffer.concat(chunks).toString('utf8')).then((r) => reply(r.status, r.body))
-        })
+        if (!this.#routes.has(url.pathname)) return reply(404, 'not found')
+        const body = await readBody(req, { maxBytes: MAX_REVIEW_BYTES })
+        const answer = await this.serve(url.pathname, body.toString('utf8'))
+        reply(answer.status, answer.body)
       },
-    )
+      { name: 'webhooks', limits: this.#limits, tls: certificate, logger: this.#log },
+    ) as Server
     this.#server = server
     return listen(server, bindAddress, 'start webhooks')
   }
