@@ -42,8 +42,8 @@ export const WEBHOOK_REQUEST_TIMEOUT_MS = 30_000
  * Deepest JSON nesting of a review body: 512 levels, checked on the bytes before parsing. A Pod in an
  * `AdmissionReview` nests about 15 levels; `structuredClone` of the parsed object overflowed Node 24's
  * default stack at about 2,000 (measured), which crashed the process. 512 leaves a fourfold margin and
- * still admits unusual `x-kubernetes-preserve-unknown-fields` data (the apiserver's own JSON limit is
- * 10,000 levels, k8s.io/apimachinery `util/json`), so a deeper object is refused with a 400 and the
+ * still admits unusual `x-kubernetes-preserve-unknown-fields` data (the apiserver's decoder, on Go's
+ * `encoding/json` scanner, refuses only past 10,000), so a deeper object is refused with a 400 and the
  * webhook's `failurePolicy` decides.
  */
 export const MAX_REVIEW_DEPTH = 512
