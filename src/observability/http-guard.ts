@@ -73,10 +73,13 @@ export interface HttpLimits {
   timeoutCheckIntervalMs: number
 }
 
-/** `requestTimeoutMs` and any overrides, with the defaults for the rest. */
+/**
+ * `requestTimeoutMs` and any overrides, with the defaults for the rest; the head's timeout is at most
+ * the request's (Node refuses a longer one).
+ */
 export function hardenedLimits(limits: Partial<HttpLimits> & { requestTimeoutMs: number }): HttpLimits {
   return {
-    headersTimeoutMs: HTTP_HEADERS_TIMEOUT_MS,
+    headersTimeoutMs: Math.min(HTTP_HEADERS_TIMEOUT_MS, limits.requestTimeoutMs),
     keepAliveTimeoutMs: HTTP_KEEP_ALIVE_TIMEOUT_MS,
     handshakeTimeoutMs: TLS_HANDSHAKE_TIMEOUT_MS,
     maxConnections: HTTP_MAX_CONNECTIONS,
