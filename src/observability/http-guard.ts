@@ -164,6 +164,11 @@ export function createHardenedServer(route: GuardedRoute, options: HardenedServe
     }
     socket.destroySoon()
   })
+  // An accept that fails once listening (EMFILE, the file-descriptor limit): logged, never an
+  // unhandled 'error' event that would end the process. Errors while starting reach `listen`'s own listener.
+  server.on('error', (err: Error & { code?: string }) => {
+    if (server.listening) log.error('server error', { server: name, code: err.code, error: err.message })
+  })
   // A TLS handshake that fails or passes its timeout: nothing can be answered; the socket is ended.
   server.on('tlsClientError', (err: Error & { code?: string }, socket: Socket) => {
     log.debug('TLS handshake failed', { server: name, code: err.code })

@@ -216,6 +216,18 @@ describe('every handler failure answered and logged once', () => {
   })
 })
 
+describe('server errors', () => {
+  test('an error of the listening server (a failed accept) is logged, not thrown', async () => {
+    const { address, logger, server } = await serve(ok)
+    server.emit('error', Object.assign(new Error('accept EMFILE'), { code: 'EMFILE' }))
+    assert.deepEqual(
+      logger.lines.filter((l) => l.level === 'error').map((l) => l.fields?.code),
+      ['EMFILE'],
+    )
+    assert.equal(statusOf(await rawRequest(address, GET('/'))), 200)
+  })
+})
+
 describe('bodies', () => {
   const echo: GuardedRoute = async (req, res) => {
     const body = await readBody(req, { maxBytes: 64, maxJsonDepth: 4 })
