@@ -143,7 +143,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     const route = (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> =>
       handle(options, routes, req, res, url)
     const name = routes.metrics ? 'metrics' : 'probes'
-    const logger = options.logger ?? secure?.logger
+    const log = options.logger ?? secure?.logger
     let server: Server
     if (secure && routes.metrics) {
       const { certDir, certName, keyName, reloadIntervalMs, clock, logger } = secure
@@ -164,10 +164,10 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
         name,
         limits,
         tls: watcher?.current ?? selfSignedCertificate(),
-        ...(logger ? { logger } : {}),
+        ...(log ? { logger: log } : {}),
       }) as HttpsServer
       server = tls
-    } else server = createHardenedServer(route, { name, limits, ...(logger ? { logger } : {}) })
+    } else server = createHardenedServer(route, { name, limits, ...(log ? { logger: log } : {}) })
     servers.push(server)
     return listen(server, address, 'start ops server')
   }
