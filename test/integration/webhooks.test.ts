@@ -27,7 +27,7 @@ import { appServiceWebhooks, NAME_LABEL } from '../../src/operators/appservice/w
 import { freePort } from '../../src/testing/ports.ts'
 import { WebhookCertController } from '../../src/webhook/cert-controller.ts'
 import { pemCertificates } from '../../src/webhook/cert-rotation.ts'
-import { WebhookServer } from '../../src/webhook/webhook-server.ts'
+import { MAX_REVIEW_DEPTH, WebhookServer } from '../../src/webhook/webhook-server.ts'
 import { installAppServiceCrd } from '../support/appservice.ts'
 import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
@@ -40,8 +40,22 @@ const abort = new AbortController()
 let admin: KubeClient
 let certs: WebhookCertController
 let port: number
-/** Namespaces: AppService webhooks; throwing handlers; unreachable webhook, Fail and Ignore; no webhooks. */
-const ns = { app: '', boom: '', fail: '', ignore: '', plain: '' }
+/** Namespaces: AppService webhooks; throwing handlers; unreachable webhook, Fail and Ignore; no webhooks; depth recorded. */
+const ns = { app: '', boom: '', fail: '', ignore: '', plain: '', deep: '' }
+/** The nesting depth of each object the depth-recording webhook received. */
+const depthsSeen: number[] = []
+/** Nesting depth of a JSON value (`{}` is 1), without recursion. */
+function depthOf(value: unknown): number {
+  let max = 0
+  const stack: [unknown, number][] = [[value, 0]]
+  while (stack.length) {
+    const [v, d] = stack.pop()!
+    if (typeof v !== 'object' || v === null) continue
+    max = Math.max(max, d + 1)
+    for (const child of Object.values(v)) stack.push([child, d + 1])
+  }
+  return max
+}
 const id = `${process.pid}-${Date.now() % 100_000}`
 const CONFIG = `edgeop-webhooks-test-${id}`
 const SECRET = 'webhook-cert'
@@ -92,6 +106,10 @@ setup(async () => {
     .mutate('/throw-mutate', () => {
       throw new Error('defaulter broke')
     })
+    .validate('/record-depth', (r) => {
+      depthsSeen.push(depthOf(r.object))
+      return undefined
+    })
   port = await freePort()
   const dead = await freePort() // nothing listens there: the webhook is down
   const at = (path: string, p = port) => `https://127.0.0.1:${p}${path}`
@@ -104,6 +122,7 @@ setup(async () => {
       webhook('boom', ns.boom, at('/throw-validate'), 'Fail'),
       webhook('down-fail', ns.fail, at(VALIDATE_PATH, dead), 'Fail'),
       webhook('down-ignore', ns.ignore, at(VALIDATE_PATH, dead), 'Ignore'),
+      webhook('record-depth', ns.deep, at('/record-depth'), 'Fail'),
     ],
   }
   const mutating = {
@@ -239,6 +258,40 @@ test('a malformed AdmissionReview gets a 400 with a message, and the server keep
   assert.equal(wrong.status, 400)
   assert.match(wrong.text, /expected an admission\.k8s\.io\/v1 AdmissionReview/)
   await apps(ns.app).create(app('after-malformed'), { dryRun: true })
+})
+
+test('D2 through the apiserver: an AppService nesting 2,000 objects (unknown spec field, managedFields) reaches the webhook pruned or not at all, and the server keeps serving', async (t) => {
+  const nested = (levels: number) => JSON.parse(`${'{"f:a":'.repeat(levels)}{}${'}'.repeat(levels)}`)
+  const deep = {
+    metadata: {
+      name: 'deep',
+      managedFields: [
+        {
+          manager: 'deep',
+          operation: 'Update',
+          apiVersion: 'platform.example.com/v1alpha1',
+          fieldsType: 'FieldsV1',
+          fieldsV1: nested(2000),
+        },
+      ],
+    },
+    spec: { image: 'nginx:1.27', extra: nested(2000) },
+  } as unknown as AppService
+  const outcome = await apps(ns.deep)
+    .create(deep, { dryRun: true })
+    .then(
+      () => 'admitted',
+      (e: unknown) => (e instanceof ApiError ? `refused ${e.status}: ${e.message.slice(0, 200)}` : String(e)),
+    )
+  const tooDeep = count('/record-depth', 'bad_request')
+  t.diagnostic(
+    `apiserver: ${outcome}; depths the webhook parsed: ${depthsSeen.join(', ') || 'none'}; refused as too deep: ${tooDeep}`,
+  )
+  // Either the apiserver pruned (the webhook parsed a shallow object) or refused the write, or the
+  // webhook refused the review unparsed: nothing deep was ever parsed, and the process lives.
+  for (const d of depthsSeen) assert.ok(d <= MAX_REVIEW_DEPTH, `the webhook parsed ${d} levels`)
+  if (outcome === 'admitted') assert.equal(tooDeep, 0)
+  await apps(ns.app).create(app('after-deep'), { dryRun: true })
 })
 
 test('a throwing handler: validating denies with its message, mutating fails the call (failurePolicy Fail); both counted', async () => {
