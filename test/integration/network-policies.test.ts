@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { ApiError } from '../../src/client/api-error.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import {
@@ -16,7 +17,6 @@ import {
   WEBHOOK_PORT,
 } from '../../src/operators/appservice/manifests.ts'
 import { applyObjects, deployObjects } from '../support/deploy-manifests.ts'
-import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
 import { helmTemplate, kustomizeBuild } from '../support/rendered-manifests.ts'
 import { useTestEnv } from '../support/test-env.ts'
@@ -106,17 +106,32 @@ test('issue 28: kustomize build config/agent carries the operator and agent poli
 })
 
 test('issue 28: as helm install, the chart admits the webhook port from the addresses of the kubernetes EndpointSlice; the policies pass a dry run', async () => {
-  const slice = await eventually(
-    async () => {
-      const s = await admin.request<{ endpoints?: { addresses: string[] }[] }>({
-        method: 'GET',
-        path: '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes',
-      })
-      return s.endpoints?.length ? s : undefined
-    },
-    20_000,
-    'the apiserver has written its kubernetes EndpointSlice',
-  )
+  // The test apiserver runs with --endpoint-reconciler-type=none: the EndpointSlice it would keep is
+  // written here as a real apiserver writes it (two documentation addresses, RFC 5737: one ipBlock each).
+  const SLICES = {
+    group: 'discovery.k8s.io',
+    version: 'v1',
+    resource: 'endpointslices',
+    namespaced: true,
+    kind: 'EndpointSlice',
+  }
+  const existing = await admin
+    .resource(SLICES, 'default')
+    .get('kubernetes')
+    .catch((e: unknown) => {
+      if (e instanceof ApiError && e.status === 404) return undefined
+      throw e
+    })
+  const slice = (existing ??
+    (await admin.resource(SLICES, 'default').create({
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'kubernetes', labels: { 'kubernetes.io/service-name': 'kubernetes' } },
+      addressType: 'IPv4',
+      endpoints: [{ addresses: ['192.0.2.10'] }, { addresses: ['192.0.2.11'] }],
+      ports: [{ name: 'https', port: 6443, protocol: 'TCP' }],
+    } as KubeObject))) as KubeObject & { endpoints: { addresses: string[] }[] }
+  if (!existing) defer(() => admin.resource(SLICES, 'default').delete('kubernetes'))
   const expected = slice.endpoints!.flatMap((e) =>
     e.addresses.map((a) => ({ ipBlock: { cidr: a.includes(':') ? `${a}/128` : `${a}/32` } })),
   )
