@@ -28,6 +28,7 @@ import {
 } from '../observability/index.ts'
 import { listen } from '../observability/ops-server.ts'
 import { type AdmissionRequest, type AdmissionResult, jsonPatch } from './admission.ts'
+import { reviewHeader } from './review-header.ts'
 
 /** controller-runtime's webhook port (`webhook.DefaultPort`), also kubebuilder's Service `targetPort`. */
 export const DEFAULT_WEBHOOK_BIND_ADDRESS = ':9443'
@@ -85,7 +86,14 @@ export interface WebhookResponse {
   body: unknown
 }
 
-type Route = (review: Record<string, unknown>) => Promise<[outcome: string, body: unknown, status?: number]>
+/** A registered path: its answer to a parsed review, and the review kind it takes (to refuse one unparsed). */
+interface Route {
+  answer(review: Record<string, unknown>): Promise<[outcome: string, body: unknown, status?: number]>
+  apiVersion: string
+  kind: string
+  /** The response (the review's `response` field) that refuses review `uid` with `message`. */
+  refusal(uid: string, message: string): Record<string, unknown>
+}
 /** The `outcome` label values. */
 type Outcome = 'allowed' | 'denied' | 'patched' | 'converted' | 'error' | 'bad_request'
 
@@ -146,40 +154,52 @@ export class WebhookServer {
   }
 
   #admission(path: string, mutating: boolean, handler: MutatingHandler): this {
-    this.#routes.set(path, async (review) => {
-      const request = review.request as AdmissionRequest | undefined
-      if (
-        review.apiVersion !== 'admission.k8s.io/v1' ||
-        review.kind !== 'AdmissionReview' ||
-        typeof request?.uid !== 'string'
-      )
-        return ['bad_request', 'expected an admission.k8s.io/v1 AdmissionReview with request.uid', 400]
-      let object: KubeObject = {} as KubeObject
-      let r: AdmissionResult
-      let failed = false
-      try {
-        object = structuredClone(request.object ?? {}) as KubeObject
-        r = (await handler(request, object)) ?? {}
-      } catch (err) {
-        const message = `webhook ${path} failed: ${errorMessage(err).slice(0, 512)}`
-        this.#log.warn('admission handler failed', { webhook: path, uid: request.uid, error: message })
-        if (mutating) return ['error', message, 500]
-        r = { allowed: false, code: 500, message }
-        failed = true
-      }
-      const denied = r.allowed === false
-      const patch = denied || !mutating ? [] : (r.patch ?? jsonPatch(request.object ?? {}, object))
-      const response = {
-        uid: request.uid,
-        allowed: !denied,
-        ...(denied ? { status: { code: r.code ?? 403, message: r.message ?? 'denied' } } : {}),
-        ...(r.warnings?.length ? { warnings: r.warnings } : {}),
-        ...(patch.length
-          ? { patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') }
-          : {}),
-      }
-      const outcome = failed ? 'error' : denied ? 'denied' : patch.length ? 'patched' : 'allowed'
-      return [outcome, { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }]
+    const apiVersion = 'admission.k8s.io/v1'
+    const kind = 'AdmissionReview'
+    const refusal = (uid: string, message: string) => ({
+      uid,
+      allowed: false,
+      status: { code: 400, message },
+    })
+    this.#routes.set(path, {
+      apiVersion,
+      kind,
+      refusal,
+      answer: async (review) => {
+        const request = review.request as AdmissionRequest | undefined
+        if (
+          review.apiVersion !== 'admission.k8s.io/v1' ||
+          review.kind !== 'AdmissionReview' ||
+          typeof request?.uid !== 'string'
+        )
+          return ['bad_request', 'expected an admission.k8s.io/v1 AdmissionReview with request.uid', 400]
+        let object: KubeObject = {} as KubeObject
+        let r: AdmissionResult
+        let failed = false
+        try {
+          object = structuredClone(request.object ?? {}) as KubeObject
+          r = (await handler(request, object)) ?? {}
+        } catch (err) {
+          const message = `webhook ${path} failed: ${errorMessage(err).slice(0, 512)}`
+          this.#log.warn('admission handler failed', { webhook: path, uid: request.uid, error: message })
+          if (mutating) return ['error', message, 500]
+          r = { allowed: false, code: 500, message }
+          failed = true
+        }
+        const denied = r.allowed === false
+        const patch = denied || !mutating ? [] : (r.patch ?? jsonPatch(request.object ?? {}, object))
+        const response = {
+          uid: request.uid,
+          allowed: !denied,
+          ...(denied ? { status: { code: r.code ?? 403, message: r.message ?? 'denied' } } : {}),
+          ...(r.warnings?.length ? { warnings: r.warnings } : {}),
+          ...(patch.length
+            ? { patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') }
+            : {}),
+        }
+        const outcome = failed ? 'error' : denied ? 'denied' : patch.length ? 'patched' : 'allowed'
+        return [outcome, { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }]
+      },
     })
     return this
   }
@@ -189,36 +209,47 @@ export class WebhookServer {
    * converted to `request.desiredAPIVersion`, in order; the first that throws fails the whole review.
    */
   convert(path: string, converter: Converter): this {
-    this.#routes.set(path, async (review) => {
-      const r = review.request as
-        | { uid?: unknown; desiredAPIVersion?: unknown; objects?: unknown }
-        | undefined
-      if (
-        review.apiVersion !== 'apiextensions.k8s.io/v1' ||
-        review.kind !== 'ConversionReview' ||
-        typeof r?.uid !== 'string' ||
-        typeof r.desiredAPIVersion !== 'string' ||
-        !Array.isArray(r.objects)
-      )
-        return [
-          'bad_request',
-          'expected an apiextensions.k8s.io/v1 ConversionReview with request.uid, desiredAPIVersion and objects',
-          400,
-        ]
-      const to = r.desiredAPIVersion
-      let response: Record<string, unknown>
-      try {
-        const convertedObjects = (r.objects as KubeObject[]).map((o) =>
-          o.apiVersion === to ? o : converter(o, to),
+    const refusal = (uid: string, message: string) => ({
+      uid,
+      result: { status: 'Failure', message },
+      convertedObjects: [],
+    })
+    const [apiVersion, kind] = ['apiextensions.k8s.io/v1', 'ConversionReview']
+    this.#routes.set(path, {
+      apiVersion,
+      kind,
+      refusal,
+      answer: async (review) => {
+        const r = review.request as
+          | { uid?: unknown; desiredAPIVersion?: unknown; objects?: unknown }
+          | undefined
+        if (
+          review.apiVersion !== 'apiextensions.k8s.io/v1' ||
+          review.kind !== 'ConversionReview' ||
+          typeof r?.uid !== 'string' ||
+          typeof r.desiredAPIVersion !== 'string' ||
+          !Array.isArray(r.objects)
         )
-        response = { uid: r.uid, result: { status: 'Success' }, convertedObjects }
-      } catch (err) {
-        const message = `conversion to ${to} failed: ${errorMessage(err).slice(0, 512)}`
-        this.#log.warn('conversion failed', { webhook: path, uid: r.uid, error: message })
-        response = { uid: r.uid, result: { status: 'Failure', message }, convertedObjects: [] }
-      }
-      const ok = (response.result as { status: string }).status === 'Success'
-      return [ok ? 'converted' : 'error', { apiVersion: review.apiVersion, kind: review.kind, response }]
+          return [
+            'bad_request',
+            'expected an apiextensions.k8s.io/v1 ConversionReview with request.uid, desiredAPIVersion and objects',
+            400,
+          ]
+        const to = r.desiredAPIVersion
+        let response: Record<string, unknown>
+        try {
+          const convertedObjects = (r.objects as KubeObject[]).map((o) =>
+            o.apiVersion === to ? o : converter(o, to),
+          )
+          response = { uid: r.uid, result: { status: 'Success' }, convertedObjects }
+        } catch (err) {
+          const message = `conversion to ${to} failed: ${errorMessage(err).slice(0, 512)}`
+          this.#log.warn('conversion failed', { webhook: path, uid: r.uid, error: message })
+          response = { uid: r.uid, result: { status: 'Failure', message }, convertedObjects: [] }
+        }
+        const ok = (response.result as { status: string }).status === 'Success'
+        return [ok ? 'converted' : 'error', { apiVersion: review.apiVersion, kind: review.kind, response }]
+      },
     })
     return this
   }
@@ -229,25 +260,39 @@ export class WebhookServer {
   }
 
   /**
-   * Answers one review body posted to `path`, as the HTTPS server does (and counts it): a body nested
-   * deeper than {@link MAX_REVIEW_DEPTH} is a 400 before it is parsed. Never rejects.
+   * Answers one review body posted to `path`, as the HTTPS server does (and counts it). A body nested
+   * deeper than {@link MAX_REVIEW_DEPTH} is never parsed: when its `apiVersion`, `kind` and
+   * `request.uid` (read from the bytes) fit the path, it is refused in the review's own terms (an
+   * admission denial with code 400, a failed conversion) so the apiserver shows the user why; otherwise
+   * it gets a 400. Never rejects.
    */
   async serve(path: string, body: string): Promise<WebhookResponse> {
     const route = this.#routes.get(path)
     if (!route) return { status: 404, body: 'not found' }
     const started = performance.now()
-    const tooDeep = jsonDeeperThan(Buffer.from(body), MAX_REVIEW_DEPTH)
-    let review: unknown
-    try {
-      review = tooDeep ? undefined : JSON.parse(body)
-    } catch {
-      review = undefined
+    const bytes = Buffer.from(body)
+    let outcome: string
+    let out: unknown
+    let status = 200
+    if (jsonDeeperThan(bytes, MAX_REVIEW_DEPTH)) {
+      const message = `the review nests deeper than ${MAX_REVIEW_DEPTH} levels`
+      const h = reviewHeader(bytes)
+      outcome = 'bad_request'
+      if (h.uid !== undefined && h.apiVersion === route.apiVersion && h.kind === route.kind)
+        out = { apiVersion: h.apiVersion, kind: h.kind, response: route.refusal(h.uid, message) }
+      else [out, status] = [message, 400]
+    } else {
+      let review: unknown
+      try {
+        review = JSON.parse(body)
+      } catch {
+        review = undefined
+      }
+      ;[outcome, out, status = 200] =
+        typeof review === 'object' && review !== null
+          ? await route.answer(review as Record<string, unknown>)
+          : ['bad_request', 'the body is not a JSON object', 400]
     }
-    const [outcome, out, status = 200] = tooDeep
-      ? ['bad_request', `the review nests deeper than ${MAX_REVIEW_DEPTH} levels`, 400]
-      : typeof review === 'object' && review !== null
-        ? await route(review as Record<string, unknown>)
-        : ['bad_request', 'the body is not a JSON object', 400]
     this.#count?.(path, outcome as Outcome)
     this.#latency?.(path, (performance.now() - started) / 1000)
     return { status, body: out }

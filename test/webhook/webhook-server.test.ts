@@ -220,20 +220,53 @@ test('D1: an absolute-form request target with port 99999 is answered 400, the w
   assert.equal(statusOf(await rawRequest(address, post('/validate', req({})), true)), 200)
 })
 
-test('D2: an AdmissionReview nesting 2,000 objects under request.object is answered 400 before parsing, and the server lives', async (t) => {
+test('D2: an AdmissionReview nesting 2,000 objects under request.object is refused before parsing, in words, and the server lives', async (t) => {
   const body = deepReview(2000)
   assert.ok(body.length < 20 * 1024, 'about 16 KiB')
   const { s, count, address } = await started(t)
+  const message = `the review nests deeper than ${MAX_REVIEW_DEPTH} levels`
+  const denial = {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    response: { uid: 'u1', allowed: false, status: { code: 400, message } },
+  }
   for (const path of ['/validate', '/mutate']) {
-    const r = await s.serve(path, body)
-    assert.deepEqual(r, { status: 400, body: `the review nests deeper than ${MAX_REVIEW_DEPTH} levels` })
+    assert.deepEqual(await s.serve(path, body), { status: 200, body: denial })
     assert.equal(count(path, 'bad_request'), 1)
     const raw = await rawRequest(address, post(path, body), true)
-    assert.equal(statusOf(raw), 400, raw)
+    assert.equal(statusOf(raw), 200, raw)
+    assert.ok(raw.includes(JSON.stringify(denial.response)), raw)
   }
+  const noUid = `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":${'['.repeat(2000)}${']'.repeat(2000)}}`
+  assert.deepEqual(
+    await s.serve('/validate', noUid),
+    { status: 400, body: message },
+    'no uid to answer: a 400',
+  )
+  assert.equal(statusOf(await rawRequest(address, post('/validate', noUid), true)), 400)
   const fine = await s.serve('/mutate', deepReview(MAX_REVIEW_DEPTH - 10))
   assert.equal(fine.status, 200, 'depth within the limit is served')
   assert.equal(statusOf(await rawRequest(address, post('/validate', req({})), true)), 200)
+})
+
+test('D2: a ConversionReview nested too deep fails the conversion in words, unparsed', async () => {
+  const s = new WebhookServer().convert('/convert', () => {
+    throw new Error('never called')
+  })
+  const objects = [JSON.parse(`${'{"a":'.repeat(2000)}1${'}'.repeat(2000)}`)]
+  const r = await s.serve('/convert', conversion({ uid: 'c1', desiredAPIVersion: 'x/v2', objects }))
+  assert.deepEqual(r, {
+    status: 200,
+    body: {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'ConversionReview',
+      response: {
+        uid: 'c1',
+        result: { status: 'Failure', message: `the review nests deeper than ${MAX_REVIEW_DEPTH} levels` },
+        convertedObjects: [],
+      },
+    },
+  })
 })
 
 test('D19: the webhook server takes its limits: a partial head is answered 408 and closed once the head timeout passes', {
