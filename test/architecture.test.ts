@@ -57,7 +57,7 @@ const ALLOWED: Record<string, string[]> = {
   // bundle-time only (edgeop/esbuild): node built-ins and esbuild's types, nothing of the runtime.
   esbuild: [],
   // Admission webhooks: an HTTPS server on the guarded request path (server, tls, metrics) and a certificate controller (client).
-  webhook: ['core', 'client', 'metrics', 'server', 'tls'],
+  webhook: ['core', 'codec', 'client', 'metrics', 'server', 'tls'],
   // edgeop/operator: a process around the manager (flags through the CLI); main.ts and the operators use it.
   operator: [
     'core',

@@ -228,6 +228,7 @@ export class Manager {
       registry: this.registry,
       healthz: this.healthz,
       readyz: this.readyz,
+      logger: this.#log,
       parked: {
         parked: () => this.#controllers.flatMap((c) => c.parked()),
         retryParked: (key) => this.#controllers.filter((c) => c.retryParked(key)).length,

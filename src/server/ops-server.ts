@@ -6,8 +6,8 @@
  * `secureMetrics`, the metrics address is HTTPS and each request to it is authenticated and authorized; the probes
  * stay plain HTTP on their own address, as the kubelet probes them.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import { createServer as createHttpsServer } from 'node:https'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import type { Server as HttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import type { Clock } from '../core/clock.ts'
 import { EdgeopError } from '../core/errors.ts'
@@ -16,7 +16,8 @@ import type { HealthChecks } from '../health/health-checks.ts'
 import type { MetricsRegistry } from '../metrics/metrics-registry.ts'
 import { type CertWatcher, watchCertificate } from '../tls/cert-watcher.ts'
 import { selfSignedCertificate } from '../tls/self-signed-cert.ts'
-import type { MetricsAuthDecision } from './metrics-auth.ts'
+import { createHardenedServer, type HttpLimits, hardenedLimits } from './http-guard.ts'
+import { type MetricsAccess, type MetricsAuthDecision, PARKED_RETRY_ACCESS } from './metrics-auth.ts'
 import type { ParkedKeysView } from './parked-keys-view.ts'
 
 /** controller-runtime `metricsserver.DefaultBindAddress`: `:8080` (all interfaces, plain HTTP). */
@@ -47,17 +48,22 @@ export interface OpsServerOptions {
   /**
    * Served beside `/metrics`: `GET /debug/parked` (JSON array of `ParkedKeyInfo`) and
    * `POST /debug/parked/<key>/retry` (the key URL-encoded or not; 404 when no controller has it parked).
-   * Absent: both 404. With `secureMetrics`, these need the same authorization as `/metrics`.
+   * Absent: both 404. With `secureMetrics`, reading the list needs the same authorization as `/metrics`;
+   * a retry, an action, needs its own: `create` on the non-resource URL `/debug/parked` (`PARKED_RETRY_ACCESS`).
    */
   parked?: ParkedKeysView
   /** Serve `/metrics` over HTTPS to authorized scrapers only. Absent: plain HTTP, no authentication (controller-runtime's library default). */
   secureMetrics?: SecureMetricsOptions
+  /** Handler failures (at error, once per request) and refused requests (at debug). Default: none. */
+  logger?: Logger
+  /** Overrides of the connection, header and timeout limits (see `hardenedLimits`); the request timeout defaults to {@link OPS_REQUEST_TIMEOUT_MS}. */
+  limits?: Partial<HttpLimits>
 }
 
 /** HTTPS and access control for `/metrics` (controller-runtime `SecureServing` with `filters.WithAuthenticationAndAuthorization`). */
 export interface SecureMetricsOptions {
-  /** Decides each scrape: a `MetricsAuthFilter` over the operator's client. */
-  filter: { decide(authorization: string | undefined): Promise<MetricsAuthDecision> }
+  /** Decides each request: a `MetricsAuthFilter` over the operator's client; `access` absent means `get /metrics`. */
+  filter: { decide(authorization: string | undefined, access?: MetricsAccess): Promise<MetricsAuthDecision> }
   /** Directory with the certificate and key, re-read when they change. Absent: a self-signed certificate made at start. */
   certDir?: string
   /** Certificate file name in `certDir`; default `tls.crt`. */
@@ -133,9 +139,11 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   const servers: Server[] = []
   let watcher: CertWatcher | undefined
   const start = async (address: string, routes: { metrics: boolean; probes: boolean }): Promise<string> => {
-    const serverOptions = { requestTimeout: OPS_REQUEST_TIMEOUT_MS, headersTimeout: OPS_REQUEST_TIMEOUT_MS }
-    const handler = (req: IncomingMessage, res: ServerResponse): void =>
-      void handle(options, routes, req, res)
+    const limits = hardenedLimits({ requestTimeoutMs: OPS_REQUEST_TIMEOUT_MS, ...options.limits })
+    const route = (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> =>
+      handle(options, routes, req, res, url)
+    const name = routes.metrics ? 'metrics' : 'probes'
+    const log = options.logger ?? secure?.logger
     let server: Server
     if (secure && routes.metrics) {
       const { certDir, certName, keyName, reloadIntervalMs, clock, logger } = secure
@@ -152,12 +160,14 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
           (next) => tls.setSecureContext(next),
         )
       }
-      const tls = createHttpsServer(
-        { ...serverOptions, ...(watcher?.current ?? selfSignedCertificate()) },
-        handler,
-      )
+      const tls = createHardenedServer(route, {
+        name,
+        limits,
+        tls: watcher?.current ?? selfSignedCertificate(),
+        ...(log ? { logger: log } : {}),
+      }) as HttpsServer
       server = tls
-    } else server = createServer(serverOptions, handler)
+    } else server = createHardenedServer(route, { name, limits, ...(log ? { logger: log } : {}) })
     servers.push(server)
     return listen(server, address, 'start ops server')
   }
@@ -213,6 +223,7 @@ async function handle(
   routes: { metrics: boolean; probes: boolean },
   req: IncomingMessage,
   res: ServerResponse,
+  url: URL,
 ): Promise<void> {
   const reply = (status: number, body: string, type = 'text/plain; charset=utf-8'): void => {
     res.writeHead(status, {
@@ -222,7 +233,6 @@ async function handle(
     })
     res.end(body)
   }
-  const url = new URL(req.url ?? '/', 'http://ops')
   const path = url.pathname
   const retry = routes.metrics && options.parked && /^\/debug\/parked\/(.+)\/retry$/.exec(path)
   if (
@@ -232,42 +242,42 @@ async function handle(
     res.setHeader('allow', retry ? 'POST' : 'GET, HEAD')
     return reply(405, 'method not allowed\n')
   }
-  try {
-    const onMetricsAddress =
-      routes.metrics && (path === '/metrics' || (options.parked && path.startsWith('/debug/parked')))
-    if (onMetricsAddress) {
-      // With secure metrics, everything on the metrics address needs an authorized bearer token.
-      const d = await options.secureMetrics?.filter.decide(req.headers.authorization)
-      if (d && d.status !== 200) {
-        if (d.status === 401) res.setHeader('www-authenticate', 'Bearer')
-        return reply(d.status, `${d.reason}\n`)
-      }
+  const onMetricsAddress =
+    routes.metrics && (path === '/metrics' || (options.parked && path.startsWith('/debug/parked')))
+  if (onMetricsAddress) {
+    // With secure metrics, everything on the metrics address needs an authorized bearer token:
+    // reading (`/metrics`, `GET /debug/parked`) the scraper's `get /metrics`, re-arming a key its own grant.
+    const d = await options.secureMetrics?.filter.decide(
+      req.headers.authorization,
+      retry ? PARKED_RETRY_ACCESS : undefined,
+    )
+    if (d && d.status !== 200) {
+      if (d.status === 401) res.setHeader('www-authenticate', 'Bearer')
+      return reply(d.status, `${d.reason}\n`)
     }
-    if (retry) {
-      let key: string
-      try {
-        key = decodeURIComponent(retry[1]!)
-      } catch {
-        return reply(400, 'malformed key\n')
-      }
-      const n = options.parked!.retryParked(key)
-      return n > 0 ? reply(200, `re-armed in ${n} controller(s)\n`) : reply(404, 'not parked\n')
-    }
-    if (onMetricsAddress && path === '/debug/parked')
-      return reply(200, `${JSON.stringify(options.parked!.parked())}\n`, 'application/json')
-    if (routes.metrics && path === '/metrics')
-      return reply(200, options.registry.render(), METRICS_CONTENT_TYPE)
-    if (routes.probes) {
-      for (const checks of [options.healthz, options.readyz]) {
-        const base = `/${checks.endpoint}`
-        if (path === base || path.startsWith(`${base}/`)) {
-          const r = await checks.respond(path.slice(base.length), url.searchParams)
-          return reply(r.status, r.body)
-        }
-      }
-    }
-    reply(404, 'not found\n')
-  } catch {
-    if (!res.headersSent) reply(500, 'internal server error\n')
   }
+  if (retry) {
+    let key: string
+    try {
+      key = decodeURIComponent(retry[1]!)
+    } catch {
+      return reply(400, 'malformed key\n')
+    }
+    const n = options.parked!.retryParked(key)
+    return n > 0 ? reply(200, `re-armed in ${n} controller(s)\n`) : reply(404, 'not parked\n')
+  }
+  if (onMetricsAddress && path === '/debug/parked')
+    return reply(200, `${JSON.stringify(options.parked!.parked())}\n`, 'application/json')
+  if (routes.metrics && path === '/metrics')
+    return reply(200, options.registry.render(), METRICS_CONTENT_TYPE)
+  if (routes.probes) {
+    for (const checks of [options.healthz, options.readyz]) {
+      const base = `/${checks.endpoint}`
+      if (path === base || path.startsWith(`${base}/`)) {
+        const r = await checks.respond(path.slice(base.length), url.searchParams)
+        return reply(r.status, r.body)
+      }
+    }
+  }
+  reply(404, 'not found\n')
 }

@@ -20,6 +20,7 @@ export {
 export {
   type Converter,
   DEFAULT_WEBHOOK_BIND_ADDRESS,
+  MAX_REVIEW_DEPTH,
   type MutatingHandler,
   type ValidatingHandler,
   type WebhookResponse,

@@ -10,14 +10,17 @@
  * the webhook's `failurePolicy`; a converter that throws fails the review (`result.status: Failure`
  * with its message), which fails the request that needed it.
  */
-import { createServer, type Server } from 'node:https'
+import type { Server } from 'node:https'
 import type { KubeObject } from '../core/index.ts'
 import { EdgeopError, errorMessage, type Logger, noopLogger } from '../core/index.ts'
+import { jsonDeeperThan } from '../core/json-depth.ts'
 import { type MetricsRegistry, RECONCILE_TIME_BUCKETS } from '../metrics/index.ts'
+import { createHardenedServer, type HttpLimits, hardenedLimits, readBody } from '../server/http-guard.ts'
 import { parseBindAddress } from '../server/index.ts'
 import { listen } from '../server/ops-server.ts'
 import type { CertificatePair } from '../tls/index.ts'
 import { type AdmissionRequest, type AdmissionResult, jsonPatch } from './admission.ts'
+import { reviewHeader } from './review-header.ts'
 
 /** controller-runtime's webhook port (`webhook.DefaultPort`), also kubebuilder's Service `targetPort`. */
 export const DEFAULT_WEBHOOK_BIND_ADDRESS = ':9443'
@@ -28,6 +31,15 @@ export const DEFAULT_WEBHOOK_BIND_ADDRESS = ':9443'
 export const MAX_REVIEW_BYTES = 7 * 1024 * 1024
 /** The apiserver waits at most 30 s (`timeoutSeconds`' maximum) for an answer; longer is never read. */
 export const WEBHOOK_REQUEST_TIMEOUT_MS = 30_000
+/**
+ * Deepest JSON nesting of a review body: 512 levels, checked on the bytes before parsing. A Pod in an
+ * `AdmissionReview` nests about 15 levels; `structuredClone` of the parsed object overflowed Node 24's
+ * default stack at about 2,000 (measured), which crashed the process. 512 leaves a fourfold margin and
+ * still admits unusual `x-kubernetes-preserve-unknown-fields` data (the apiserver's decoder, on Go's
+ * `encoding/json` scanner, refuses only past 10,000), so a deeper object is refused with a 400 and the
+ * webhook's `failurePolicy` decides.
+ */
+export const MAX_REVIEW_DEPTH = 512
 
 /** Validates a request: return a denial (`allowed: false`) or warnings, or nothing to allow it. */
 export type ValidatingHandler = (
@@ -54,6 +66,8 @@ export interface WebhookServerOptions {
   registry?: MetricsRegistry
   /** Handler errors at warn (path and message only, never the object). Default: none. */
   logger?: Logger
+  /** Overrides of the connection, header and timeout limits; the request timeout defaults to {@link WEBHOOK_REQUEST_TIMEOUT_MS}. */
+  limits?: Partial<HttpLimits>
 }
 
 /** A response: HTTP status and body (an object is sent as JSON, a string as text). */
@@ -64,7 +78,14 @@ export interface WebhookResponse {
   body: unknown
 }
 
-type Route = (review: Record<string, unknown>) => Promise<[outcome: string, body: unknown, status?: number]>
+/** A registered path: its answer to a parsed review, and the review kind it takes (to refuse one unparsed). */
+interface Route {
+  answer(review: Record<string, unknown>): Promise<[outcome: string, body: unknown, status?: number]>
+  apiVersion: string
+  kind: string
+  /** The response (the review's `response` field) that refuses review `uid` with `message`. */
+  refusal(uid: string, message: string): Record<string, unknown>
+}
 /** The `outcome` label values. */
 type Outcome = 'allowed' | 'denied' | 'patched' | 'converted' | 'error' | 'bad_request'
 
@@ -72,7 +93,7 @@ type Outcome = 'allowed' | 'denied' | 'patched' | 'converted' | 'error' | 'bad_r
  * Admission webhooks on their own HTTPS port, for every replica (no leader election): the apiserver
  * calls whichever pod its Service picks.
  *
- * Guarantees: only `POST` (405), registered paths only (404), bodies up to 7 MiB ({@link MAX_REVIEW_BYTES})
+ * Guarantees: only `POST` (405), registered paths only (404), bodies up to {@link MAX_REVIEW_BYTES}
  * (413); every answer echoes the request's `uid`; a handler never crashes the server. Metrics (when a
  * registry is given), label `webhook` = the registered path: `edgeop_webhook_requests_total` by
  * `outcome` (`allowed`, `denied`, `patched`, `converted`, `error` = handler threw, `bad_request`) and
@@ -89,11 +110,13 @@ export class WebhookServer {
   readonly #log: Logger
   readonly #count?: (webhook: string, outcome: Outcome) => void
   readonly #latency?: (webhook: string, seconds: number) => void
+  readonly #limits: HttpLimits
   #server: Server | undefined
 
   /** Creates a server with no routes; register them, then {@link start}. */
   constructor(options: WebhookServerOptions = {}) {
     this.#log = options.logger ?? noopLogger
+    this.#limits = hardenedLimits({ requestTimeoutMs: WEBHOOK_REQUEST_TIMEOUT_MS, ...options.limits })
     const r = options.registry
     if (r) {
       const requests = r.counter({
@@ -123,39 +146,52 @@ export class WebhookServer {
   }
 
   #admission(path: string, mutating: boolean, handler: MutatingHandler): this {
-    this.#routes.set(path, async (review) => {
-      const request = review.request as AdmissionRequest | undefined
-      if (
-        review.apiVersion !== 'admission.k8s.io/v1' ||
-        review.kind !== 'AdmissionReview' ||
-        typeof request?.uid !== 'string'
-      )
-        return ['bad_request', 'expected an admission.k8s.io/v1 AdmissionReview with request.uid', 400]
-      const object = structuredClone(request.object ?? {}) as KubeObject
-      let r: AdmissionResult
-      let failed = false
-      try {
-        r = (await handler(request, object)) ?? {}
-      } catch (err) {
-        const message = `webhook ${path} failed: ${errorMessage(err).slice(0, 512)}`
-        this.#log.warn('admission handler failed', { webhook: path, uid: request.uid, error: message })
-        if (mutating) return ['error', message, 500]
-        r = { allowed: false, code: 500, message }
-        failed = true
-      }
-      const denied = r.allowed === false
-      const patch = denied || !mutating ? [] : (r.patch ?? jsonPatch(request.object ?? {}, object))
-      const response = {
-        uid: request.uid,
-        allowed: !denied,
-        ...(denied ? { status: { code: r.code ?? 403, message: r.message ?? 'denied' } } : {}),
-        ...(r.warnings?.length ? { warnings: r.warnings } : {}),
-        ...(patch.length
-          ? { patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') }
-          : {}),
-      }
-      const outcome = failed ? 'error' : denied ? 'denied' : patch.length ? 'patched' : 'allowed'
-      return [outcome, { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }]
+    const apiVersion = 'admission.k8s.io/v1'
+    const kind = 'AdmissionReview'
+    const refusal = (uid: string, message: string) => ({
+      uid,
+      allowed: false,
+      status: { code: 400, message },
+    })
+    this.#routes.set(path, {
+      apiVersion,
+      kind,
+      refusal,
+      answer: async (review) => {
+        const request = review.request as AdmissionRequest | undefined
+        if (
+          review.apiVersion !== 'admission.k8s.io/v1' ||
+          review.kind !== 'AdmissionReview' ||
+          typeof request?.uid !== 'string'
+        )
+          return ['bad_request', 'expected an admission.k8s.io/v1 AdmissionReview with request.uid', 400]
+        let object: KubeObject = {} as KubeObject
+        let r: AdmissionResult
+        let failed = false
+        try {
+          object = structuredClone(request.object ?? {}) as KubeObject
+          r = (await handler(request, object)) ?? {}
+        } catch (err) {
+          const message = `webhook ${path} failed: ${errorMessage(err).slice(0, 512)}`
+          this.#log.warn('admission handler failed', { webhook: path, uid: request.uid, error: message })
+          if (mutating) return ['error', message, 500]
+          r = { allowed: false, code: 500, message }
+          failed = true
+        }
+        const denied = r.allowed === false
+        const patch = denied || !mutating ? [] : (r.patch ?? jsonPatch(request.object ?? {}, object))
+        const response = {
+          uid: request.uid,
+          allowed: !denied,
+          ...(denied ? { status: { code: r.code ?? 403, message: r.message ?? 'denied' } } : {}),
+          ...(r.warnings?.length ? { warnings: r.warnings } : {}),
+          ...(patch.length
+            ? { patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') }
+            : {}),
+        }
+        const outcome = failed ? 'error' : denied ? 'denied' : patch.length ? 'patched' : 'allowed'
+        return [outcome, { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }]
+      },
     })
     return this
   }
@@ -165,36 +201,47 @@ export class WebhookServer {
    * converted to `request.desiredAPIVersion`, in order; the first that throws fails the whole review.
    */
   convert(path: string, converter: Converter): this {
-    this.#routes.set(path, async (review) => {
-      const r = review.request as
-        | { uid?: unknown; desiredAPIVersion?: unknown; objects?: unknown }
-        | undefined
-      if (
-        review.apiVersion !== 'apiextensions.k8s.io/v1' ||
-        review.kind !== 'ConversionReview' ||
-        typeof r?.uid !== 'string' ||
-        typeof r.desiredAPIVersion !== 'string' ||
-        !Array.isArray(r.objects)
-      )
-        return [
-          'bad_request',
-          'expected an apiextensions.k8s.io/v1 ConversionReview with request.uid, desiredAPIVersion and objects',
-          400,
-        ]
-      const to = r.desiredAPIVersion
-      let response: Record<string, unknown>
-      try {
-        const convertedObjects = (r.objects as KubeObject[]).map((o) =>
-          o.apiVersion === to ? o : converter(o, to),
+    const refusal = (uid: string, message: string) => ({
+      uid,
+      result: { status: 'Failure', message },
+      convertedObjects: [],
+    })
+    const [apiVersion, kind] = ['apiextensions.k8s.io/v1', 'ConversionReview']
+    this.#routes.set(path, {
+      apiVersion,
+      kind,
+      refusal,
+      answer: async (review) => {
+        const r = review.request as
+          | { uid?: unknown; desiredAPIVersion?: unknown; objects?: unknown }
+          | undefined
+        if (
+          review.apiVersion !== 'apiextensions.k8s.io/v1' ||
+          review.kind !== 'ConversionReview' ||
+          typeof r?.uid !== 'string' ||
+          typeof r.desiredAPIVersion !== 'string' ||
+          !Array.isArray(r.objects)
         )
-        response = { uid: r.uid, result: { status: 'Success' }, convertedObjects }
-      } catch (err) {
-        const message = `conversion to ${to} failed: ${errorMessage(err).slice(0, 512)}`
-        this.#log.warn('conversion failed', { webhook: path, uid: r.uid, error: message })
-        response = { uid: r.uid, result: { status: 'Failure', message }, convertedObjects: [] }
-      }
-      const ok = (response.result as { status: string }).status === 'Success'
-      return [ok ? 'converted' : 'error', { apiVersion: review.apiVersion, kind: review.kind, response }]
+          return [
+            'bad_request',
+            'expected an apiextensions.k8s.io/v1 ConversionReview with request.uid, desiredAPIVersion and objects',
+            400,
+          ]
+        const to = r.desiredAPIVersion
+        let response: Record<string, unknown>
+        try {
+          const convertedObjects = (r.objects as KubeObject[]).map((o) =>
+            o.apiVersion === to ? o : converter(o, to),
+          )
+          response = { uid: r.uid, result: { status: 'Success' }, convertedObjects }
+        } catch (err) {
+          const message = `conversion to ${to} failed: ${errorMessage(err).slice(0, 512)}`
+          this.#log.warn('conversion failed', { webhook: path, uid: r.uid, error: message })
+          response = { uid: r.uid, result: { status: 'Failure', message }, convertedObjects: [] }
+        }
+        const ok = (response.result as { status: string }).status === 'Success'
+        return [ok ? 'converted' : 'error', { apiVersion: review.apiVersion, kind: review.kind, response }]
+      },
     })
     return this
   }
@@ -205,22 +252,39 @@ export class WebhookServer {
   }
 
   /**
-   * Answers one review body posted to `path`, as the HTTPS server does (and counts it). Never rejects.
+   * Answers one review body posted to `path`, as the HTTPS server does (and counts it). A body nested
+   * deeper than {@link MAX_REVIEW_DEPTH} is never parsed: when its `apiVersion`, `kind` and
+   * `request.uid` (read from the bytes) fit the path, it is refused in the review's own terms (an
+   * admission denial with code 400, a failed conversion) so the apiserver shows the user why; otherwise
+   * it gets a 400. Never rejects.
    */
   async serve(path: string, body: string): Promise<WebhookResponse> {
     const route = this.#routes.get(path)
     if (!route) return { status: 404, body: 'not found' }
     const started = performance.now()
-    let review: unknown
-    try {
-      review = JSON.parse(body)
-    } catch {
-      review = undefined
+    const bytes = Buffer.from(body)
+    let outcome: string
+    let out: unknown
+    let status = 200
+    if (jsonDeeperThan(bytes, MAX_REVIEW_DEPTH)) {
+      const message = `the review nests deeper than ${MAX_REVIEW_DEPTH} levels`
+      const h = reviewHeader(bytes)
+      outcome = 'bad_request'
+      if (h.uid !== undefined && h.apiVersion === route.apiVersion && h.kind === route.kind)
+        out = { apiVersion: h.apiVersion, kind: h.kind, response: route.refusal(h.uid, message) }
+      else [out, status] = [message, 400]
+    } else {
+      let review: unknown
+      try {
+        review = JSON.parse(body)
+      } catch {
+        review = undefined
+      }
+      ;[outcome, out, status = 200] =
+        typeof review === 'object' && review !== null
+          ? await route.answer(review as Record<string, unknown>)
+          : ['bad_request', 'the body is not a JSON object', 400]
     }
-    const [outcome, out, status = 200] =
-      typeof review === 'object' && review !== null
-        ? await route(review as Record<string, unknown>)
-        : ['bad_request', 'the body is not a JSON object', 400]
     this.#count?.(path, outcome as Outcome)
     this.#latency?.(path, (performance.now() - started) / 1000)
     return { status, body: out }
@@ -236,29 +300,21 @@ export class WebhookServer {
       throw new EdgeopError('EDGEOP_ERR_CONFIG', 'webhook bind address is disabled', {
         step: 'start webhooks',
       })
-    const server = createServer(
-      { ...certificate, requestTimeout: WEBHOOK_REQUEST_TIMEOUT_MS },
-      (req, res) => {
+    const server = createHardenedServer(
+      async (req, res, url) => {
         const reply = (status: number, body: unknown): void => {
           const json = typeof body !== 'string'
           res.writeHead(status, { 'content-type': json ? 'application/json' : 'text/plain; charset=utf-8' })
           res.end(json ? JSON.stringify(body) : `${body}\n`)
         }
-        const path = new URL(req.url ?? '/', 'https://webhook').pathname
         if (req.method !== 'POST') return reply(405, 'method not allowed')
-        if (!this.#routes.has(path)) return reply(404, 'not found')
-        const chunks: Buffer[] = []
-        let size = 0
-        req.on('data', (chunk: Buffer) => {
-          size += chunk.length
-          if (size <= MAX_REVIEW_BYTES) chunks.push(chunk)
-        })
-        req.on('end', () => {
-          if (size > MAX_REVIEW_BYTES) return reply(413, `review larger than ${MAX_REVIEW_BYTES} bytes`)
-          void this.serve(path, Buffer.concat(chunks).toString('utf8')).then((r) => reply(r.status, r.body))
-        })
+        if (!this.#routes.has(url.pathname)) return reply(404, 'not found')
+        const body = await readBody(req, { maxBytes: MAX_REVIEW_BYTES })
+        const answer = await this.serve(url.pathname, body.toString('utf8'))
+        reply(answer.status, answer.body)
       },
-    )
+      { name: 'webhooks', limits: this.#limits, tls: certificate, logger: this.#log },
+    ) as Server
     this.#server = server
     return listen(server, bindAddress, 'start webhooks')
   }

@@ -87,6 +87,9 @@ const run = promisify(execFile)
  * only when regular, their objects checked (D8, D9); directories taken one level at a time with one
  * system-directory denylist (D10, D15); an edgeop.lock of edgeop's own format (D11); conflict planning
  * linear in claims (D12); writes through directory descriptors (D14).
+ * Raised again for issue 28's guarded request path (+4,506 / +1,540): one request path for every server
+ * (targets, heads, bodies, nesting depth, handshake and request timeouts, a connection cap), review lanes
+ * and timeouts for metrics authentication, the NetworkPolicy generator.
  */
 const MAX_BYTES = 372_200
 const MAX_GZIP_BYTES = 120_910

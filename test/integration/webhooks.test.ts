@@ -40,8 +40,22 @@ const abort = new AbortController()
 let admin: KubeClient
 let certs: WebhookCertController
 let port: number
-/** Namespaces: AppService webhooks; throwing handlers; unreachable webhook, Fail and Ignore; no webhooks. */
-const ns = { app: '', boom: '', fail: '', ignore: '', plain: '' }
+/** Namespaces: AppService webhooks; throwing handlers; unreachable webhook, Fail and Ignore; no webhooks; depth recorded. */
+const ns = { app: '', boom: '', fail: '', ignore: '', plain: '', deep: '' }
+/** The nesting depth of each object the depth-recording webhook received. */
+const depthsSeen: number[] = []
+/** Nesting depth of a JSON value (`{}` is 1), without recursion. */
+function depthOf(value: unknown): number {
+  let max = 0
+  const stack: [unknown, number][] = [[value, 0]]
+  while (stack.length) {
+    const [v, d] = stack.pop()!
+    if (typeof v !== 'object' || v === null) continue
+    max = Math.max(max, d + 1)
+    for (const child of Object.values(v)) stack.push([child, d + 1])
+  }
+  return max
+}
 const id = `${process.pid}-${Date.now() % 100_000}`
 const CONFIG = `edgeop-webhooks-test-${id}`
 const SECRET = 'webhook-cert'
@@ -92,6 +106,10 @@ setup(async () => {
     .mutate('/throw-mutate', () => {
       throw new Error('defaulter broke')
     })
+    .validate('/record-depth', (r) => {
+      depthsSeen.push(depthOf(r.object))
+      return undefined
+    })
   port = await freePort()
   const dead = await freePort() // nothing listens there: the webhook is down
   const at = (path: string, p = port) => `https://127.0.0.1:${p}${path}`
@@ -104,6 +122,7 @@ setup(async () => {
       webhook('boom', ns.boom, at('/throw-validate'), 'Fail'),
       webhook('down-fail', ns.fail, at(VALIDATE_PATH, dead), 'Fail'),
       webhook('down-ignore', ns.ignore, at(VALIDATE_PATH, dead), 'Ignore'),
+      webhook('record-depth', ns.deep, at('/record-depth'), 'Fail'),
     ],
   }
   const mutating = {
@@ -239,6 +258,59 @@ test('a malformed AdmissionReview gets a 400 with a message, and the server keep
   assert.equal(wrong.status, 400)
   assert.match(wrong.text, /expected an admission\.k8s\.io\/v1 AdmissionReview/)
   await apps(ns.app).create(app('after-malformed'), { dryRun: true })
+})
+
+test('D2 through the apiserver: 2,000 nested objects under an unknown spec field are pruned before admission; under managedFields they reach the webhook, which denies them unparsed, in words, and keeps serving', async (t) => {
+  const nested = (levels: number) => JSON.parse(`${'{"f:a":'.repeat(levels)}{}${'}'.repeat(levels)}`)
+  const create = async (name: string, extra: { spec?: object; managedFields?: object[] }) => {
+    const seen = depthsSeen.length
+    const refused = count('/record-depth', 'bad_request')
+    const object = {
+      metadata: { name, ...(extra.managedFields ? { managedFields: extra.managedFields } : {}) },
+      spec: { image: 'nginx:1.27', ...extra.spec },
+    } as unknown as AppService
+    const outcome = await apps(ns.deep)
+      .create(object, { dryRun: true })
+      .then(
+        () => 'admitted',
+        (e: unknown) => (e instanceof ApiError ? `refused ${e.status}: ${e.message.slice(-120)}` : String(e)),
+      )
+    const result = {
+      outcome,
+      parsed: depthsSeen.slice(seen),
+      tooDeep: count('/record-depth', 'bad_request') - refused,
+    }
+    t.diagnostic(`${name}: ${JSON.stringify(result)}`)
+    return result
+  }
+  // A user who may create AppServices: the CRD has no x-kubernetes-preserve-unknown-fields, so the
+  // apiserver prunes the field, and the webhook sees the object at its schema's depth.
+  const unknownField = await create('deep-spec', { spec: { extra: nested(2000) } })
+  assert.equal(unknownField.outcome, 'admitted')
+  assert.equal(unknownField.tooDeep, 0)
+  assert.ok(
+    unknownField.parsed.every((d) => d < 20),
+    `pruned: ${unknownField.parsed}`,
+  )
+  // managedFields' fieldsV1 is kept as raw JSON: the depth reaches the webhook.
+  const fields = [
+    {
+      manager: 'deep',
+      operation: 'Update',
+      apiVersion: 'platform.example.com/v1alpha1',
+      fieldsType: 'FieldsV1',
+      fieldsV1: nested(2000),
+    },
+  ]
+  const managed = await create('deep-managed-fields', { managedFields: fields })
+  assert.deepEqual(managed.parsed, [], 'never parsed')
+  assert.equal(managed.tooDeep, 1, 'the review reached the webhook and was refused before parsing')
+  assert.match(
+    managed.outcome,
+    /^refused 400: .*denied the request: the review nests deeper than 512 levels/,
+    'the user is told why',
+  )
+  await apps(ns.app).create(app('after-deep'), { dryRun: true })
 })
 
 test('a throwing handler: validating denies with its message, mutating fails the call (failurePolicy Fail); both counted', async () => {

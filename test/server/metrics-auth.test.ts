@@ -7,7 +7,9 @@ import {
   MAX_AUTHORIZATION_HEADER,
   METRICS_AUTH_ALLOWED_TTL_MS,
   METRICS_AUTH_DENIED_TTL_MS,
+  METRICS_AUTH_REVIEW_TIMEOUT_MS,
   MetricsAuthFilter,
+  PARKED_RETRY_ACCESS,
 } from '../../src/server/metrics-auth.ts'
 import type { RequestSpec } from '../../src/transport/request-spec.ts'
 import { recordingLogger } from '../support/recording-logger.ts'
@@ -212,5 +214,106 @@ describe('MetricsAuthFilter', () => {
     release()
     assert.equal((await first).status, 200)
     assert.equal(reviewer.calls.length, 2, 'only a was reviewed')
+  })
+})
+
+describe('D20: bogus tokens cannot starve real scrapers', () => {
+  /** An apiserver that knows `good` (granted) and hangs forever on every other token's TokenReview. */
+  function hangingReviewer() {
+    const tokens: string[] = []
+    return {
+      tokens,
+      async request<T>(spec: RequestSpec): Promise<T> {
+        const body = spec.body as { spec: { token?: string } }
+        if (spec.path.endsWith('/tokenreviews')) {
+          tokens.push(body.spec.token!)
+          if (body.spec.token !== 'good') return new Promise<T>(() => {})
+          return { status: { authenticated: true, user: { username: 'prometheus' } } } as T
+        }
+        return { status: { allowed: true } } as T
+      },
+    }
+  }
+
+  test('D20: distinct bogus tokens whose reviews hang do not keep a known scraper at 429', async () => {
+    const clock = new ManualClock()
+    const reviewer = hangingReviewer()
+    const filter = new MetricsAuthFilter(reviewer, { clock, maxInFlight: 2 })
+    assert.equal((await filter.decide('Bearer good')).status, 200)
+    await clock.advance(METRICS_AUTH_ALLOWED_TTL_MS + 1)
+    const bogus = [filter.decide('Bearer bogus-1'), filter.decide('Bearer bogus-2')]
+    assert.equal((await filter.decide('Bearer bogus-3')).status, 429, 'the unknown lane is full')
+    assert.equal(
+      (await filter.decide('Bearer good')).status,
+      200,
+      'the known scraper is reviewed in its own lane',
+    )
+    await clock.advance(METRICS_AUTH_REVIEW_TIMEOUT_MS)
+    assert.deepEqual(
+      (await Promise.all(bogus)).map((d) => d.status),
+      [500, 500],
+    )
+  })
+
+  test('D20: a review that hangs answers 500 once reviewTimeoutMs passes, is not cached, and frees its slot', async () => {
+    const clock = new ManualClock()
+    const log = recordingLogger()
+    const filter = new MetricsAuthFilter(hangingReviewer(), {
+      clock,
+      maxInFlight: 1,
+      reviewTimeoutMs: 1000,
+      logger: log,
+    })
+    const hung = filter.decide('Bearer slow')
+    assert.equal((await filter.decide('Bearer other')).status, 429)
+    await clock.advance(1000)
+    const d = await hung
+    assert.equal(d.status, 500)
+    assert.equal(filter.cached, 0)
+    assert.deepEqual(
+      log.lines.map((l) => l.fields?.error),
+      ['review timed out'],
+    )
+    const next = filter.decide('Bearer other')
+    await clock.advance(1000)
+    assert.equal((await next).status, 500, 'the slot was free again: reviewed, not 429')
+  })
+
+  test('D20: refusals of many distinct bogus tokens never evict a cached allowance', async () => {
+    const reviewer = fakeReviewer({ good: 'prometheus' }, ['prometheus'])
+    const filter = new MetricsAuthFilter(reviewer, { cacheSize: 2 })
+    assert.equal((await filter.decide('Bearer good')).status, 200)
+    for (let i = 0; i < 10; i++) assert.equal((await filter.decide(`Bearer bogus-${i}`)).status, 401)
+    const calls = reviewer.calls.length
+    assert.equal((await filter.decide('Bearer good')).status, 200)
+    assert.equal(reviewer.calls.length, calls, 'still cached: no new review')
+  })
+
+  test('concurrent requests with one token share one review', async () => {
+    const reviewer = fakeReviewer({ a: 'alice' }, ['alice'])
+    let release!: () => void
+    reviewer.holdWith(new Promise<void>((r) => (release = r)))
+    const filter = new MetricsAuthFilter(reviewer, { maxInFlight: 1 })
+    const both = [filter.decide('Bearer a'), filter.decide('Bearer a')]
+    release()
+    assert.deepEqual(
+      (await Promise.all(both)).map((d) => d.status),
+      [200, 200],
+    )
+    assert.equal(reviewer.calls.length, 2, 'one TokenReview and one SubjectAccessReview')
+  })
+
+  test('D18: a retry needs its own grant: the SubjectAccessReview asks create on /debug/parked, cached apart from get /metrics', async () => {
+    const reviewer = fakeReviewer({ a: 'alice' }, ['alice'])
+    const filter = new MetricsAuthFilter(reviewer)
+    await filter.decide('Bearer a')
+    await filter.decide('Bearer a', PARKED_RETRY_ACCESS)
+    const sars = reviewer.calls
+      .filter((c) => c.path.endsWith('/subjectaccessreviews'))
+      .map((c) => (c.body as { spec: { nonResourceAttributes: unknown } }).spec.nonResourceAttributes)
+    assert.deepEqual(sars, [
+      { path: '/metrics', verb: 'get' },
+      { path: '/debug/parked', verb: 'create' },
+    ])
   })
 })

@@ -4,9 +4,12 @@ import type { Socket } from 'node:net'
 import { after, describe, test } from 'node:test'
 import { HealthChecks, ping } from '../../src/health/health-checks.ts'
 import { MetricsRegistry } from '../../src/metrics/metrics-registry.ts'
-import type { MetricsAuthDecision } from '../../src/server/metrics-auth.ts'
+import { type MetricsAuthDecision, MetricsAuthFilter } from '../../src/server/metrics-auth.ts'
 import { type OpsServer, parseBindAddress, startOpsServer } from '../../src/server/ops-server.ts'
+import type { RequestSpec } from '../../src/transport/request-spec.ts'
 import { freePort } from '../support/ports.ts'
+import { rawConnection, rawRequest, statusOf } from '../support/raw-http.ts'
+import { recordingLogger } from '../support/recording-logger.ts'
 import { scrape } from '../support/scrape.ts'
 
 interface Reply {
@@ -320,5 +323,109 @@ describe('the dead-letter view', () => {
       healthProbeBindAddress: '127.0.0.1:0',
     })
     assert.equal((await get(probes.healthProbeAddress!, '/debug/parked')).status, 404)
+  })
+})
+
+describe('one hardened request path (issue 28)', () => {
+  const GET = (target: string) => `GET ${target} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`
+  const loopback = { metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '127.0.0.1:0' }
+
+  test('D1: an absolute-form request target with port 99999 is answered 400 on the probe, metrics and secure metrics addresses; each server lives', async () => {
+    const plain = await start({ ...setup(), ...loopback })
+    const secure = await start({
+      ...setup(),
+      ...loopback,
+      secureMetrics: { filter: { decide: async () => ({ status: 200, reason: 'allowed' }) } },
+    })
+    for (const [address, tls] of [
+      [plain.healthProbeAddress!, false],
+      [plain.metricsAddress!, false],
+      [secure.metricsAddress!, true],
+    ] as const) {
+      const raw = await rawRequest(address, GET('http://a:99999/healthz'), tls)
+      assert.equal(statusOf(raw), 400, raw)
+    }
+    assert.equal((await get(plain.healthProbeAddress!, '/healthz')).status, 200)
+    assert.equal((await get(plain.metricsAddress!, '/metrics')).status, 200)
+    assert.equal(statusOf(await rawRequest(secure.metricsAddress!, GET('/metrics'), true)), 200)
+  })
+
+  test('D19: the ops servers take their limits: a partial head is answered 408 and closed once the head timeout passes', {
+    timeout: 20_000,
+  }, async () => {
+    const ops = await start({
+      ...setup(),
+      ...loopback,
+      limits: { headersTimeoutMs: 200, timeoutCheckIntervalMs: 50 },
+    })
+    const raw = await rawConnection(ops.healthProbeAddress!, 'GET /healthz HTTP/1.1\r\nhost: x\r\n').closed
+    assert.equal(statusOf(raw), 408, raw)
+    assert.equal((await get(ops.healthProbeAddress!, '/healthz')).status, 200)
+  })
+
+  test('a handler that throws (a parked view, a health check) is answered 500, logged once, and the server still serves', async () => {
+    const logger = recordingLogger()
+    const s = setup()
+    s.healthz.respond = () => {
+      throw new Error('checks broke')
+    }
+    const ops = await start({
+      ...s,
+      ...loopback,
+      logger,
+      parked: {
+        parked: () => {
+          throw new Error('view broke')
+        },
+        retryParked: () => 0,
+      },
+    })
+    assert.equal((await get(ops.metricsAddress!, '/debug/parked')).status, 500)
+    assert.equal((await get(ops.healthProbeAddress!, '/healthz')).status, 500)
+    assert.equal((await get(ops.metricsAddress!, '/metrics')).status, 200)
+    assert.deepEqual(
+      logger.lines.filter((l) => l.level === 'error').map((l) => l.fields?.error),
+      ['view broke', 'checks broke'],
+    )
+  })
+
+  test('D18: POST /debug/parked/<key>/retry with a metrics-reader token is 403: re-arming needs create on /debug/parked', async () => {
+    /** The apiserver: `reader` may get /metrics, `operator` may also create /debug/parked. */
+    const grants: Record<string, string[]> = {
+      reader: ['get /metrics'],
+      operator: ['get /metrics', 'create /debug/parked'],
+    }
+    const reviewer = {
+      async request<T>(spec: RequestSpec): Promise<T> {
+        const body = spec.body as {
+          spec: { token?: string; user?: string; nonResourceAttributes?: { path: string; verb: string } }
+        }
+        if (spec.path.endsWith('/tokenreviews'))
+          return { status: { authenticated: true, user: { username: body.spec.token } } } as T
+        const a = body.spec.nonResourceAttributes!
+        return { status: { allowed: grants[body.spec.user!]?.includes(`${a.verb} ${a.path}`) ?? false } } as T
+      },
+    }
+    const retried: string[] = []
+    const ops = await start({
+      ...setup(),
+      metricsBindAddress: '127.0.0.1:0',
+      healthProbeBindAddress: '0',
+      parked: { parked: () => [], retryParked: (k) => retried.push(k) },
+      secureMetrics: { filter: new MetricsAuthFilter(reviewer) },
+    })
+    const post = (token: string) =>
+      rawRequest(
+        ops.metricsAddress!,
+        `POST /debug/parked/shop%2Fweb/retry HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${token}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`,
+        true,
+      )
+    const asReader = await post('reader')
+    assert.equal(statusOf(asReader), 403, asReader)
+    assert.deepEqual(retried, [], 'nothing re-armed')
+    assert.equal((await scrape(`https://${ops.metricsAddress}/metrics`, 'reader')).status, 200)
+    assert.equal((await scrape(`https://${ops.metricsAddress}/debug/parked`, 'reader')).status, 200)
+    assert.equal(statusOf(await post('operator')), 200)
+    assert.deepEqual(retried, ['shop/web'])
   })
 })

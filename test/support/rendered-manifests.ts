@@ -58,14 +58,18 @@ export async function helm(args: string[], env: NodeJS.ProcessEnv = {}): Promise
   }
 }
 
-/** `helm template <release> charts/edgeop --namespace <namespace> <args>` (CRDs included). */
+/**
+ * `helm template <release> charts/edgeop --namespace <namespace> <args>` (CRDs included); `env` as
+ * {@link helm}'s (e.g. `KUBECONFIG` for `--dry-run=server`, whose `lookup` reads the cluster).
+ */
 export async function helmTemplate(
   release: string,
   namespace: string,
   args: string[] = [],
+  env: NodeJS.ProcessEnv = {},
 ): Promise<KubeObject[]> {
   return parseObjects(
-    await helm(['template', release, CHART, '--namespace', namespace, '--include-crds', ...args]),
+    await helm(['template', release, CHART, '--namespace', namespace, '--include-crds', ...args], env),
   )
 }
 

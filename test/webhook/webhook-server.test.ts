@@ -3,7 +3,8 @@ import { request } from 'node:https'
 import { test } from 'node:test'
 import { MetricsRegistry } from '../../src/metrics/metrics-registry.ts'
 import { issueCertificate } from '../../src/tls/self-signed-cert.ts'
-import { WebhookServer } from '../../src/webhook/webhook-server.ts'
+import { MAX_REVIEW_DEPTH, WebhookServer } from '../../src/webhook/webhook-server.ts'
+import { rawConnection, rawRequest, statusOf } from '../support/raw-http.ts'
 
 const review = (request: Record<string, unknown>) =>
   JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request })
@@ -193,4 +194,85 @@ test('a converter that throws fails the review with its message; a malformed rev
     assert.match(String(r.body), /expected an apiextensions\.k8s\.io\/v1 ConversionReview/)
   }
   assert.equal(count('/convert', 'bad_request'), 4)
+})
+
+/** An AdmissionReview of about 16 KiB whose request.object nests `levels` objects. */
+const deepReview = (levels: number) =>
+  req({ metadata: { name: 'x' }, spec: JSON.parse(`${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`) })
+const post = (path: string, body: string) =>
+  `POST ${path} HTTP/1.1\r\nhost: x\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+
+async function started(t: { after(fn: () => unknown): void }, limits = {}) {
+  const { s, count } = server()
+  const ca = issueCertificate({ isCA: true, commonName: 'test-ca' })
+  const webhooks = new WebhookServer({ limits })
+    .validate('/validate', () => undefined)
+    .mutate('/mutate', () => {})
+  const address = await webhooks.start('127.0.0.1:0', issueCertificate({ hosts: ['127.0.0.1'], issuer: ca }))
+  t.after(() => webhooks.close())
+  return { s, count, address }
+}
+
+test('D1: an absolute-form request target with port 99999 is answered 400, the webhook server lives', async (t) => {
+  const { address } = await started(t)
+  const raw = await rawRequest(address, post('http://a:99999/validate', req({})), true)
+  assert.equal(statusOf(raw), 400, raw)
+  assert.equal(statusOf(await rawRequest(address, post('/validate', req({})), true)), 200)
+})
+
+test('D2: an AdmissionReview nesting 2,000 objects under request.object is refused before parsing, in words, and the server lives', async (t) => {
+  const body = deepReview(2000)
+  assert.ok(body.length < 20 * 1024, 'about 16 KiB')
+  const { s, count, address } = await started(t)
+  const message = `the review nests deeper than ${MAX_REVIEW_DEPTH} levels`
+  const denial = {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    response: { uid: 'u1', allowed: false, status: { code: 400, message } },
+  }
+  for (const path of ['/validate', '/mutate']) {
+    assert.deepEqual(await s.serve(path, body), { status: 200, body: denial })
+    assert.equal(count(path, 'bad_request'), 1)
+    const raw = await rawRequest(address, post(path, body), true)
+    assert.equal(statusOf(raw), 200, raw)
+    assert.ok(raw.includes(JSON.stringify(denial.response)), raw)
+  }
+  const noUid = `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":${'['.repeat(2000)}${']'.repeat(2000)}}`
+  assert.deepEqual(
+    await s.serve('/validate', noUid),
+    { status: 400, body: message },
+    'no uid to answer: a 400',
+  )
+  assert.equal(statusOf(await rawRequest(address, post('/validate', noUid), true)), 400)
+  const fine = await s.serve('/mutate', deepReview(MAX_REVIEW_DEPTH - 10))
+  assert.equal(fine.status, 200, 'depth within the limit is served')
+  assert.equal(statusOf(await rawRequest(address, post('/validate', req({})), true)), 200)
+})
+
+test('D2: a ConversionReview nested too deep fails the conversion in words, unparsed', async () => {
+  const s = new WebhookServer().convert('/convert', () => {
+    throw new Error('never called')
+  })
+  const objects = [JSON.parse(`${'{"a":'.repeat(2000)}1${'}'.repeat(2000)}`)]
+  const r = await s.serve('/convert', conversion({ uid: 'c1', desiredAPIVersion: 'x/v2', objects }))
+  assert.deepEqual(r, {
+    status: 200,
+    body: {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'ConversionReview',
+      response: {
+        uid: 'c1',
+        result: { status: 'Failure', message: `the review nests deeper than ${MAX_REVIEW_DEPTH} levels` },
+        convertedObjects: [],
+      },
+    },
+  })
+})
+
+test('D19: the webhook server takes its limits: a partial head is answered 408 and closed once the head timeout passes', {
+  timeout: 20_000,
+}, async (t) => {
+  const { address } = await started(t, { headersTimeoutMs: 200, timeoutCheckIntervalMs: 50 })
+  const raw = await rawConnection(address, 'POST /validate HTTP/1.1\r\nhost: x\r\n', true).closed
+  assert.equal(statusOf(raw), 408, raw)
 })

@@ -32,3 +32,10 @@ export const CONVERT_PATH = '/convert'
 export const WEBHOOK_TIMEOUT_SECONDS = 5
 /** The ClusterRole scrapers are bound to; the node agent's manifests (deploy/agent/) ship the same one. */
 export const METRICS_READER_ROLE = 'edgeop-metrics-reader'
+/**
+ * The namespace whose pods may scrape `/metrics` through the NetworkPolicies: `monitoring`, where the
+ * Prometheus Operator's and kube-prometheus-stack's guides put Prometheus. Selected by
+ * `kubernetes.io/metadata.name`, which the apiserver sets to the namespace's name, so no other
+ * namespace can take the label.
+ */
+export const SCRAPER_NAMESPACE = 'monitoring'

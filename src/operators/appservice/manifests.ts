@@ -18,6 +18,7 @@ import {
   OPERATOR_NAME,
   OPERATOR_NAMESPACE,
   PROBE_PORT,
+  SCRAPER_NAMESPACE,
   VALIDATE_PATH,
   WEBHOOK_PORT,
   WEBHOOK_SECRET,
@@ -47,6 +48,59 @@ export const STOP_SLACK_MS = 5_000
 export const RELEASE_MARGIN_MS = RELEASE_BOUND_MS + STOP_SLACK_MS
 /** The pod's termination grace: drain, then release and exit, before the kubelet's SIGKILL. */
 export const TERMINATION_GRACE_PERIOD_SECONDS = Math.ceil((DRAIN_GRACE_MS + RELEASE_MARGIN_MS) / 1000)
+
+/** Where a pod's ingress may come from: {@link ingressPolicy}'s options. */
+export interface IngressPolicyOptions {
+  /** The HTTPS `/metrics` port: admitted from pods in {@link SCRAPER_NAMESPACE} only. */
+  metricsPort: number
+  /** The webhook port, admitted only from `apiserverCidrs`; absent for a pod without webhooks. */
+  webhookPort?: number
+  /**
+   * The apiserver's source addresses (control-plane node IPs, or the ENIs/range of a managed
+   * control plane). Empty: no rule for the webhook port, which then admits nothing but the pod's own
+   * node: a NetworkPolicy cannot name the apiserver portably, so it is given, never guessed.
+   */
+  apiserverCidrs?: readonly string[]
+}
+
+/**
+ * The NetworkPolicy of a pod serving secure metrics (and webhooks): ingress to the metrics port from
+ * the scrapers' namespace, to the webhook port from the apiserver's addresses, and nothing else. The
+ * probe port needs no rule: the kubelet probes from the pod's own node, which a NetworkPolicy does not
+ * block (Kubernetes documentation, "Network Policies": pods cannot block access from their resident node).
+ */
+export function ingressPolicy(
+  metadata: KubeObject['metadata'],
+  podLabels: Record<string, string>,
+  o: IngressPolicyOptions,
+): KubeObject {
+  const cidrs = o.apiserverCidrs ?? []
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata,
+    spec: {
+      podSelector: { matchLabels: podLabels },
+      policyTypes: ['Ingress'],
+      ingress: [
+        {
+          from: [
+            { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': SCRAPER_NAMESPACE } } },
+          ],
+          ports: [{ port: o.metricsPort, protocol: 'TCP' }],
+        },
+        ...(o.webhookPort !== undefined && cidrs.length > 0
+          ? [
+              {
+                from: cidrs.map((cidr) => ({ ipBlock: { cidr } })),
+                ports: [{ port: o.webhookPort, protocol: 'TCP' }],
+              },
+            ]
+          : []),
+      ],
+    },
+  }
+}
 
 /** The ClusterRole rules: what the reconciler actually calls. */
 export function operatorRules() {
@@ -311,25 +365,13 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
     ],
     'webhooks.yaml': webhookConfigurations(),
     'networkpolicy.yaml': [
-      {
-        apiVersion: 'networking.k8s.io/v1',
-        kind: 'NetworkPolicy',
-        metadata: meta(`${OPERATOR_NAME}-metrics`),
-        spec: {
-          podSelector: { matchLabels: { 'app.kubernetes.io/name': OPERATOR_NAME } },
-          policyTypes: ['Ingress'],
-          ingress: [
-            {
-              from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
-              ports: [{ port: METRICS_PORT, protocol: 'TCP' }],
-            },
-            // Probes come from the kubelet on the node; admission calls from the apiserver, whose
-            // address a NetworkPolicy cannot name portably.
-            { ports: [{ port: PROBE_PORT, protocol: 'TCP' }] },
-            { ports: [{ port: WEBHOOK_PORT, protocol: 'TCP' }] },
-          ],
-        },
-      },
+      // Named `-metrics` since before it admitted webhooks: an upgrade replaces the old policy, whose
+      // rules (probe and webhook ports open to every source) would otherwise stay in force beside it.
+      ingressPolicy(
+        meta(`${OPERATOR_NAME}-metrics`),
+        { 'app.kubernetes.io/name': OPERATOR_NAME },
+        { metricsPort: METRICS_PORT, webhookPort: WEBHOOK_PORT },
+      ),
     ],
   }
 }

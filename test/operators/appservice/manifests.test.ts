@@ -9,6 +9,13 @@ import { MONITORING_SOURCES } from '../../../build/monitoring.ts'
 import { parseDuration } from '../../../src/cli/flags/duration.ts'
 import type { KubeObject } from '../../../src/core/types.ts'
 import { appServiceCrd } from '../../../src/operators/appservice/api.ts'
+import {
+  METRICS_PORT,
+  PROBE_PORT,
+  SCRAPER_NAMESPACE,
+  WEBHOOK_PORT,
+} from '../../../src/operators/appservice/deployment-names.ts'
+import { ingressPolicy } from '../../../src/operators/appservice/manifests.ts'
 import { deployObjects, deployYamlFiles } from '../../support/deploy-manifests.ts'
 
 const ROOT = join(import.meta.dirname, '../../..')
@@ -146,4 +153,67 @@ test('every URL in the Deployment names something deploy/ ships (no --database-a
     const host = /^--[\w-]+=\w+:\/\/([^/:]+)/.exec(arg)?.[1]
     if (host) assert.ok(services.has(host), `${arg}: ${host} is not a Service in deploy/`)
   }
+})
+
+type Policy = KubeObject & {
+  spec: {
+    podSelector: { matchLabels: Record<string, string> }
+    policyTypes: string[]
+    ingress: { from?: Record<string, unknown>[]; ports: { port: number }[] }[]
+  }
+}
+
+test('issue 28: the operator and agent NetworkPolicies admit /metrics from the scrapers only, nothing from every source, and no rule for the probes', async () => {
+  const [operator] = (await deployObjects('networkpolicy.yaml')) as Policy[]
+  const [agent] = (await deployObjects('agent/networkpolicy.yaml')) as Policy[]
+  const [dep] = (await deployObjects('deployment.yaml')) as Pod[]
+  const daemonSet = (await deployObjects('agent/daemonset.yaml')).find((o) => o.kind === 'DaemonSet') as Pod
+  for (const [policy, pod] of [
+    [operator!, dep!],
+    [agent!, daemonSet],
+  ] as const) {
+    const labels = pod.spec.template.metadata.labels
+    for (const [k, v] of Object.entries(policy.spec.podSelector.matchLabels))
+      assert.equal(labels[k], v, `${policy.metadata.name} selects its pods by ${k}`)
+    assert.deepEqual(policy.spec.policyTypes, ['Ingress'])
+    for (const rule of policy.spec.ingress)
+      assert.ok(
+        rule.from && rule.from.length > 0,
+        `${policy.metadata.name}: a rule without from admits every source`,
+      )
+    const ports = policy.spec.ingress.flatMap((r) => r.ports.map((p) => p.port))
+    assert.ok(!ports.includes(PROBE_PORT), 'the kubelet probes from the node: no rule')
+    assert.ok(!ports.includes(WEBHOOK_PORT), 'no webhook rule without the apiserver addresses')
+    const metrics = policy.spec.ingress.find((r) => r.ports.some((p) => p.port === METRICS_PORT))
+    assert.deepEqual(metrics?.from, [
+      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': SCRAPER_NAMESPACE } } },
+    ])
+  }
+  const { name, namespace, labels } = agent!.metadata
+  assert.deepEqual(
+    agent,
+    ingressPolicy(
+      { name, namespace, labels },
+      { 'app.kubernetes.io/name': 'edgeop-agent' },
+      { metricsPort: METRICS_PORT },
+    ),
+    'deploy/agent/networkpolicy.yaml is what ingressPolicy makes for the agent',
+  )
+})
+
+test('issue 28: with the apiserver addresses given, the webhook port is admitted from those ipBlocks only', () => {
+  const policy = ingressPolicy(
+    { name: 'p' },
+    { app: 'x' },
+    {
+      metricsPort: METRICS_PORT,
+      webhookPort: WEBHOOK_PORT,
+      apiserverCidrs: ['172.18.0.2/32', 'fd00::2/128'],
+    },
+  ) as Policy
+  const webhook = policy.spec.ingress.find((r) => r.ports.some((p) => p.port === WEBHOOK_PORT))
+  assert.deepEqual(webhook?.from, [
+    { ipBlock: { cidr: '172.18.0.2/32' } },
+    { ipBlock: { cidr: 'fd00::2/128' } },
+  ])
 })
