@@ -13,6 +13,7 @@ import { accessSync, constants, readdirSync, readFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { isDeepStrictEqual } from 'node:util'
 import fc from 'fast-check'
 import { type ErrorCode, isEdgeopError } from '../../src/core/errors.ts'
 
@@ -71,6 +72,40 @@ export async function attempt(codes: readonly ErrorCode[], f: () => unknown): Pr
 
 /** Runs `f`; it may throw only the decoders' documented `EDGEOP_ERR_DECODE`. */
 export const decoding = (f: () => unknown): Promise<void> => attempt(['EDGEOP_ERR_DECODE'], f)
+
+/** What one decoding path made of an input: a value, or a documented refusal. */
+export type Outcome = { value: unknown } | { refused: true }
+
+/** The {@link Outcome} of `f`; an error other than `EDGEOP_ERR_DECODE` is a {@link Finding}. */
+export async function decoded(f: () => unknown): Promise<Outcome> {
+  try {
+    return { value: await f() }
+  } catch (err) {
+    allowOnly(err, ['EDGEOP_ERR_DECODE'])
+    return { refused: true }
+  }
+}
+
+/**
+ * Two paths that must agree (eager and lazy decoding, whole and chunked input): a {@link Finding} when
+ * one refuses what the other accepts, or their values differ.
+ */
+export function agree(what: string, a: Outcome, b: Outcome): void {
+  if ('refused' in a || 'refused' in b) {
+    if ('refused' in a !== 'refused' in b)
+      throw new Finding(`${what}: one path refused the input, the other accepted it`)
+    return
+  }
+  if (!isDeepStrictEqual(a.value, b.value)) throw new Finding(`${what}: the paths decoded different values`)
+}
+
+/** `obj` without `metadata.managedFields` (a shallow copy; anything else as it is). */
+export function withoutManagedFields(obj: unknown): unknown {
+  const meta = (obj as { metadata?: unknown } | null)?.metadata
+  if (typeof meta !== 'object' || meta === null || !('managedFields' in meta)) return obj
+  const { managedFields: _, ...rest } = meta as Record<string, unknown>
+  return { ...(obj as object), metadata: rest }
+}
 
 /**
  * Where targets keep scratch files: `/dev/shm` where it is writable (a memory filesystem: the snapshot

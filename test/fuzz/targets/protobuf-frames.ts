@@ -4,14 +4,25 @@
  * materialized), enveloped objects and lists (`decodeProtobufObject`, `decodeProtobufList`), and bare
  * object messages through the compact store's codec (`protobufCodec`: scan, strip, decode).
  *
- * Answered: a value or an `EdgeopError` `EDGEOP_ERR_DECODE`.
+ * Answered: a value or an `EdgeopError` `EDGEOP_ERR_DECODE`; and the paths that must agree do: a watch
+ * decoded eagerly and through `keepBytes` stubs, an object decoded eagerly and materialized from its
+ * stub, a message decoded after `stripManagedFields` and decoded whole without its managedFields
+ * (`undefined` and a refusal alike on both sides, or equal values).
  */
-import { materialize } from '../../../src/core/wire-object.ts'
+import { materialize, type ObjectCodec } from '../../../src/core/wire-object.ts'
 import { protobufCodec } from '../../../src/protobuf/codec.ts'
 import { CONFIG_MAP_V1, DEPLOYMENT_V1, POD_V1 } from '../../../src/protobuf/kinds.generated.ts'
 import { decodeProtobufList, decodeProtobufObject } from '../../../src/protobuf/objects.ts'
 import { decodeProtobufWatchStream } from '../../../src/protobuf/watch-frames.ts'
-import { chunksOf, decoding, type FuzzSession, type FuzzTarget } from '../harness.ts'
+import {
+  agree,
+  chunksOf,
+  decoded,
+  decoding,
+  type FuzzSession,
+  type FuzzTarget,
+  withoutManagedFields,
+} from '../harness.ts'
 
 /** The kinds fed: the seeds' (ConfigMap), and the deepest messages of the table (Pod, Deployment). */
 const KINDS = [CONFIG_MAP_V1, POD_V1, DEPLOYMENT_V1]
@@ -31,25 +42,36 @@ export const protobufFrames: FuzzTarget = {
     return {
       async run(input) {
         for (const kind of KINDS.slice(0, 2)) {
-          for (const keepBytes of [undefined, protobufCodec(kind)]) {
-            await decoding(async () => {
+          const events = (keepBytes?: ObjectCodec) =>
+            decoded(async () => {
               const o = {
                 maxFrameBytes: MAX_FRAME_BYTES,
-                ...(keepBytes ? { keepBytes, dropManagedFields: true } : {}),
+                dropManagedFields: true,
+                ...(keepBytes ? { keepBytes } : {}),
               }
-              for await (const e of decodeProtobufWatchStream(chunksOf(input), kind, o)) materialize(e.object)
+              const out: unknown[] = []
+              for await (const e of decodeProtobufWatchStream(chunksOf(input), kind, o))
+                out.push({ type: e.type, object: materialize(e.object) })
+              return out
             })
-          }
+          agree(`${kind.kind} watch, eager and keepBytes`, await events(), await events(protobufCodec(kind)))
         }
         for (const kind of KINDS) {
-          await decoding(() =>
-            materialize(decodeProtobufObject(kind, input, { keepBytes: protobufCodec(kind) })),
-          )
-          await decoding(() => decodeProtobufObject(kind, input, { dropManagedFields: true }))
-          await decoding(() => decodeProtobufList(kind, input).items.forEach((i) => void materialize(i)))
           const codec = protobufCodec(kind)
+          agree(
+            `${kind.kind} object, eager and materialized`,
+            await decoded(() => decodeProtobufObject(kind, input, { dropManagedFields: true })),
+            await decoded(() =>
+              materialize(decodeProtobufObject(kind, input, { keepBytes: codec, dropManagedFields: true })),
+            ),
+          )
+          await decoding(() => decodeProtobufList(kind, input).items.forEach((i) => void materialize(i)))
           await decoding(() => codec.scan(input))
-          await decoding(() => codec.decode(codec.stripManagedFields(input)))
+          agree(
+            `${kind.kind} message, stripped and whole`,
+            await decoded(() => codec.decode(codec.stripManagedFields(input))),
+            await decoded(() => withoutManagedFields(codec.decode(input))),
+          )
         }
       },
       async close() {},
