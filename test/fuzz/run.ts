@@ -1,9 +1,10 @@
 /**
  * @module run — the long fuzz run, by hand: `npm run fuzz -- <target|all> [--runs N | --seconds N] [--seed S]
- * [--slow-ms M] [--out DIR]`.
+ * [--slow-ms M] [--out DIR] [--without-known]`.
  *
  * Coverage-guided: each input is a mutation (harness.ts) of the target's pool, which starts as its
- * committed corpus (seeds awaiting a fix included) and grows by every input that ran source text of `src/`
+ * committed corpus (seeds awaiting a fix included, unless `--without-known`: then a known defect found
+ * is found from the other seeds) and grows by every input that ran source text of `src/`
  * no input ran before (coverage.ts). An input that is not answered as documented is a finding, and one
  * slower than `--slow-ms` a slow input; both are written to `<out>/<target>/` (default `.fuzz/`) and
  * counted by their first line; the lines the seeds awaiting a fix produce count as those known defects.
@@ -41,9 +42,11 @@ interface Found {
 
 async function fuzz(
   target: FuzzTarget,
-  o: { runs: number; seconds: number; seed: number; slowMs: number; out: string },
+  o: { runs: number; seconds: number; seed: number; slowMs: number; out: string; withoutKnown: boolean },
 ): Promise<Record<string, unknown>> {
-  const seeds = readCorpus(target.name)
+  const seeds = readCorpus(target.name).filter(
+    (s) => !(o.withoutKnown && `${target.name}/${s.file}` in AWAITING_FIXES),
+  )
   const pool = seeds.map((s) => s.bytes)
   const dictionary = dictionaryBytes(target)
   const out = join(o.out, target.name)
@@ -123,6 +126,7 @@ async function fuzz(
   await flush()
   const seconds = (performance.now() - started) / 1000
   await session.close()
+  await writeFile(join(out, 'slowest'), slowest.input)
   const totals = coverage.totals
   return {
     target: target.name,
@@ -134,7 +138,7 @@ async function fuzz(
     coveredPercent: totals.known ? Math.round((totals.covered / totals.known) * 1000) / 10 : 0,
     sourceFiles: totals.files,
     slowestMs: Math.round(slowest.ms),
-    slowestInput: preview(slowest.input, 60),
+    slowestInput: join(out, 'slowest'),
     seeds: seeds.length,
     kept,
     known: [...known].map(([line, k]) => ({ line, ...k })),
@@ -151,6 +155,7 @@ async function main(): Promise<number> {
       seed: { type: 'string', default: '1' },
       'slow-ms': { type: 'string', default: String(DEFAULT_SLOW_MS) },
       out: { type: 'string', default: join(ROOT, '.fuzz') },
+      'without-known': { type: 'boolean', default: false },
     },
   })
   const names = positionals[0] === 'all' ? TARGETS.map((t) => t.name) : positionals
@@ -161,7 +166,7 @@ async function main(): Promise<number> {
     (values.runs === undefined && values.seconds === undefined)
   ) {
     process.stderr.write(
-      `usage: npm run fuzz -- <target…|all> (--runs N | --seconds N) [--seed S] [--slow-ms M] [--out DIR]\n` +
+      `usage: npm run fuzz -- <target…|all> (--runs N | --seconds N) [--seed S] [--slow-ms M] [--out DIR] [--without-known]\n` +
         `targets: ${TARGETS.map((t) => t.name).join(', ')}\n`,
     )
     return 2
@@ -172,6 +177,7 @@ async function main(): Promise<number> {
     seed: Number(values.seed),
     slowMs: Number(values['slow-ms']),
     out: values.out!,
+    withoutKnown: values['without-known']!,
   }
   let anything = false
   for (const name of names) {
