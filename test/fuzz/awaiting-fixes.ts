@@ -11,6 +11,7 @@
 export const AWAITING_FIXES: Readonly<Record<string, string>> = {
   'ops-request/d1-absolute-form-invalid-port.http': 'D1',
   'ops-request/d1-absolute-form-empty-host.http': 'D1',
+  'secure-metrics-request/d1-absolute-form-invalid-port.http': 'D1',
   'webhook-request/d1-absolute-form-invalid-port.http': 'D1',
   'admission-review/d2-deep-nesting.json': 'D2',
   'snapshot-file/d8-null-object.snapshot': 'D8',

@@ -11,6 +11,7 @@ import { kubeconfig } from './targets/kubeconfig.ts'
 import { nodeconfigPaths } from './targets/nodeconfig-paths.ts'
 import { opsRequest } from './targets/ops-request.ts'
 import { protobufFrames } from './targets/protobuf-frames.ts'
+import { secureMetricsRequest } from './targets/secure-metrics-request.ts'
 import { snapshotFile } from './targets/snapshot-file.ts'
 import { watchDecoder } from './targets/watch-decoder.ts'
 import { webhookRequest } from './targets/webhook-request.ts'
@@ -18,6 +19,7 @@ import { webhookRequest } from './targets/webhook-request.ts'
 /** The targets, in the order the bounded run and `npm run fuzz -- all` take them. */
 export const TARGETS: readonly FuzzTarget[] = [
   opsRequest,
+  secureMetricsRequest,
   webhookRequest,
   admissionReview,
   conversionReview,
