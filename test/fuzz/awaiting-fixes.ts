@@ -14,6 +14,16 @@ export const AWAITING_FIXES: Readonly<Record<string, string>> = {
   'secure-metrics-request/d1-absolute-form-invalid-port.http': 'D1',
   'webhook-request/d1-absolute-form-invalid-port.http': 'D1',
   'admission-review/d2-deep-nesting.json': 'D2',
+  'kubeconfig/d7-equal-repeated-key-over-aliases.yaml': 'D7',
   'snapshot-file/d8-null-object.snapshot': 'D8',
   'snapshot-file/d8-object-without-metadata.snapshot': 'D8',
 }
+
+/**
+ * Seeds of {@link AWAITING_FIXES} that run for minutes until fixed (D7: 3^20 comparisons of equal alias
+ * trees); the long run leaves them out as well, as it cannot interrupt a synchronous parse. Once fixed,
+ * the seed's test fails by the runner's timeout if the defect comes back.
+ */
+export const SLOW_UNTIL_FIXED: ReadonlySet<string> = new Set([
+  'kubeconfig/d7-equal-repeated-key-over-aliases.yaml',
+])
