@@ -176,7 +176,7 @@ function parseLine<T extends KubeObject>(
 function notUtf8(source: string, lineNo: number, cause?: unknown): EdgeopError {
   return new EdgeopError('EDGEOP_ERR_DECODE', `${source}: event ${lineNo} is not valid UTF-8`, {
     step: 'decode watch stream',
-    ...(cause === undefined ? {} : { cause }),
+    cause,
   })
 }
 

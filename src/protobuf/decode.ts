@@ -432,11 +432,7 @@ function readEmbedded(r: Reader, field: FieldSchema, stop: number): unknown {
       const [seconds, nanos] = readTime(r, stop)
       if (seconds === 0 && nanos === 0) return null
       if (seconds < MIN_TIME_SECONDS || seconds > MAX_TIME_SECONDS || nanos < 0 || nanos >= 1e9)
-        throw protobufError(
-          r.what,
-          at,
-          'a time outside 0001-01-01T00:00:00Z…9999-12-31T23:59:59Z or nanoseconds outside 0…999999999',
-        )
+        throw protobufError(r.what, at, 'a time outside years 1-9999')
       return field.code === Code.Time ? rfc3339(seconds) : rfc3339Micro(seconds, nanos)
     }
     case Code.Quantity: {
