@@ -7,8 +7,16 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import fc from 'fast-check'
-import { AWAITING_FIXES } from './awaiting-fixes.ts'
-import { applyMutation, dictionaryBytes, type FuzzSession, mutation, preview, readCorpus } from './harness.ts'
+import { AWAITING_FIXES, AWAITING_SIGNATURES } from './awaiting-fixes.ts'
+import {
+  applyMutation,
+  dictionaryBytes,
+  Finding,
+  type FuzzSession,
+  mutation,
+  preview,
+  readCorpus,
+} from './harness.ts'
 import { TARGETS } from './targets.ts'
 
 /** Mutated inputs per target: under a second each on a 2-core machine, up to 5 s for the TLS servers' targets. */
@@ -45,15 +53,18 @@ for (const target of TARGETS) {
 
     for (const seed of seeds) test(seedTestName(target.name, seed.file), () => session.run(seed.bytes))
 
-    test(`${target.name}: ${BOUNDED_RUNS} mutated inputs from seed ${BOUNDED_SEED} are answered as documented`, async () => {
+    test(`${target.name}: ${BOUNDED_RUNS} mutated inputs from seed ${BOUNDED_SEED} are answered as documented`, async (t) => {
       const pool = seeds.map((s) => s.bytes)
       const dictionary = dictionaryBytes(target)
+      const awaiting = AWAITING_SIGNATURES[target.name]
+      let known = 0
       await fc.assert(
         fc.asyncProperty(mutation, async (m) => {
           const input = applyMutation(m, pool, dictionary, target.maxBytes)
           try {
             await session.run(input)
           } catch (err) {
+            if (awaiting && err instanceof Finding && awaiting[1].test(err.message)) return void known++
             throw Object.assign(new Error(`input ${preview(input)}: ${(err as Error).message}`), {
               cause: err,
             })
@@ -61,6 +72,7 @@ for (const target of TARGETS) {
         }),
         { seed: BOUNDED_SEED, numRuns: BOUNDED_RUNS },
       )
+      if (known > 0) t.diagnostic(`${known} inputs hit ${awaiting![0]}, awaiting its fix`)
     })
   })
 }

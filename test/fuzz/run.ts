@@ -7,7 +7,8 @@
  * is found from the other seeds) and grows by every input that ran source text of `src/`
  * no input ran before (coverage.ts). An input that is not answered as documented is a finding, and one
  * slower than `--slow-ms` a slow input; both are written to `<out>/<target>/` (default `.fuzz/`) and
- * counted by their first line; the lines the seeds awaiting a fix produce count as those known defects.
+ * counted by their first line; the lines the seeds awaiting a fix produce, and those matching
+ * `AWAITING_SIGNATURES`, count as those known defects.
  * Prints one JSON line per target: executions, their rate, source text covered,
  * pool size, known defects hit, new findings. Exit code 1 when anything new was found.
  */
@@ -16,7 +17,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import fc from 'fast-check'
-import { AWAITING_FIXES, SLOW_UNTIL_FIXED } from './awaiting-fixes.ts'
+import { AWAITING_FIXES, AWAITING_SIGNATURES, SLOW_UNTIL_FIXED } from './awaiting-fixes.ts'
 import { SourceCoverage } from './coverage.ts'
 import { applyMutation, dictionaryBytes, type FuzzTarget, mutation, preview, readCorpus } from './harness.ts'
 
@@ -57,7 +58,9 @@ async function fuzz(
   const known = new Map<string, { defect: string; count: number }>()
   let defect: string | undefined
   const record = async (kind: Found['kind'], line: string, input: Uint8Array): Promise<void> => {
-    if (defect !== undefined && !known.has(line)) known.set(line, { defect, count: 0 })
+    const signature = AWAITING_SIGNATURES[target.name]
+    const awaited = defect ?? (signature?.[1].test(line) ? signature[0] : undefined)
+    if (awaited !== undefined && !known.has(line)) known.set(line, { defect: awaited, count: 0 })
     const k = known.get(line)
     if (k) return void k.count++
     const seen = found.get(line)

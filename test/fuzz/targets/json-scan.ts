@@ -9,12 +9,11 @@
  * bytes `stripManagedFields` leaves parse to the object without `metadata.managedFields`.
  */
 
-import { isDeepStrictEqual } from 'node:util'
 import { jsonCodec } from '../../../src/client/json-codec.ts'
 import { decodeEventBytes, decodeListBytes } from '../../../src/client/json-wire.ts'
 import type { ScannedMeta } from '../../../src/core/wire-object.ts'
 import { materialize } from '../../../src/core/wire-object.ts'
-import { decoding, Finding, type FuzzSession, type FuzzTarget } from '../harness.ts'
+import { decoding, Finding, type FuzzSession, type FuzzTarget, sameValue } from '../harness.ts'
 import { REVIEW_DICTIONARY } from './review-bodies.ts'
 
 /** JSON syntax (shared with the reviews), and the fields the scanner looks for. */
@@ -61,7 +60,7 @@ function compare(input: Uint8Array): void {
     return // a documented refusal (a metadata field of the wrong type), checked by the oracle above
   }
   for (const [k, v] of Object.entries(scanned))
-    if (!isDeepStrictEqual(v, meta[k])) throw new Finding(`scan read metadata.${k} unlike JSON.parse`)
+    if (sameValue(v, meta[k]) === false) throw new Finding(`scan read metadata.${k} unlike JSON.parse`)
   const { managedFields: _, ...rest } = meta
   const expected = { ...want, metadata: rest }
   let got: unknown
@@ -70,7 +69,7 @@ function compare(input: Uint8Array): void {
   } catch {
     throw new Finding('stripManagedFields left bytes that are not JSON')
   }
-  if (!isDeepStrictEqual(got, expected))
+  if (sameValue(got, expected) === false)
     throw new Finding('stripManagedFields changed more than metadata.managedFields')
 }
 
