@@ -6,6 +6,7 @@
  * character; the decoder buffers only the current incomplete line, so memory is
  * bounded by the largest event, and refuses a line longer than `maxLineBytes`.
  */
+import { isUtf8 } from 'node:buffer'
 import { TextDecoder } from 'node:util'
 import { EdgeopError, errorMessage } from '../core/errors.ts'
 import type { KubeObject, WatchEvent, WatchEventType } from '../core/types.ts'
@@ -101,12 +102,17 @@ function tooLong(source: string, max: number): EdgeopError {
   )
 }
 
-/** One event line in `keepBytes` mode; errors are the eager path's, with the scanner's offset. */
+/**
+ * One event line in `keepBytes` mode; errors are the eager path's, with the scanner's offset. The whole
+ * line is checked for UTF-8 first, as the eager path decodes it: the scanner skips what it does not keep
+ * (managedFields, unknown members) without reading it.
+ */
 function lineBytes<T extends KubeObject>(
   bytes: Uint8Array,
   source: string,
   lineNo: number,
 ): WatchEvent<T> | undefined {
+  if (!isUtf8(bytes)) throw notUtf8(source, lineNo)
   let ev: ReturnType<typeof decodeEventBytes<T>>
   try {
     ev = decodeEventBytes<T>(bytes)
@@ -138,10 +144,7 @@ function parseLine<T extends KubeObject>(
   try {
     text = decoder.decode(bytes)
   } catch (cause) {
-    throw new EdgeopError('EDGEOP_ERR_DECODE', `${source}: event ${lineNo} is not valid UTF-8`, {
-      step: 'decode watch stream',
-      cause,
-    })
+    throw notUtf8(source, lineNo, cause)
   }
   if (text.trim() === '') return undefined
   let value: unknown
@@ -168,6 +171,13 @@ function parseLine<T extends KubeObject>(
     )
   }
   return value as WatchEvent<T>
+}
+
+function notUtf8(source: string, lineNo: number, cause?: unknown): EdgeopError {
+  return new EdgeopError('EDGEOP_ERR_DECODE', `${source}: event ${lineNo} is not valid UTF-8`, {
+    step: 'decode watch stream',
+    cause,
+  })
 }
 
 /** A short, shape-only description of a bad line: never its content (it may hold secrets). */

@@ -101,6 +101,26 @@ test('invalid UTF-8 is a decode error', async () => {
   }, /not valid UTF-8/)
 })
 
+test('fuzz (watch-decoder): invalid UTF-8 in bytes keepBytes never reads (managedFields, an unknown member) is refused as the eager path refuses it', async () => {
+  const enc = (s: string) => new TextEncoder().encode(s)
+  for (const [before, after] of [
+    ['{"type":"ADDED","object":{"metadata":{"name":"a","managedFields":[{"m":"', '"}]}}}\n'],
+    ['{"type":"ADDED","x":"', '","object":{"metadata":{"name":"a"}}}\n'],
+  ]) {
+    const bytes = new Uint8Array([...enc(before!), 0xa8, ...enc(after!)])
+    for (const keepBytes of [false, true]) {
+      await assert.rejects(
+        async () => {
+          for await (const _ of decodeWatchStream(chunked(bytes, [5]), { keepBytes })) {
+          }
+        },
+        { code: 'EDGEOP_ERR_DECODE', message: /event 1 is not valid UTF-8/ },
+        `keepBytes ${keepBytes}: ${before}`,
+      )
+    }
+  }
+})
+
 test('blank lines are ignored and a final unterminated line is decoded', async () => {
   const text =
     '\n{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"5"}}}\n\n{"type":"DELETED","object":{"metadata":{"name":"a"}}}'

@@ -11,7 +11,7 @@
 import { EdgeopError } from '../../core/errors.ts'
 import { goDuration, rfc3339, rfc3339Micro } from './go-json.ts'
 import { Code, type FieldSchema, type MessageSchema } from './message-schema.ts'
-import { FIXED32, FIXED64, LENGTH_DELIMITED, Reader, VARINT } from './reader.ts'
+import { FIXED32, FIXED64, LENGTH_DELIMITED, protobufError, Reader, VARINT } from './reader.ts'
 
 /** Options of {@link decodeMessage}. */
 export interface DecodeMessageOptions {
@@ -256,8 +256,11 @@ function readEmbedded(r: Reader, field: FieldSchema, stop: number): unknown {
     }
     case Code.Time:
     case Code.MicroTime: {
+      const at = r.pos
       const [seconds, nanos] = readTime(r, stop)
       if (seconds === 0 && nanos === 0) return null
+      if (seconds < MIN_TIME_SECONDS || seconds > MAX_TIME_SECONDS || nanos < 0 || nanos >= 1e9)
+        throw protobufError(r.what, at, 'a time outside years 1-9999')
       return field.code === Code.Time ? rfc3339(seconds) : rfc3339Micro(seconds, nanos)
     }
     case Code.Quantity: {
@@ -315,6 +318,14 @@ function readEmbedded(r: Reader, field: FieldSchema, stop: number): unknown {
   }
   return undefined
 }
+
+/**
+ * The range of a protobuf `Timestamp` (google/protobuf `timestamp.proto`: seconds from
+ * 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z, nanos from 0 to 999,999,999), which is also what RFC 3339
+ * and Go's `Time.MarshalJSON` can write. Outside it `Date` cannot give an RFC 3339 string.
+ */
+const MIN_TIME_SECONDS = -62_135_596_800
+const MAX_TIME_SECONDS = 253_402_300_799
 
 function readTime(r: Reader, stop: number): [number, number] {
   let seconds = 0

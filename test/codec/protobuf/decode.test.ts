@@ -6,12 +6,14 @@ import { goDuration, rfc3339, rfc3339Micro } from '../../../src/codec/protobuf/g
 import {
   CONFIG_MAP_V1,
   DEPLOYMENT_V1,
+  EVENT_V1,
   POD_V1,
   STATUS_V1,
 } from '../../../src/codec/protobuf/kinds.generated.ts'
 import { message } from '../../../src/codec/protobuf/message-schema.ts'
 import { decodeProtobufList, decodeProtobufObject } from '../../../src/codec/protobuf/objects.ts'
 import { Reader } from '../../../src/codec/protobuf/reader.ts'
+import type { KubeObject } from '../../../src/core/types.ts'
 import { CORPUS_KINDS, corpusFile, corpusJson, schemaOf } from './corpus.ts'
 
 /** Protobuf bytes by hand: [field, wire type, value] with varints and length-delimited values. */
@@ -180,6 +182,27 @@ describe('malformed bytes give one clear decode error, never content', () => {
   })
   test('a field with the wrong wire type is refused', () => {
     assert.throws(() => decodeMessage(STATUS_V1.message, encode([2, 0, 1])), /has wire type 0/)
+  })
+  test('fuzz (protobuf-frames): a time outside 0001–9999 or with nanos outside a second is refused as EDGEOP_ERR_DECODE, not a RangeError', () => {
+    const meta = (time: Uint8Array) => encode([1, 2, encode([8, 2, time])])
+    for (const seconds of [253_402_300_800, -62_135_596_801, 1e15, -1e15]) {
+      assert.throws(
+        () => decodeMessage(CONFIG_MAP_V1.message, meta(encode([1, 0, seconds]))),
+        (e: Error & { code?: string }) =>
+          e.code === 'EDGEOP_ERR_DECODE' && /a time outside years 1-9999 at byte \d+/.test(e.message),
+        String(seconds),
+      )
+    }
+    const micro = (seconds: number, nanos: number) =>
+      decodeMessage(EVENT_V1.message, encode([2, 2, encode([1, 0, seconds], [2, 0, nanos])]))
+    for (const nanos of [1_000_000_000, -1])
+      assert.throws(() => micro(1, nanos), { code: 'EDGEOP_ERR_DECODE' }, String(nanos))
+    const created = (seconds: number) =>
+      (decodeMessage(CONFIG_MAP_V1.message, meta(encode([1, 0, seconds]))) as KubeObject).metadata
+        .creationTimestamp
+    assert.equal(created(253_402_300_799), '9999-12-31T23:59:59Z')
+    assert.equal(created(-62_135_596_800), '0001-01-01T00:00:00Z')
+    assert.equal(micro(1, 999_999_999).eventTime, '1970-01-01T00:00:01.999999Z')
   })
   test('empty and huge messages', () => {
     assert.deepStrictEqual(decodeMessage(CONFIG_MAP_V1.message, new Uint8Array(0)), { metadata: {} })
