@@ -10,7 +10,6 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { noGo, scratchDirs } from '../support/scratch.ts'
 import { BUILD_NODE_BINARIES, nodeBinaryDir } from './assets.ts'
-import { memoryBytes } from './quantity.ts'
 
 const HERE = import.meta.dirname
 const tempDir = scratchDirs('edgeop-node-binaries-')
@@ -85,13 +84,4 @@ test('no cached build and no Go: a loud failure, not a silent skip', async () =>
   await assert.rejects(nodeBinaryDir('runc', noGo({ EDGEOP_BUILD_CACHE_DIR: cache })), (e: Error) =>
     e.message.includes(BUILD_NODE_BINARIES),
   )
-})
-
-test('a memory quantity in bytes: binary and decimal suffixes; anything else refused', () => {
-  assert.equal(memoryBytes('384Mi'), 384 * 2 ** 20)
-  assert.equal(memoryBytes('1.5Gi'), 1.5 * 2 ** 30)
-  assert.equal(memoryBytes('128M'), 128e6)
-  assert.equal(memoryBytes('4096'), 4096)
-  for (const bad of ['', '384MiB', '-1Mi', '1e3', 'Mi'])
-    assert.throws(() => memoryBytes(bad), /is not <number>/)
 })
