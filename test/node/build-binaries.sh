@@ -11,13 +11,14 @@
 #                                             from Debian's libseccomp-dev (build/tools/fetch-debs.sh)
 #   cni/bridge, cni/host-local, cni/loopback, cni/portmap   go/cni, CGO_ENABLED=0
 #
-# Builds run one at a time (2 cores). Cold builds measured 2026-12-02 on 2 cores (wall / user+sys
-# CPU; Go modules already downloaded; containerd, runc and CNI with an empty Go build cache, kubelet
-# on the one the control-plane build left):
-#   containerd+ctr+shim  TBD
-#   runc                 TBD
-#   CNI plugins          TBD
-#   kubelet              TBD
+# Builds run one at a time (2 cores). Cold builds measured 2026-12-02 on 2 cores shared with other
+# builds and test runs (load average 15-25, so wall time is long), Go modules already downloaded,
+# each with an empty Go build cache of its own (EDGEOP_TOOL_GOCACHE):
+#   containerd+ctr+shim  540 s wall, 182 s CPU (148 user + 34 sys), 612 MB peak RSS
+#   runc                  96 s wall,  45 s CPU (34 + 11), 305 MB; plus the libseccomp-dev fetch (53 s wall,
+#                         mostly the first apt-get update of build/tools/fetch-debs.sh)
+#   CNI plugins          103 s wall,  44 s CPU (37 + 7), 292 MB
+#   kubelet              TBD (on the Go build cache the control plane's build left)
 #
 #   EDGEOP_NODE_ASSETS=/dir        use prebuilt binaries from /dir instead (same layout, cni/ included)
 #   EDGEOP_BUILD_CACHE_DIR=/dir    where built binaries are cached (default: ~/.cache/edgeop)
