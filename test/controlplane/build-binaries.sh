@@ -31,7 +31,7 @@ fi
 cache=${EDGEOP_BUILD_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/edgeop}
 out="$cache/bin/k8s-$KUBERNETES_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION"
 export CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS=-mod=readonly
-timed() { if [ -x /usr/bin/time ]; then /usr/bin/time -f "build-binaries: $1: %e s wall, %U s user, %M KB peak RSS" "${@:2}"; else "${@:2}"; fi; }
+timed() { if [ -x /usr/bin/time ]; then /usr/bin/time -f "build-binaries: $1: %e s wall, %U s user, %S s sys, %M KB peak RSS" "${@:2}"; else "${@:2}"; fi; }
 
 # go_build_k8s <label> <dir> <cmd>...: builds k8s.io/kubernetes/cmd/<cmd> into <dir>, stamped with the release.
 go_build_k8s() {
