@@ -132,13 +132,13 @@ async function main(): Promise<number> {
       starting = launchSupervisor({ binDir: binaries.dir, uncached: 'eager' })
       starting.then((s) => (supervisor = s)).catch(() => {})
       // kustomize and helm for the manifest tests, prometheus and promtool for the monitoring
-      // tests, jaeger for the tracing test, runc for the image test, built (once per version)
-      // while the unit tests run.
+      // tests, jaeger for the tracing test, runc and containerd (one after the other) for the image
+      // tests, built (once per version) while the unit tests run.
       tools = Promise.all([
         ...(['kustomize', 'helm', 'prometheus', 'promtool', 'jaeger'] as const).map((t) =>
           goToolPathAsync(t),
         ),
-        nodeBinaryDir('runc'),
+        nodeBinaryDir('runc').then(() => nodeBinaryDir('containerd')),
       ])
       tools.catch(() => {})
     } catch (err) {
