@@ -21,13 +21,15 @@
 #   device-plugin socket (/var/lib/kubelet), libcni's cache (/var/lib/cni) and the container log
 #   links (/var/log) go there whatever the configuration says.
 # cgroups are not namespaced on cgroup v1: kubelet's kubepods tree is made in the machine's
-# hierarchies, so the tear-down stops every pod and removes that tree.
+# hierarchies, so it goes under a cgroup root of this run's own (kubelet's cgroupRoot), and the
+# tear-down stops every pod and removes that tree.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 node_js="$repo/node_modules/.bin/node"
 NODE_NAME=edgeop-node
 NODE_IP=10.200.0.1
+CGROUP_ROOT_NAME=edgeop-node-$$
 POD_SUBNET=10.88.0.0/16
 
 if [ "${EDGEOP_NODE_PROBE_INSIDE:-}" != 1 ]; then
@@ -64,7 +66,7 @@ teardown() {
     kill "$containerd_pid"; wait "$containerd_pid"
   fi
   for h in /sys/fs/cgroup/*/ /sys/fs/cgroup/; do
-    [ -d "$h/kubepods" ] && find "$h/kubepods" -depth -type d -exec rmdir {} + 2>/dev/null
+    [ -d "$h$CGROUP_ROOT_NAME" ] && find "$h$CGROUP_ROOT_NAME" -depth -type d -exec rmdir {} + 2>/dev/null
   done
   (cd "$repo" && EDGEOP_BUILD_CACHE_DIR="$work/cache" "$node_js" test/controlplane/cli.ts down >"$work/down.log" 2>&1)
   say "torn down (logs in $work)"
@@ -81,6 +83,9 @@ for k in kernel/panic kernel/panic_on_oops vm/overcommit_memory vm/panic_on_oom 
   f="$work/sysctl/${k//\//.}"
   cat "/proc/sys/$k" >"$f" && mount --bind "$f" "/proc/sys/$k"
 done
+# kubelet's cgroup root must exist in every hierarchy it uses.
+for h in /sys/fs/cgroup/*/; do [ -f "${h}cgroup.procs" ] && mkdir -p "$h$CGROUP_ROOT_NAME"; done
+[ -f /sys/fs/cgroup/cgroup.controllers ] && mkdir -p "/sys/fs/cgroup/$CGROUP_ROOT_NAME"
 for d in /run /var/lib /var/log; do mount -t tmpfs -o mode=755 tmpfs "$d"; done
 mkdir -p /run/containerd /var/lib/kubelet /var/lib/cni /var/log/pods /var/log/containers
 say "namespace ready"
@@ -178,6 +183,7 @@ apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 failCgroupV1: false
 cgroupDriver: cgroupfs
+cgroupRoot: /$CGROUP_ROOT_NAME
 containerRuntimeEndpoint: unix://$work/containerd.sock
 staticPodPath: $work/manifests
 failSwapOn: false
@@ -210,6 +216,6 @@ for _ in $(seq 60); do
 done
 say "pods: $phases"
 say "version pod's log: $(cat "$work"/pod-logs/default_edgeop-version-*/edgeop/0.log 2>/dev/null)"
-for f in /sys/fs/cgroup/memory/kubepods/*/pod*/memory.limit_in_bytes /sys/fs/cgroup/kubepods*/*/pod*/memory.max; do
-  [ -f "$f" ] && say "pod cgroup $(dirname "$f" | sed 's|.*/kubepods|kubepods|'): memory limit $(cat "$f")"
+for f in /sys/fs/cgroup/memory/$CGROUP_ROOT_NAME/kubepods/*/pod*/memory.limit_in_bytes /sys/fs/cgroup/$CGROUP_ROOT_NAME/kubepods*/*/pod*/memory.max; do
+  [ -f "$f" ] && say "pod cgroup $(dirname "$f" | sed "s|.*/$CGROUP_ROOT_NAME/||"): memory limit $(cat "$f")"
 done
