@@ -132,13 +132,14 @@ async function main(): Promise<number> {
       starting = launchSupervisor({ binDir: binaries.dir, uncached: 'eager' })
       starting.then((s) => (supervisor = s)).catch(() => {})
       // kustomize and helm for the manifest tests, prometheus and promtool for the monitoring
-      // tests, jaeger for the tracing test, runc and containerd (one after the other) for the image
-      // tests, built (once per version) while the unit tests run.
+      // tests, jaeger for the tracing test, the real node's binaries (kubelet, containerd, runc, CNI
+      // plugins, one after the other) for the image and node tests, built (once per version) while
+      // the unit tests run.
       tools = Promise.all([
         ...(['kustomize', 'helm', 'prometheus', 'promtool', 'jaeger'] as const).map((t) =>
           goToolPathAsync(t),
         ),
-        nodeBinaryDir('runc').then(() => nodeBinaryDir('containerd')),
+        nodeBinaryDir('all'),
       ])
       tools.catch(() => {})
     } catch (err) {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# A manual probe of the real test node, not a test (the suite is still to be written): inside a
+# A probe of the real test node (test/integration/real-node.test.ts runs it and checks what it
+# prints; the end-to-end suite of the chart on this node is still to be written): inside a
 # network and mount namespace of its own, it starts the project's control plane (cluster:up with
 # a private state directory), containerd with the CRI and the CNI bridge, and kubelet, all built by
 # build-binaries.sh; imports the images from dist/image and a pause image built here, with no
@@ -88,7 +89,7 @@ for h in /sys/fs/cgroup/*/; do [ -f "${h}cgroup.procs" ] && mkdir -p "$h$CGROUP_
 [ -f /sys/fs/cgroup/cgroup.controllers ] && mkdir -p "/sys/fs/cgroup/$CGROUP_ROOT_NAME"
 for d in /run /var/lib /var/log; do mount -t tmpfs -o mode=755 tmpfs "$d"; done
 mkdir -p /run/containerd /var/lib/kubelet /var/lib/cni /var/log/pods /var/log/containers
-say "namespace ready"
+say "namespace ready, cgroup root /$CGROUP_ROOT_NAME"
 
 # The control plane: the project's own, its state in the work directory.
 (cd "$repo" && EDGEOP_BUILD_CACHE_DIR="$work/cache" EDGEOP_TEST_ASSETS="$cp_bin" "$node_js" test/controlplane/cli.ts up >"$work/up.log" 2>&1)
@@ -217,5 +218,5 @@ done
 say "pods: $phases"
 say "version pod's log: $(cat "$work"/pod-logs/default_edgeop-version-*/edgeop/0.log 2>/dev/null)"
 for f in /sys/fs/cgroup/memory/$CGROUP_ROOT_NAME/kubepods/*/pod*/memory.limit_in_bytes /sys/fs/cgroup/$CGROUP_ROOT_NAME/kubepods*/*/pod*/memory.max; do
-  [ -f "$f" ] && say "pod cgroup $(dirname "$f" | sed "s|.*/$CGROUP_ROOT_NAME/||"): memory limit $(cat "$f")"
+  if [ -f "$f" ]; then say "pod cgroup $(dirname "$f" | sed "s|.*/$CGROUP_ROOT_NAME/||"): memory limit $(cat "$f")"; fi
 done
