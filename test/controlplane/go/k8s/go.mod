@@ -1,4 +1,5 @@
-// Build-only module: pins kube-apiserver and friends for edgeop's test control plane.
+// Build-only module: pins kube-apiserver and friends for edgeop's test control plane, and the
+// kubelet of the real test node (test/node/build-binaries.sh), built from the same module and flags.
 // k8s.io/kubernetes requires its staging modules at v0.0.0 and replaces them with
 // local paths; replace directives only count in the main module, so this module
 // maps each staging module to its published v0.X.Y tag. Versions: test/controlplane/versions.json.
