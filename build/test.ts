@@ -25,6 +25,7 @@ import { onTerminationSignal } from '../test/controlplane/cleanup.ts'
 import type { ProcessStats, StartTimings } from '../test/controlplane/control-plane.ts'
 import { CONTROL_TOKEN_ENV, CONTROL_URL_ENV, KUBECONFIG_ENV } from '../test/controlplane/env.ts'
 import { type LaunchedSupervisor, launchSupervisor } from '../test/controlplane/supervisor-launch.ts'
+import { nodeBinaryDir } from '../test/node/assets.ts'
 import { findTestFiles, type Suite } from './test-files.ts'
 import { goToolPathAsync } from './tools/go-tools.ts'
 
@@ -131,10 +132,15 @@ async function main(): Promise<number> {
       starting = launchSupervisor({ binDir: binaries.dir, uncached: 'eager' })
       starting.then((s) => (supervisor = s)).catch(() => {})
       // kustomize and helm for the manifest tests, prometheus and promtool for the monitoring
-      // tests, jaeger for the tracing test, built (once per version) while the unit tests run.
-      tools = Promise.all(
-        (['kustomize', 'helm', 'prometheus', 'promtool', 'jaeger'] as const).map((t) => goToolPathAsync(t)),
-      )
+      // tests, jaeger for the tracing test, the real node's binaries (kubelet, containerd, runc, CNI
+      // plugins, one after the other) for the image and node tests, built (once per version) while
+      // the unit tests run.
+      tools = Promise.all([
+        ...(['kustomize', 'helm', 'prometheus', 'promtool', 'jaeger'] as const).map((t) =>
+          goToolPathAsync(t),
+        ),
+        nodeBinaryDir('all'),
+      ])
       tools.catch(() => {})
     } catch (err) {
       if (!(err instanceof AssetsUnavailableError)) throw err

@@ -6,13 +6,16 @@
 #   EDGEOP_TEST_ASSETS=/dir   use prebuilt binaries from /dir instead (like envtest's KUBEBUILDER_ASSETS)
 #   EDGEOP_BUILD_CACHE_DIR=/dir     where built binaries are cached (default: ~/.cache/edgeop)
 #   EDGEOP_BUILD_ONLY=k8s|etcd|kwok  build one group only
+#   EDGEOP_BUILD_ONLY=kubelet  build only kubelet, into $cache/bin/kubelet-<version>, and print that
+#                              directory (for test/node/build-binaries.sh; not part of "all"). Same
+#                              module, tags and flags as the k8s group, so it reuses its Go build cache.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=versions.env
 . "$here/versions.env"
 
 need=(kube-apiserver kube-controller-manager kube-scheduler etcd etcdctl kwok)
-if [ -n "${EDGEOP_TEST_ASSETS:-}" ]; then
+if [ -n "${EDGEOP_TEST_ASSETS:-}" ] && [ "${EDGEOP_BUILD_ONLY:-}" != kubelet ]; then
   for b in "${need[@]}"; do
     [ -x "$EDGEOP_TEST_ASSETS/$b" ] || { echo "EDGEOP_TEST_ASSETS=$EDGEOP_TEST_ASSETS has no executable $b" >&2; exit 1; }
   done
@@ -27,20 +30,28 @@ fi
 
 cache=${EDGEOP_BUILD_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/edgeop}
 out="$cache/bin/k8s-$KUBERNETES_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION"
-mkdir -p "$out"
 export CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS=-mod=readonly
-timed() { if [ -x /usr/bin/time ]; then /usr/bin/time -f "build-binaries: $1: %e s wall, %M KB peak RSS" "${@:2}"; else "${@:2}"; fi; }
+timed() { if [ -x /usr/bin/time ]; then /usr/bin/time -f "build-binaries: $1: %e s wall, %U s user, %S s sys, %M KB peak RSS" "${@:2}"; else "${@:2}"; fi; }
 
-build_k8s() {
-  [ -x "$out/kube-apiserver" ] && [ -x "$out/kube-controller-manager" ] && [ -x "$out/kube-scheduler" ] && return
+# go_build_k8s <label> <dir> <cmd>...: builds k8s.io/kubernetes/cmd/<cmd> into <dir>, stamped with the release.
+go_build_k8s() {
+  local label=$1 dir=$2; shift 2
   local minor=${KUBERNETES_VERSION#*.}; minor=${minor%%.*}
-  local ld="-s -w"
+  local ld="-s -w" pkgs=()
   for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     ld+=" -X $p.gitVersion=v$KUBERNETES_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
   done
-  (cd "$here/go/k8s" && timed kubernetes go build -trimpath -tags selinux,notest -ldflags "$ld" -o "$out/.tmp-k8s/" \
-    k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler)
-  mv "$out"/.tmp-k8s/* "$out/" && rmdir "$out/.tmp-k8s"
+  for c in "$@"; do pkgs+=("k8s.io/kubernetes/cmd/$c"); done
+  (cd "$here/go/k8s" && timed "$label" go build -trimpath -tags selinux,notest -ldflags "$ld" -o "$dir/.tmp-k8s/" "${pkgs[@]}")
+  mv "$dir"/.tmp-k8s/* "$dir/" && rmdir "$dir/.tmp-k8s"
+}
+build_k8s() {
+  [ -x "$out/kube-apiserver" ] && [ -x "$out/kube-controller-manager" ] && [ -x "$out/kube-scheduler" ] && return
+  go_build_k8s kubernetes "$out" kube-apiserver kube-controller-manager kube-scheduler
+}
+build_kubelet() {
+  [ -x "$1/kubelet" ] && return
+  go_build_k8s kubelet "$1" kubelet
 }
 build_etcd() {
   [ -x "$out/etcd" ] && [ -x "$out/etcdctl" ] && return
@@ -54,9 +65,14 @@ build_kwok() {
   mv "$out/.kwok.tmp" "$out/kwok"
 }
 
+if [ "${EDGEOP_BUILD_ONLY:-}" = kubelet ]; then
+  kubelet_out="$cache/bin/kubelet-$KUBERNETES_VERSION"
+  mkdir -p "$kubelet_out" && build_kubelet "$kubelet_out" && echo "$kubelet_out"; exit
+fi
+mkdir -p "$out"
 case "${EDGEOP_BUILD_ONLY:-all}" in
   k8s) build_k8s ;; etcd) build_etcd ;; kwok) build_kwok ;;
   all) build_etcd; build_k8s; build_kwok ;;
-  *) echo "EDGEOP_BUILD_ONLY must be k8s, etcd or kwok" >&2; exit 1 ;;
+  *) echo "EDGEOP_BUILD_ONLY must be k8s, etcd, kwok or kubelet" >&2; exit 1 ;;
 esac
 echo "$out"

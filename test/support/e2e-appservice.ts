@@ -10,7 +10,6 @@
  * test files can run it side by side on one control plane.
  */
 import assert from 'node:assert/strict'
-import { randomBytes } from 'node:crypto'
 import { test } from 'node:test'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
@@ -20,9 +19,10 @@ import { APPSERVICES, type AppService } from '../../src/operators/appservice/api
 import type { FaultProxy } from '../controlplane/fault-proxy.ts'
 import { type DatabaseStandin, startDatabaseStandin } from '../standin/database-api.ts'
 import { appServiceWhere, condition, installAppServiceCrd } from './appservice.ts'
-import { applyObjects, serviceAccountToken } from './deploy-manifests.ts'
+import { serviceAccountToken } from './deploy-manifests.ts'
 import { eventually } from './eventually.ts'
 import { adminClient } from './kube.ts'
+import { metricsScraperToken } from './metrics-scraper.ts'
 import type { InstalledOperator, OperatorInstaller } from './operator-install.ts'
 import { type OperatorProcess, startOperator } from './operator-process.ts'
 import { useTestEnv } from './test-env.ts'
@@ -70,41 +70,7 @@ export function appServiceE2eSuite(install: OperatorInstaller): void {
       installed.serviceAccount,
     )
     // A scraper, as Prometheus would be: its own ServiceAccount bound to the installed metrics-reader role.
-    const readerBinding = `e2e-metrics-reader-${randomBytes(3).toString('hex')}`
-    await applyObjects(admin, [
-      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'scraper', namespace: ns } },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: { name: readerBinding },
-        roleRef: {
-          apiGroup: 'rbac.authorization.k8s.io',
-          kind: 'ClusterRole',
-          name: installed.metricsReaderRole,
-        },
-        subjects: [{ kind: 'ServiceAccount', name: 'scraper', namespace: ns }],
-      },
-    ])
-    defer(() =>
-      admin
-        .resource(
-          {
-            group: 'rbac.authorization.k8s.io',
-            version: 'v1',
-            resource: 'clusterrolebindings',
-            namespaced: false,
-            kind: 'ClusterRoleBinding',
-          },
-          undefined,
-        )
-        .delete(readerBinding),
-    )
-    metricsToken = await serviceAccountToken(
-      env().server,
-      { caPem: env().caPem, ...env().admin },
-      ns,
-      'scraper',
-    )
+    metricsToken = await metricsScraperToken(env(), admin, defer, ns, installed.metricsReaderRole)
     proxy = await env().startFaultProxy()
     defer(() => proxy.close())
     const kubeconfig = await env().writeKubeconfig({ server: proxy.url, credentials: { token } })

@@ -47,29 +47,34 @@ export interface OperatorProcess {
  * executable under qemu). With `options.metricsToken`, metrics are served as in production (HTTPS,
  * every scrape authenticated and authorized) and scraped with that bearer token; without,
  * `--metrics-secure=false`. `options.env` is added to this process's environment for it.
+ * `options.launch` replaces the command altogether: it gets the arguments that follow the
+ * entrypoint and returns the command to spawn (e.g. an OCI runtime running a bundle whose
+ * config it has just written with them).
  */
 export async function startOperator(
   name: string,
   args: string[],
   startTimeoutMs = 60_000,
-  options: { metricsToken?: string; command?: readonly string[]; env?: Record<string, string> } = {},
+  options: {
+    metricsToken?: string
+    command?: readonly string[]
+    env?: Record<string, string>
+    launch?: (args: string[]) => Promise<readonly string[]>
+  } = {},
 ): Promise<OperatorProcess> {
   const command = options.command ?? [process.execPath, ...NODE_FLAGS, ARTIFACT] // as the images run it
-  const child = spawn(
-    command[0]!,
-    [
-      ...command.slice(1),
-      ...args,
-      '--log-format=json',
-      '--metrics-bind-address=127.0.0.1:0',
-      '--health-probe-bind-address=127.0.0.1:0',
-      ...(options.metricsToken === undefined ? ['--metrics-secure=false'] : []),
-    ],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
-    },
-  )
+  const operatorArgs = [
+    ...args,
+    '--log-format=json',
+    '--metrics-bind-address=127.0.0.1:0',
+    '--health-probe-bind-address=127.0.0.1:0',
+    ...(options.metricsToken === undefined ? ['--metrics-secure=false'] : []),
+  ]
+  const argv = options.launch ? await options.launch(operatorArgs) : [...command, ...operatorArgs]
+  const child = spawn(argv[0]!, argv.slice(1), {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
+  })
   const logs: LogLine[] = []
   const waiters: { pred: (l: LogLine) => boolean; resolve: (l: LogLine) => void }[] = []
   let buf = ''
