@@ -40,8 +40,8 @@ const utf8 = new TextEncoder()
 export function toWireObject<T extends KubeObject>(obj: T): WireObject {
   if (isWireObject(obj)) return obj
   const type = {
-    ...(obj.apiVersion ? { apiVersion: obj.apiVersion } : {}),
-    ...(obj.kind ? { kind: obj.kind } : {}),
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
   }
   return wireObject(utf8.encode(JSON.stringify(obj)), jsonCodec, type)
 }

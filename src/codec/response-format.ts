@@ -87,13 +87,13 @@ export function responseFormat(
           source: r.source,
           ...(r.dropManagedFields || r.keepBytes ? { dropManagedFields: true } : {}),
           ...(r.keepBytes ? { keepBytes: kind.wire.codec(kind) } : {}),
-          ...(r.maxEventBytes === undefined ? {} : { maxFrameBytes: r.maxEventBytes }),
+          maxFrameBytes: r.maxEventBytes,
         })
       }
       return decodeWatchStream<T>(body, {
         source: r.source,
         ...(r.keepBytes ? { keepBytes: true } : {}),
-        ...(r.maxEventBytes === undefined ? {} : { maxLineBytes: r.maxEventBytes }),
+        maxLineBytes: r.maxEventBytes,
       })
     },
   }
