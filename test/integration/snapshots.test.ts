@@ -1,5 +1,5 @@
 /**
- * Edge autonomy on the real control plane (issue 19): NodeConfig agents as separate
+ * Edge autonomy on the real control plane: NodeConfig agents as separate
  * processes with `cacheDir`, talking through fault proxies that log every request.
  *
  * - kill -9, changes (edit, add, delete) while down, restart: the agent converges and the
