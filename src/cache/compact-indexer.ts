@@ -1,5 +1,5 @@
 /**
- * @module compact-indexer — a store that keeps each object as its wire bytes and decodes on demand (issue 18).
+ * @module compact-indexer — a store that keeps each object as its wire bytes and decodes on demand.
  *
  * Each entry is a {@link WireObject}: the object's bytes (JSON of a custom resource, or protobuf of a
  * built-in type) with `managedFields` cut, and the scanned metadata the cache needs for keys, relist
@@ -40,8 +40,8 @@ const utf8 = new TextEncoder()
 export function toWireObject<T extends KubeObject>(obj: T): WireObject {
   if (isWireObject(obj)) return obj
   const type = {
-    ...(obj.apiVersion ? { apiVersion: obj.apiVersion } : {}),
-    ...(obj.kind ? { kind: obj.kind } : {}),
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
   }
   return wireObject(utf8.encode(JSON.stringify(obj)), jsonCodec, type)
 }

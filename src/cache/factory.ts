@@ -25,12 +25,12 @@ export interface InformerSpec<T extends KubeObject = KubeObject> extends Selecto
 
 /**
  * The store of an informer whose resource type carries its protobuf kind, unless its options or the
- * factory's defaults name one: `compact`. Chosen by measurement (`npm run bench`, 2026-12-01, 10,000 Pods
- * of 5.7 KB protobuf, managedFields stripped): RSS per cached Pod 12.3 KB compact vs 21.2 KB eager, heap
- * 3.1 vs 7.5 KB, cold start to synced 0.83 vs 1.24 s; it costs CPU per watch event (each delivery decodes
- * the old and the new object: 5.3k vs 12.1k events per CPU-second), which large collections of built-ins
- * (Pods, Nodes, Events) can afford. Custom resources (JSON) keep the eager store: reconcilers read their own
- * objects from the cache at every reconcile, and each read beyond the decoded cache decodes again.
+ * factory's defaults name one: `compact`. Chosen by measurement (`npm run bench`; the numbers and their
+ * date are in docs/library.md#protobuf-and-the-compact-store-edgeopprotobuf): well under the eager store's
+ * memory per cached Pod and a faster cold start, for more CPU per watch event (each delivery decodes the old
+ * and the new object), which large collections of built-ins (Pods, Nodes, Events) can afford. Custom
+ * resources (JSON) keep the eager store: reconcilers read their own objects from the cache at every
+ * reconcile, and each read beyond the decoded cache decodes again.
  */
 export const DEFAULT_PROTOBUF_STORE = 'compact'
 

@@ -126,7 +126,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
     const freeze = options.freeze ?? true
     const compact = options.store === 'compact'
     this.#indexer = compact
-      ? new CompactIndexer<T>({ freeze, ...(options.indexers ? { indexers: options.indexers } : {}) })
+      ? new CompactIndexer<T>({ freeze, indexers: options.indexers })
       : new MemoryIndexer<T>(options.indexers)
     this.store = this.#indexer
     this.#transform = options.transform

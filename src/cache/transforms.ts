@@ -14,9 +14,9 @@ export function stripManagedFields<T extends KubeObject>(obj: T): T {
 
 /**
  * Freezes an object and everything inside it, so cached state cannot be mutated by accident. Walks arrays by
- * index and objects with `for…in` (their enumerable properties; decoded API objects have no inherited ones):
- * 2.3× faster than `Object.values`, which allocates an array per object (9.3 vs 4.0 µs per Pod, measured
- * 2026-12-01 on the protobuf corpus); every informer event pays it.
+ * index and objects with `for…in` (their enumerable properties; decoded API objects have no inherited ones),
+ * not with `Object.values`, which allocates an array per object: chosen by measurement, see
+ * docs/benchmarks.md#measurements-behind-the-source. Every informer event pays it.
  */
 export function deepFreeze<T>(value: T): T {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value

@@ -29,8 +29,8 @@ export interface CheckCommandOptions {
 
 async function connectFromFlags(o: OperatorOptions): Promise<CheckClient> {
   const config = await loadClusterConfig({
-    ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}),
-    ...(o.context ? { context: o.context } : {}),
+    kubeconfig: o.kubeconfig || undefined,
+    context: o.context || undefined,
   })
   return new KubeClient(config, { qps: o.qps, burst: o.burst })
 }

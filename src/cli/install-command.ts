@@ -63,8 +63,8 @@ export async function connectFromFlags(o: {
   context: string | undefined
 }): Promise<InstallClient> {
   const config = await loadClusterConfig({
-    ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}),
-    ...(o.context ? { context: o.context } : {}),
+    kubeconfig: o.kubeconfig || undefined,
+    context: o.context || undefined,
   })
   return new KubeClient(config)
 }

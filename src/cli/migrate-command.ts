@@ -60,7 +60,7 @@ export function migrateCommand(options: MigrateCommandOptions): Command<typeof M
             client,
             crd,
             chunkSize: values.chunkSize,
-            ...(values.continue ? { continue: values.continue } : {}),
+            continue: values.continue || undefined,
             onPage: (p) =>
               out.write(
                 `${crd}: ${p.rewritten} rewritten, ${p.unchanged} unchanged${p.continue ? `; resume with --continue=${p.continue}` : ''}\n`,

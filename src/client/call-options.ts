@@ -36,7 +36,7 @@ export interface ListCallOptions extends ListOptions, CallOptions, WireOptions {
 /** The transport fields of `o`: its signal and timeout, when given. */
 export function callFields(o: CallOptions): { signal?: AbortSignal; timeoutMs?: number } {
   return {
-    ...(o.signal === undefined ? {} : { signal: o.signal }),
-    ...(o.timeoutMs === undefined ? {} : { timeoutMs: o.timeoutMs }),
+    signal: o.signal,
+    timeoutMs: o.timeoutMs,
   }
 }

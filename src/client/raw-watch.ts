@@ -53,9 +53,9 @@ export async function openRawWatch<T extends KubeObject>(
     method: 'GET',
     path: collection + watchQuery(o),
     accept: format.accept,
-    ...(format.decodeStatus === undefined ? {} : { decodeStatus: format.decodeStatus }),
-    ...(o.signal === undefined ? {} : { signal: o.signal }),
-    ...(o.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: o.idleTimeoutMs }),
+    decodeStatus: format.decodeStatus,
+    signal: o.signal,
+    idleTimeoutMs: o.idleTimeoutMs,
   })
   const events = format.watch<T>(res.headers['content-type'], res.body, {
     source: `watch ${collection}`,

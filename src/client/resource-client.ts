@@ -128,7 +128,7 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
       method: 'GET' as const,
       path,
       accept: format.accept,
-      ...(format.decodeStatus === undefined ? {} : { decodeStatus: format.decodeStatus }),
+      decodeStatus: format.decodeStatus,
       ...callFields(o),
     }
     const { contentType, bytes } = await this.#transport.requestBytes(spec)
@@ -144,7 +144,7 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
   async *listPages(o: ListCallOptions = {}): AsyncGenerator<KubeList<T>> {
     let cont = o.continue
     do {
-      const page = await this.list({ ...o, ...(cont === undefined ? {} : { continue: cont }) })
+      const page = await this.list({ ...o, continue: cont })
       yield page
       cont = page.metadata?.continue || undefined
     } while (cont !== undefined)

@@ -71,8 +71,8 @@ export function responseFormat(
     list(contentType, bytes, r, parseJson) {
       if (kind !== undefined && isProtobufResponse(contentType)) {
         return kind.wire.list(kind, bytes, {
-          ...(r.dropManagedFields || r.keepBytes ? { dropManagedFields: true } : {}),
-          ...(r.keepBytes ? { keepBytes: kind.wire.codec(kind) } : {}),
+          dropManagedFields: r.dropManagedFields || r.keepBytes,
+          keepBytes: r.keepBytes ? kind.wire.codec(kind) : undefined,
         }) as KubeList<never>
       }
       return r.keepBytes ? decodeListBytes(bytes) : parseJson(bytes)
@@ -85,15 +85,15 @@ export function responseFormat(
       if (kind !== undefined && isProtobufResponse(contentType)) {
         return kind.wire.watch<T>(body, kind, {
           source: r.source,
-          ...(r.dropManagedFields || r.keepBytes ? { dropManagedFields: true } : {}),
-          ...(r.keepBytes ? { keepBytes: kind.wire.codec(kind) } : {}),
-          ...(r.maxEventBytes === undefined ? {} : { maxFrameBytes: r.maxEventBytes }),
+          dropManagedFields: r.dropManagedFields || r.keepBytes,
+          keepBytes: r.keepBytes ? kind.wire.codec(kind) : undefined,
+          maxFrameBytes: r.maxEventBytes,
         })
       }
       return decodeWatchStream<T>(body, {
         source: r.source,
-        ...(r.keepBytes ? { keepBytes: true } : {}),
-        ...(r.maxEventBytes === undefined ? {} : { maxLineBytes: r.maxEventBytes }),
+        keepBytes: r.keepBytes,
+        maxLineBytes: r.maxEventBytes,
       })
     },
   }

@@ -4,6 +4,7 @@
  * Mirrors client-go `rest.InClusterConfig` (and controller-runtime's namespace lookup).
  */
 import { type Clock, realClock } from '../core/clock.ts'
+import { definedProps } from '../core/defined-props.ts'
 import { EdgeopError } from '../core/errors.ts'
 import { type Logger, noopLogger } from '../core/log.ts'
 import type { ClusterConfig } from './cluster-config.ts'
@@ -107,7 +108,7 @@ export async function loadInClusterConfig(options: InClusterOptions = {}): Promi
   const bracketed = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host
   return {
     server: `https://${bracketed}:${port}`,
-    tls: { ...(ca === undefined ? {} : { ca }), insecureSkipVerify: false },
+    tls: { ...definedProps({ ca }), insecureSkipVerify: false },
     credentials,
     namespace,
     source: 'in-cluster',

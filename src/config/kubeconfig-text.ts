@@ -16,8 +16,8 @@ import type { ReadTextFile } from './read-text-file.ts'
  * Largest kubeconfig edgeop reads: 8 MiB. Real ones are a few KiB; a fleet file of 1,000
  * clusters, each with embedded CA and client certificate and key data (about 6 KiB per
  * entry), stays under 8 MiB, and parsing 8 MiB takes about 0.1 s and 10 MB. client-go has
- * no cap; without one a 50 MB `current-context` took 1.1 s and 253 MB RSS here before its
- * error (issue 14 saw 2 GB and 8 s), and every byte is read before any check.
+ * no cap; without one a 50 MB `current-context` took over a second and hundreds of MB of RSS
+ * before its error, and every byte is read before any check (docs/architecture.md, "Kubeconfig input").
  */
 export const MAX_KUBECONFIG_BYTES = 8 * 1024 * 1024
 

@@ -128,7 +128,7 @@ async function credentialsFor(
         clock: options.clock ?? realClock,
         logger: options.logger ?? noopLogger,
         readFile: options.readFile ?? readTextFile,
-        ...(auth.token === undefined ? {} : { fallbackToken: auth.token }),
+        fallbackToken: auth.token,
       })
       try {
         await provider.get()
@@ -154,8 +154,8 @@ async function credentialsFor(
           cluster: info,
           clock: options.clock ?? realClock,
           env: options.env ?? process.env,
-          ...(options.stdinIsTTY === undefined ? {} : { stdinIsTTY: options.stdinIsTTY }),
-          ...(options.execRunner === undefined ? {} : { run: options.execRunner }),
+          stdinIsTTY: options.stdinIsTTY,
+          run: options.execRunner,
         })
       } catch (err) {
         throw new EdgeopError('EDGEOP_ERR_CONFIG', `${(err as Error).message} ${where}`, {

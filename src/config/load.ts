@@ -58,12 +58,12 @@ export async function loadClusterConfig(options: LoadClusterConfigOptions = {}):
   const shared = {
     env,
     logger,
-    ...(readFile === undefined ? {} : { readFile }),
-    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    readFile,
+    clock: options.clock,
     ...options.exec,
   }
   const kubeconfig = (paths: string[], missingOk: boolean) =>
-    loadKubeconfig({ ...shared, paths, missingOk, ...(options.context ? { context: options.context } : {}) })
+    loadKubeconfig({ ...shared, paths, missingOk, context: options.context || undefined })
   const home = path.join(options.homeDir ?? (env.HOME || homedir()), RECOMMENDED_HOME_KUBECONFIG)
   let config: ClusterConfig
   if (options.kubeconfig) config = await kubeconfig([options.kubeconfig], false)

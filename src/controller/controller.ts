@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto'
 import type { HandlerRegistration } from '../cache/listener.ts'
 import { type Clock, realClock } from '../core/clock.ts'
 import { deadlineSignal } from '../core/deadline.ts'
+import { definedProps } from '../core/defined-props.ts'
 import { EdgeopError, isEdgeopError } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
 import { type KubeObject, splitObjectKey } from '../core/types.ts'
@@ -98,7 +99,7 @@ export class Controller<T extends KubeObject = KubeObject> {
     this.#clock = options.clock ?? realClock
     this.#log = (options.logger ?? defaultLogger()).child({
       controller: options.name,
-      ...(options.cluster ? { cluster: options.cluster } : {}),
+      ...definedProps({ cluster: options.cluster || undefined }),
     })
     this.maxConcurrentReconciles = Math.max(
       1,
@@ -111,7 +112,7 @@ export class Controller<T extends KubeObject = KubeObject> {
     this.queue = createRateLimitingQueue<string>({
       clock: this.#clock,
       metrics: options.queueMetrics ?? this.#deferredQueueMetrics,
-      ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
+      rateLimiter: options.rateLimiter,
     })
     this.#failures = new FailureHandler({
       queue: this.queue,
@@ -280,7 +281,10 @@ export class Controller<T extends KubeObject = KubeObject> {
     span: Span | undefined,
   ): Promise<void> {
     const o = this.#options
-    const request: ReconcileRequest = { ...splitObjectKey(key), ...(o.cluster ? { cluster: o.cluster } : {}) }
+    const request: ReconcileRequest = {
+      ...splitObjectKey(key),
+      ...definedProps({ cluster: o.cluster || undefined }),
+    }
     const log = this.#log.child({
       object: key,
       reconcileID: reconcileId,

@@ -4,6 +4,7 @@
  */
 import { forbiddenPermission, formatRbacPermission } from '../client/forbidden-permission.ts'
 import type { Clock } from '../core/clock.ts'
+import { definedProps } from '../core/defined-props.ts'
 import { errorMessage } from '../core/errors.ts'
 import { quoteInput } from '../core/quote-input.ts'
 import { TokenBucket } from '../core/token-bucket.ts'
@@ -145,7 +146,7 @@ export class FailureHandler {
           attempts: h.attempts,
           message,
           ...(permission ? { missingPermission: formatRbacPermission(permission) } : {}),
-          ...(parked ? { parked } : {}),
+          ...definedProps({ parked }),
         },
         context,
       )

@@ -1,7 +1,7 @@
 /**
  * @module wire-object — an object kept as its wire bytes, with only the metadata the runtime needs read out.
  *
- * A compact store (issue 18) caches each object as the bytes it arrived in (protobuf for built-in types,
+ * A compact store caches each object as the bytes it arrived in (protobuf for built-in types,
  * JSON for custom resources) instead of as a tree of JavaScript objects. What the watch engine, the relist
  * diff and the store's keys and indexes read (name, namespace, uid, resourceVersion, labels, owner
  * references) is read out of the bytes by a scanner that does not build the object; the whole object is
@@ -56,8 +56,9 @@ export interface WireBytes {
  * Bytes kept as a one-byte (latin1) string on the V8 heap rather than in a buffer of their own. A buffer's
  * memory comes from malloc; thousands of small long-lived buffers among the large short-lived ones a sync
  * streams through (TLS records, HTTP/2 frames, chunks) fragment malloc's heap so that it can return almost
- * nothing to the system afterwards. The bench measured a compact store at 338 MB RSS for 10,000 Pods with
- * 22 MB of JS heap (2026-12-01). Strings live in V8's compacting heap and cost one byte per byte.
+ * nothing to the system afterwards: with buffers the bench measured nearly twice the RSS
+ * (docs/benchmarks.md#measurements-behind-the-source). Strings live in V8's compacting heap and cost one
+ * byte per byte.
  */
 class StoredBytes implements WireBytes {
   readonly #text: string

@@ -22,8 +22,8 @@ export interface EdgeopPluginOptions {
  *   `banner.js` (unless the banner already calls `createRequire`), so undici's
  *   `require('node:…')` calls work in the ESM bundle;
  * - defines `esbuildDetection` (unless already defined) and applies the undici trims of
- *   edgeop's own artifact. The mirror controller of docs/library.md, minified ESM: 225,684 bytes gzip
- *   plain, 95,211 with this plugin (2026-12-01, esbuild 0.28.2, undici 8.13.1; `npm run size:library`).
+ *   edgeop's own artifact. It halves the gzipped bundle of the mirror controller of docs/library.md
+ *   (`npm run size:library`; the sizes and their date are in docs/library.md#installing-and-bundling).
  *
  * It only changes how undici's modules load; everything else is bundled as without it.
  */

@@ -137,7 +137,7 @@ export class LeaseLock implements ResourceLock {
       this.#labels === undefined ? cached.metadata.labels : { ...cached.metadata.labels, ...this.#labels }
     const next: Lease = {
       ...cached,
-      metadata: { ...cached.metadata, ...(labels === undefined ? {} : { labels }) },
+      metadata: { ...cached.metadata, labels },
       spec: recordToLeaseSpec(record),
     }
     // Assigned only on success: a failure leaves the cached Lease (and its resourceVersion) as it was.
@@ -146,8 +146,8 @@ export class LeaseLock implements ResourceLock {
 
   #call(signal: AbortSignal | undefined): CallOptions {
     return {
-      ...(signal === undefined ? {} : { signal }),
-      ...(this.#timeoutMs === undefined ? {} : { timeoutMs: this.#timeoutMs }),
+      signal,
+      timeoutMs: this.#timeoutMs,
     }
   }
 }

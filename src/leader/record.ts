@@ -6,6 +6,7 @@
  * implement. Timestamps are written for humans and other tools only: no edgeop candidate ever
  * compares them with its own clock (see `state.ts`).
  */
+import { definedProps } from '../core/defined-props.ts'
 import type { LeaseSpec } from '../core/types.ts'
 
 /**
@@ -67,8 +68,7 @@ export function recordToLeaseSpec(record: LeaderElectionRecord): LeaseSpec {
   return {
     holderIdentity: record.holderIdentity,
     leaseDurationSeconds: record.leaseDurationSeconds,
-    ...(record.acquireTime === undefined ? {} : { acquireTime: record.acquireTime }),
-    ...(record.renewTime === undefined ? {} : { renewTime: record.renewTime }),
+    ...definedProps({ acquireTime: record.acquireTime, renewTime: record.renewTime }),
     leaseTransitions: record.leaderTransitions,
   }
 }

@@ -58,9 +58,9 @@ export function leaderElection(
       logger.info('leader observed', { leader: id || '(none)' })
       changes.inc({ name: le.name })
     },
-    ...(le.leaseDurationMs === undefined ? {} : { leaseDurationMs: le.leaseDurationMs }),
-    ...(le.renewDeadlineMs === undefined ? {} : { renewDeadlineMs: le.renewDeadlineMs }),
-    ...(le.retryPeriodMs === undefined ? {} : { retryPeriodMs: le.retryPeriodMs }),
+    leaseDurationMs: le.leaseDurationMs,
+    renewDeadlineMs: le.renewDeadlineMs,
+    retryPeriodMs: le.retryPeriodMs,
   })
   return { elector, shard }
 }

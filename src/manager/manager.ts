@@ -143,7 +143,7 @@ export class Manager {
     c.instrument({
       observer: () => reconcileMetrics(this.registry, c.name, c.maxConcurrentReconciles),
       queueMetrics: () => workqueueMetrics(this.registry, c.name),
-      ...(this.#o.tracer ? { tracer: this.#o.tracer } : {}),
+      tracer: this.#o.tracer,
     })
     const a = c as unknown as Controller
     this.#controllers.push(a)
@@ -233,10 +233,8 @@ export class Manager {
         parked: () => this.#controllers.flatMap((c) => c.parked()),
         retryParked: (key) => this.#controllers.filter((c) => c.retryParked(key)).length,
       },
-      ...(this.#o.metricsBindAddress === undefined ? {} : { metricsBindAddress: this.#o.metricsBindAddress }),
-      ...(this.#o.healthProbeBindAddress === undefined
-        ? {}
-        : { healthProbeBindAddress: this.#o.healthProbeBindAddress }),
+      metricsBindAddress: this.#o.metricsBindAddress,
+      healthProbeBindAddress: this.#o.healthProbeBindAddress,
       ...(this.#o.secureMetrics
         ? {
             secureMetrics: {

@@ -53,7 +53,7 @@ export async function applyIfDrifted<T extends KubeObject>(
   signal?: AbortSignal,
 ): Promise<ApplyOutcome<T>> {
   if (live && isSubset(stripMeta(desired), live)) return { written: false, object: live }
-  const object = await client.apply(desired, { fieldManager, force: true, ...(signal ? { signal } : {}) })
+  const object = await client.apply(desired, { fieldManager, force: true, signal })
   return { written: true, object }
 }
 

@@ -86,6 +86,6 @@ export async function updateStatusIfChanged<T extends KubeObject>(
   return client.patch(obj.metadata.name!, { status: patch }, 'merge', {
     namespace: obj.metadata.namespace,
     subresource: 'status',
-    ...(signal ? { signal } : {}),
+    signal,
   })
 }

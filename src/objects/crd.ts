@@ -10,6 +10,7 @@
  * `self.matches(…)` with that message rather than a `pattern`, whose refusal quotes only the expression.
  */
 import * as z from 'zod/mini'
+import { definedProps } from '../core/defined-props.ts'
 import { EdgeopError } from '../core/errors.ts'
 import { type CelRule, celRuleOf } from './validation.ts'
 
@@ -285,7 +286,7 @@ export function customResourceDefinition(d: CrdDefinition) {
         listKind: `${d.kind}List`,
         plural: d.plural,
         singular: d.singular,
-        ...(d.shortNames ? { shortNames: d.shortNames } : {}),
+        ...definedProps({ shortNames: d.shortNames }),
       },
       scope: d.scope,
       versions: [{ name: d.version, spec: d.spec }, ...(d.versions ?? [])].map((v) => ({
@@ -299,10 +300,10 @@ export function customResourceDefinition(d: CrdDefinition) {
             properties: { spec: openApiFromZod(v.spec), ...status } as Record<string, OpenApiSchema>,
           },
         },
-        subresources: { ...(d.status ? { status: {} } : {}), ...(d.scale ? { scale: d.scale } : {}) },
-        ...(d.printerColumns ? { additionalPrinterColumns: d.printerColumns } : {}),
+        subresources: { ...(d.status ? { status: {} } : {}), ...definedProps({ scale: d.scale }) },
+        ...definedProps({ additionalPrinterColumns: d.printerColumns }),
       })),
-      ...(d.conversion ? { conversion: d.conversion } : {}),
+      ...definedProps({ conversion: d.conversion }),
     },
   }
 }

@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto'
 import type { KubeClient } from '../client/kube-client.ts'
 import { CORE_TYPES } from '../client/resource.ts'
 import { type CancelTimer, type Clock, realClock } from '../core/clock.ts'
+import { definedProps } from '../core/defined-props.ts'
 import { errorMessage } from '../core/errors.ts'
 import { type Logger, noopLogger } from '../core/log.ts'
 import { TokenBucket } from '../core/token-bucket.ts'
@@ -266,8 +267,10 @@ function objectReference(o: KubeObject): ObjectReference {
     apiVersion: o.apiVersion,
     kind: o.kind,
     name: o.metadata.name,
-    ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
-    ...(o.metadata.uid ? { uid: o.metadata.uid } : {}),
-    ...(o.metadata.resourceVersion ? { resourceVersion: o.metadata.resourceVersion } : {}),
+    ...definedProps({
+      namespace: o.metadata.namespace || undefined,
+      uid: o.metadata.uid || undefined,
+      resourceVersion: o.metadata.resourceVersion || undefined,
+    }),
   }
 }

@@ -38,7 +38,7 @@ async function patchFinalizers<T extends KubeObject>(
     try {
       return await client.patch(current.metadata.name!, ops, 'json', {
         namespace: current.metadata.namespace,
-        ...(signal ? { signal } : {}),
+        signal,
       })
     } catch (err) {
       if (isNotFound(err)) return undefined
@@ -47,7 +47,7 @@ async function patchFinalizers<T extends KubeObject>(
       try {
         current = await client.get(current.metadata.name!, {
           namespace: current.metadata.namespace,
-          ...(signal ? { signal } : {}),
+          signal,
         })
       } catch (e) {
         if (isNotFound(e)) return undefined

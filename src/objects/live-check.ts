@@ -67,7 +67,7 @@ export class LiveCheck<T extends KubeObject> {
     try {
       current = await client.get(obj.metadata.name!, {
         namespace: obj.metadata.namespace,
-        ...(signal ? { signal } : {}),
+        signal,
       })
     } catch (err) {
       if (!isNotFound(err)) throw err

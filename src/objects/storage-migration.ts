@@ -93,7 +93,7 @@ export async function migrateStorage(o: StorageMigrationOptions): Promise<Storag
     try {
       page = await objects.list({
         limit: o.chunkSize ?? DEFAULT_MIGRATION_CHUNK_SIZE,
-        ...(cont ? { continue: cont } : {}),
+        continue: cont || undefined,
       })
     } catch (err) {
       if (!cont || !isGoneOrExpired(err)) throw err

@@ -24,6 +24,7 @@ import {
 } from '../cli/index.ts'
 import { KubeClient } from '../client/index.ts'
 import { type ClusterConfig, loadClusterConfig } from '../config/index.ts'
+import { definedProps } from '../core/defined-props.ts'
 import { errorMessage, isEdgeopError } from '../core/index.ts'
 import { createLogger } from '../logging/index.ts'
 import { ClusterSet, type LeaderElectionOptions, Manager, onShutdownSignals } from '../manager/index.ts'
@@ -95,24 +96,17 @@ export async function runOperatorWith<F extends FlagSet & ProcessFlags>(
   const registry = new MetricsRegistry()
   // --tracing=otlp: reconciles and their requests as spans, configured by the OTEL_* variables.
   const tracer =
-    o.tracing === 'otlp'
-      ? otlpTracer(
-          process.env,
-          { name: spec.name, ...(version === undefined ? {} : { version }) },
-          registry,
-          log,
-        )
-      : undefined
+    o.tracing === 'otlp' ? otlpTracer(process.env, { name: spec.name, version }, registry, log) : undefined
   const config = await loadClusterConfig({
-    ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}),
-    ...(o.context ? { context: o.context } : {}),
+    kubeconfig: o.kubeconfig || undefined,
+    context: o.context || undefined,
   })
   // A clusters file that cannot be read or parsed fails start-up here, before any connection.
   const members = o.clustersFile ? await readClustersFile(o.clustersFile) : undefined
   const observer = restClientMetrics(registry)
   const client = new KubeClient(config, { qps: o.qps, burst: o.burst, observer })
   log.info(`starting ${spec.name}`, {
-    ...(version === undefined ? {} : { version }),
+    ...definedProps({ version }),
     cluster: config.source,
     ...spec.startFields?.(values),
   })
@@ -124,15 +118,15 @@ export async function runOperatorWith<F extends FlagSet & ProcessFlags>(
     metricsBindAddress: o.metricsBindAddress,
     healthProbeBindAddress: o.healthProbeBindAddress,
     shutdownGracePeriodMs: o.shutdownGracePeriod,
-    ...(elect ? { leaderElection: elect } : {}),
-    ...(tracer ? { tracer } : {}),
+    leaderElection: elect,
+    tracer,
     // --metrics-secure: HTTPS, every scrape authenticated (TokenReview) and authorized (SubjectAccessReview).
     ...(o.metricsSecure
       ? {
           secureMetrics: {
-            ...(o.metricsCertName ? { certName: o.metricsCertName } : {}),
-            ...(o.metricsCertKey ? { keyName: o.metricsCertKey } : {}),
-            ...(o.metricsCertPath ? { certDir: o.metricsCertPath } : {}),
+            certName: o.metricsCertName || undefined,
+            keyName: o.metricsCertKey || undefined,
+            certDir: o.metricsCertPath || undefined,
           },
         }
       : {}),
@@ -218,7 +212,7 @@ export function operatorCommand<F extends FlagSet & ProcessFlags>(
   return defineCommand<F>({
     description: spec.description ?? `Run ${spec.name}`,
     flags: (spec.flags ?? OPERATOR_FLAGS) as F,
-    ...(validate ? { validate } : {}),
+    validate,
     // The spec's own precheck, then the --cache-dir lock: a second process on one directory exits 2.
     precheck: async (o: FlagValues<F>) => {
       const problem = await spec.precheck?.(o)
@@ -231,7 +225,6 @@ export function operatorCommand<F extends FlagSet & ProcessFlags>(
       }
       return undefined
     },
-    run: (values) =>
-      runOperatorWith(spec, values, { ...run, ...(releaseCacheDir ? { releaseCacheDir } : {}) }),
+    run: (values) => runOperatorWith(spec, values, { ...run, ...definedProps({ releaseCacheDir }) }),
   })
 }

@@ -2,6 +2,7 @@
  * @module rule-permissions — RBAC rules (what a ClusterRole grants) as the permission checks `check`
  * runs: one per resource, subresource and watched namespace.
  */
+import { definedProps } from '../core/defined-props.ts'
 import type { PermissionRequirement } from '../manager/index.ts'
 
 /** One rule of a (Cluster)Role, as in its manifest (`rbac.authorization.k8s.io/v1` `PolicyRule`). */
@@ -33,9 +34,9 @@ export function rulePermissions(
       return scopes.map((namespace) => ({
         group: rule.apiGroups[0] ?? '',
         resource,
-        ...(subresource ? { subresource } : {}),
+        ...definedProps({ subresource: subresource || undefined }),
         verbs: rule.verbs,
-        ...(namespace ? { namespace } : {}),
+        ...definedProps({ namespace: namespace || undefined }),
       }))
     }),
   )

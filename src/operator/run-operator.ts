@@ -49,18 +49,18 @@ export function runOperator<F extends FlagSet & ProcessFlags>(
   // biome-ignore lint/suspicious/noExplicitAny: each command has its own flag set, as in runCli's table.
   const commands: Record<string, Command<any>> = {
     run: operatorCommand(spec, {
-      ...(io.version === undefined ? {} : { version: io.version }),
-      ...(io.signal ? { signal: io.signal } : {}),
+      version: io.version,
+      signal: io.signal,
     }),
     check: operatorCheckCommand(spec),
   }
   return runCli(
     {
       name: spec.name,
-      ...(spec.description ? { description: spec.description } : {}),
+      description: spec.description || undefined,
       defaultCommand: 'run',
       commands,
-      ...(spec.envPrefix ? { envPrefix: spec.envPrefix } : {}),
+      envPrefix: spec.envPrefix || undefined,
     },
     io,
   )

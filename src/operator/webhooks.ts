@@ -55,9 +55,9 @@ export async function startWebhooks<C>(
       namespace: o.namespace,
       secretName: spec.secret,
       hosts: [`${spec.service}.${o.namespace}.svc`],
-      ...(spec.validating ? { validating: spec.validating } : {}),
-      ...(spec.mutating ? { mutating: spec.mutating } : {}),
-      ...(spec.crds ? { crds: spec.crds } : {}),
+      validating: spec.validating,
+      mutating: spec.mutating,
+      crds: spec.crds,
       onCertificate: (p) => server.setCertificate(p),
       logger,
     })

@@ -12,6 +12,7 @@
  */
 import { createHash } from 'node:crypto'
 import { type Clock, realClock } from '../core/clock.ts'
+import { definedProps } from '../core/defined-props.ts'
 import { errorMessage } from '../core/errors.ts'
 import { type Logger, noopLogger } from '../core/log.ts'
 import type { RequestSpec } from '../transport/request-spec.ts'
@@ -256,9 +257,7 @@ export class MetricsAuthFilter {
         kind: 'SubjectAccessReview',
         spec: {
           user: user.username,
-          ...(user.uid ? { uid: user.uid } : {}),
-          ...(user.groups ? { groups: user.groups } : {}),
-          ...(user.extra ? { extra: user.extra } : {}),
+          ...definedProps({ uid: user.uid || undefined, groups: user.groups, extra: user.extra }),
           nonResourceAttributes: { path: access.path, verb: access.verb },
         },
       },

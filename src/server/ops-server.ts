@@ -151,11 +151,11 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
         watcher = await watchCertificate(
           {
             dir: certDir,
-            ...(certName ? { certName } : {}),
-            ...(keyName ? { keyName } : {}),
-            ...(reloadIntervalMs ? { intervalMs: reloadIntervalMs } : {}),
-            ...(clock ? { clock } : {}),
-            ...(logger ? { logger } : {}),
+            certName: certName || undefined,
+            keyName: keyName || undefined,
+            intervalMs: reloadIntervalMs || undefined,
+            clock,
+            logger,
           },
           (next) => tls.setSecureContext(next),
         )

@@ -16,7 +16,6 @@ import { kubeRequest, type TlsIdentity } from './kube-request.ts'
 import { FRONT_PROXY_CLIENT_NAME, type TestPki } from './pki.ts'
 import { LOOPBACK } from './ports.ts'
 import { ManagedProcess } from './process.ts'
-import { waitUntil } from './wait.ts'
 
 /** Which of the two apiservers. */
 export type ApiserverFlavor = 'cached' | 'uncached'
@@ -135,21 +134,20 @@ export class Apiserver {
    * (what envtest waits for too: readyz can be ok a moment before the namespace is).
    */
   async waitReady(timeoutMs = APISERVER_READY_TIMEOUT_MS): Promise<void> {
-    const options = { timeoutMs, process: this.process }
-    await waitUntil(
+    await this.process.eventually(
       async () => {
         const res = await kubeRequest(this.url, this.#admin, 'GET', '/readyz', undefined, 5_000)
         if (res.status === 200) return true
         throw new Error(`/readyz HTTP ${res.status}: ${res.body.slice(0, 300)}`)
       },
-      { ...options, what: `${this.process.name} /readyz` },
+      { timeoutMs, what: `${this.process.name} /readyz` },
     )
-    await waitUntil(
+    await this.process.eventually(
       async () => {
         const res = await kubeRequest(this.url, this.#admin, 'GET', '/api/v1/namespaces/default')
         return res.status === 200 ? true : undefined
       },
-      { ...options, what: `${this.process.name} namespace "default"` },
+      { timeoutMs, what: `${this.process.name} namespace "default"` },
     )
   }
 

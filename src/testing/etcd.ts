@@ -15,7 +15,6 @@ import { EdgeopError } from '../core/errors.ts'
 import { trackTempDir, untrackTempDir } from './cleanup.ts'
 import { freePorts, LOOPBACK } from './ports.ts'
 import { ManagedProcess } from './process.ts'
-import { waitUntil } from './wait.ts'
 
 /** etcd is healthy within a second or two; 30 s leaves room for a loaded 2-core machine. */
 export const ETCD_START_TIMEOUT_MS = 30_000
@@ -73,11 +72,7 @@ export class Etcd {
   /** Starts etcd and waits until `/health` reports healthy. */
   async start(timeoutMs = ETCD_START_TIMEOUT_MS): Promise<void> {
     this.process.start()
-    await waitUntil(async () => ((await this.#healthy()) ? true : undefined), {
-      what: 'etcd /health',
-      timeoutMs,
-      process: this.process,
-    })
+    await this.process.eventually(() => this.#healthy(), { what: 'etcd /health', timeoutMs })
   }
 
   /**

@@ -1,11 +1,18 @@
 /**
- * @module eventually — poll a condition on the wall clock until it holds, for tests against a real apiserver.
+ * @module eventually — poll a condition on the wall clock until it holds, for tests against a real apiserver:
+ * {@link eventually} for any condition, {@link waitFor} for "this object satisfies a predicate".
  *
  * Unit tests should not poll: they drive a `ManualClock`. Tests against a cluster wait on an apiserver
- * and controllers whose timing is not theirs (Gomega's `Eventually` in controller-runtime's world).
+ * and controllers whose timing is not theirs (Gomega's `Eventually` in controller-runtime's world). This
+ * is the project's one polling loop: the test environment's start-up waits and the project's own
+ * integration tests use it too.
  */
 import { setTimeout as delay } from 'node:timers/promises'
+import type { KubeClient } from '../client/kube-client.ts'
+import type { ResourceType } from '../client/resource.ts'
 import { EdgeopError, errorMessage } from '../core/errors.ts'
+import type { KubeObject } from '../core/types.ts'
+import { isNotFound } from '../transport/api-error.ts'
 
 /**
  * Default time to wait for a condition. A controller reacting to a change on a loopback apiserver
@@ -19,6 +26,9 @@ export const DEFAULT_EVENTUALLY_INTERVAL_MS = 100
 
 /** Longest part of a failed check's message quoted in the timeout error. */
 const MAX_LAST_ERROR_CHARS = 300
+
+/** Longest part of the last seen object quoted in a {@link waitFor} timeout error. */
+const MAX_LAST_SEEN_CHARS = 500
 
 /** Options for {@link eventually}. */
 export interface EventuallyOptions {
@@ -75,4 +85,53 @@ export async function eventually<T>(
     }
     await delay(intervalMs, undefined, { signal: options.signal }).catch(() => undefined)
   }
+}
+
+/** Options for {@link waitFor}. */
+export interface WaitForOptions extends Omit<EventuallyOptions, 'what'> {
+  /** Namespace of a namespaced type; default the client's default namespace. */
+  namespace?: string
+}
+
+/**
+ * Polls `GET type/name` until `predicate(object)` is true and returns that object. An object that does
+ * not exist yet is "not yet", as is a predicate that throws (so `assert…` calls work as predicates).
+ * Rejects with `EDGEOP_ERR_TIMEOUT` quoting the last seen `status` (or "not found").
+ *
+ * @example
+ * const app = await waitFor(client, appServices, 'web', (a) => a.status?.phase === 'Ready', { namespace: ns })
+ */
+export async function waitFor<T extends KubeObject = KubeObject>(
+  client: KubeClient,
+  type: ResourceType,
+  name: string,
+  predicate: (object: T) => boolean,
+  options: WaitForOptions = {},
+): Promise<T> {
+  const namespace = type.namespaced ? (options.namespace ?? client.defaultNamespace) : undefined
+  const api = client.resource<T>(type, namespace)
+  let last: T | undefined
+  return eventually(
+    async () => {
+      try {
+        last = await api.get(name)
+      } catch (err) {
+        if (!isNotFound(err)) throw err
+        last = undefined
+        return undefined
+      }
+      return predicate(last) ? last : undefined
+    },
+    {
+      ...options,
+      what: () => {
+        const where = `${type.resource}${namespace === undefined ? '' : ` ${namespace}`}/${name}`
+        const seen =
+          last === undefined
+            ? 'not found'
+            : `last status ${JSON.stringify((last as { status?: unknown }).status ?? null).slice(0, MAX_LAST_SEEN_CHARS)}`
+        return `${where} to satisfy the predicate (${seen})`
+      },
+    },
+  )
 }

@@ -30,6 +30,8 @@ export {
   DEFAULT_EVENTUALLY_TIMEOUT_MS,
   type EventuallyOptions,
   eventually,
+  type WaitForOptions,
+  waitFor,
 } from './eventually.ts'
 export { ManualClock } from './manual-clock.ts'
 export { createTestNamespace, TEST_NAMESPACE_LABEL, testNamespaceName } from './namespace.ts'
@@ -41,4 +43,3 @@ export {
   TestEnvironment,
   type TestEnvironmentOptions,
 } from './test-environment.ts'
-export { type WaitForOptions, waitFor } from './wait-for.ts'

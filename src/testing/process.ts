@@ -8,8 +8,9 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { appendFileSync, closeSync, openSync, readFileSync, writeSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { EdgeopError } from '../core/errors.ts'
+import { EdgeopError, errorMessage, isEdgeopError } from '../core/errors.ts'
 import { trackPid, untrackPid } from './cleanup.ts'
+import { type EventuallyOptions, eventually } from './eventually.ts'
 
 /** Time between SIGTERM and SIGKILL: plenty for a clean exit on loopback, and bounds a hung teardown. */
 export const STOP_GRACE_MS = 10_000
@@ -164,6 +165,32 @@ export class ManagedProcess {
       return text.trimEnd().split('\n').slice(-lines).join('\n')
     } catch {
       return '(no log)'
+    }
+  }
+
+  /**
+   * {@link eventually} while this process runs: if it exits (or is not running), the wait fails at once,
+   * and a timeout names the log file and its tail, both as {@link ManagedProcess.failure}.
+   */
+  async eventually<T>(
+    check: () => T | Promise<T>,
+    options: EventuallyOptions & { what: string },
+  ): Promise<Exclude<T, undefined | false>> {
+    const exited = new AbortController()
+    if (this.running) void this.exited.then(() => exited.abort())
+    else exited.abort()
+    try {
+      return await eventually(check, { ...options, signal: exited.signal })
+    } catch (err) {
+      if (!this.running) {
+        const status = await this.exited
+        throw await this.failure(
+          `exited (code ${status.code}, signal ${status.signal}) while waiting for ${options.what}`,
+        )
+      }
+      if (isEdgeopError(err, 'EDGEOP_ERR_TIMEOUT'))
+        throw await this.failure(errorMessage(err), { retryable: true })
+      throw err
     }
   }
 

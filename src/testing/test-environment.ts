@@ -286,7 +286,7 @@ export class TestEnvironment {
     options: { crdInstallTimeoutMs?: number } = {},
   ): Promise<KubeObject[]> {
     const installed = await installCrds(this.client, sources, {
-      ...(options.crdInstallTimeoutMs === undefined ? {} : { timeoutMs: options.crdInstallTimeoutMs }),
+      timeoutMs: options.crdInstallTimeoutMs,
     })
     this.crds.push(...installed)
     return installed

@@ -16,6 +16,7 @@
  *   default —, `parentbased_always_off`, `parentbased_traceidratio`) and `OTEL_TRACES_SAMPLER_ARG`
  *   (the ratio, 0–1, default 1).
  */
+import { definedProps } from '../core/defined-props.ts'
 import { EdgeopError } from '../core/errors.ts'
 import { DEFAULT_OTLP_TIMEOUT_MS, type OtlpExporterOptions } from './otlp-exporter.ts'
 import type { Sampler } from './sampler.ts'
@@ -83,11 +84,11 @@ export function otlpConfigFromEnv(
       url,
       headers: pairs(traces('HEADERS'), `${X}[TRACES_]HEADERS`),
       timeoutMs,
-      resource: {
-        ...(service.version === undefined ? {} : { 'service.version': service.version }),
+      resource: definedProps({
+        'service.version': service.version,
         ...attributes,
         'service.name': env.OTEL_SERVICE_NAME || attributes['service.name'] || service.name,
-      },
+      }),
     },
     sampler: { ratio: m![2] === 'always_on' ? 1 : m![2] === 'always_off' ? 0 : ratio, parentBased: !!m![1] },
   }

@@ -2,9 +2,9 @@
  * @module tracer — starts spans, samples them, and hands the recorded ones to a {@link SpanBatcher}.
  *
  * Hand-written rather than the OpenTelemetry SDK: what edgeop needs (W3C propagation, a parent-based
- * ratio sampler, a batch processor, an OTLP/HTTP JSON exporter) is a few hundred lines, about 2 KB
- * of the gzipped artifact with its configuration (measured 2026-12-01); the SDK and its OTLP
- * exporter are npm dependencies the artifact would inline, not measured here.
+ * ratio sampler, a batch processor, an OTLP/HTTP JSON exporter) is a few hundred lines, a small fraction
+ * of what the SDK and its OTLP exporter would add to the artifact (both measured, with their date, in
+ * docs/monitoring.md#tracing).
  */
 import { randomBytes } from 'node:crypto'
 import { errorMessage } from '../core/errors.ts'

@@ -168,7 +168,7 @@ export function apiErrorFromResponse(
       message: body.message ?? '',
       method,
       path,
-      ...(body.details === undefined ? {} : { details: body.details }),
+      details: body.details,
       ...retryAfterField(header ?? body.details?.retryAfterSeconds),
     })
   }
@@ -192,7 +192,7 @@ export function apiErrorFromStatus(status: Status, method: string, path: string)
     message: status.message ?? '',
     method,
     path,
-    ...(status.details === undefined ? {} : { details: status.details }),
+    details: status.details,
     ...retryAfterField(status.details?.retryAfterSeconds),
   })
 }

@@ -3,6 +3,7 @@
  */
 import { createSecureContext, type SecureContext } from 'node:tls'
 import type { ClusterConfig, Credentials } from '../config/cluster-config.ts'
+import { definedProps } from '../core/defined-props.ts'
 import { EdgeopError } from '../core/errors.ts'
 import type { WireRequest, WireResponse } from './exchange.ts'
 import { Http1Dispatcher } from './http1-dispatcher.ts'
@@ -132,7 +133,7 @@ export class ConnectionPool {
     const tls = this.#config.tls
     return {
       secureContext: this.#secureContext,
-      ...(tls.serverName === undefined ? {} : { servername: tls.serverName }),
+      ...definedProps({ servername: tls.serverName }),
       rejectUnauthorized: !tls.insecureSkipVerify,
     }
   }
@@ -163,7 +164,7 @@ export class ConnectionPool {
     spec: RequestSpec,
   ): SecureContext {
     try {
-      return createSecureContext({ ...(ca === undefined ? {} : { ca }), ...pair })
+      return createSecureContext({ ...definedProps({ ca }), ...pair })
     } catch (cause) {
       // OpenSSL's reason names the decoder step, never the PEM's content.
       const what = pair ? 'the CA or the client certificate and key' : 'the CA'

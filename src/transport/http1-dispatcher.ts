@@ -17,6 +17,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { text } from 'node:stream/consumers'
 import type { SecureContext } from 'node:tls'
 import { urlToHttpOptions } from 'node:url'
+import { definedProps } from '../core/defined-props.ts'
 import { type ConnectStep, noteConnectTimeout } from './connect-timeout.ts'
 import type { WireBody, WireRequest, WireResponse } from './exchange.ts'
 
@@ -72,8 +73,7 @@ export class Http1Dispatcher {
     this.#agent = tls
       ? new HttpsAgent({
           ...common,
-          ...(o.secureContext === undefined ? {} : { secureContext: o.secureContext }),
-          ...(o.servername === undefined ? {} : { servername: o.servername }),
+          ...definedProps({ secureContext: o.secureContext, servername: o.servername }),
           rejectUnauthorized: o.rejectUnauthorized,
           ALPNProtocols: ['http/1.1'],
         })

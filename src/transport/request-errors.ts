@@ -131,8 +131,8 @@ export function withPrevious(err: ApiError, previous: ApiError | undefined): Api
     message: `${err.serverMessage} - error from a previous attempt: ${previous.serverMessage || previous.reason}`,
     method: err.method,
     path: err.path,
-    ...(err.details === undefined ? {} : { details: err.details }),
-    ...(err.retryAfter === undefined ? {} : { retryAfter: err.retryAfter }),
+    details: err.details,
+    retryAfter: err.retryAfter,
     cause: err.cause,
   })
 }

@@ -172,7 +172,7 @@ export class Transport {
     this.#observer = options.observer ?? {}
     this.#pool = new ConnectionPool(config, this.origin, {
       http2: options.http2 ?? true,
-      ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+      connectTimeoutMs: options.connectTimeoutMs,
     })
   }
 

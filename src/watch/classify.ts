@@ -78,7 +78,7 @@ export function failureOfStatus(status: Status): FailureInfo {
     expired: code === STATUS_EXPIRED,
     tooLargeRv: (status?.details?.causes ?? []).some((c) => c.reason === CAUSE_RV_TOO_LARGE),
     throttledOrRefused: code === STATUS_TOO_MANY_REQUESTS,
-    ...(retry === undefined ? {} : { retryAfterSeconds: retry }),
+    retryAfterSeconds: retry,
     error: status,
   }
 }

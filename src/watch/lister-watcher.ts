@@ -53,10 +53,10 @@ export function listerWatcher<T extends KubeObject>(
 ): ListerWatcher<T> {
   const { labelSelector, fieldSelector, metadataOnly, wire: format, dropManagedFields } = selectors
   const sel = {
-    ...(labelSelector ? { labelSelector } : {}),
-    ...(fieldSelector ? { fieldSelector } : {}),
-    ...(format ? { wire: format } : {}),
-    ...(dropManagedFields ? { dropManagedFields } : {}),
+    labelSelector: labelSelector || undefined,
+    fieldSelector: fieldSelector || undefined,
+    wire: format,
+    dropManagedFields,
     ...(wire.keepBytes ? { keepBytes: true } : {}),
   }
   const where = client.namespace ? ` in ${client.namespace}` : ''
@@ -67,7 +67,6 @@ export function listerWatcher<T extends KubeObject>(
       (metadataOnly
         ? client.listMetadata({ ...request, ...sel, signal })
         : client.list({ ...request, ...sel, signal })) as Promise<KubeList<T>>,
-    watch: (call, signal) =>
-      client.openWatch({ ...call, ...sel, signal, ...(metadataOnly ? { metadataOnly } : {}) }),
+    watch: (call, signal) => client.openWatch({ ...call, ...sel, signal, metadataOnly }),
   }
 }

@@ -64,6 +64,8 @@ export {
   type WatchState,
 } from './phases.ts'
 
+import { definedProps } from '../core/defined-props.ts'
+
 /** Annotation on the bookmark that ends a streaming list's initial events. */
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end'
 /** client-go: a watch that ends within 1 s with no event is an error, not a clean close. */
@@ -164,7 +166,7 @@ function listRequest(s: WatchBase): ListRequest {
   // RV other than ''/'0' without pagination forces the watch cache (avoids a herd on etcd),
   // unless an earlier RV '0' list came back paginated (the cache is off).
   const limit = rv === '' || rv === '0' || s.paginatedResult ? s.pageSize : undefined
-  return { ...(rv === '' ? {} : { resourceVersion: rv }), ...(limit ? { limit } : {}) }
+  return definedProps({ resourceVersion: rv || undefined, limit: limit || undefined })
 }
 
 function onListPage<T extends KubeObject>(
@@ -180,7 +182,7 @@ function onListPage<T extends KubeObject>(
     // Continued pages: clear RV/RVMatch (kubernetes/kubernetes#85221), keep the page size.
     const request: ListRequest = {
       continue: page.continue,
-      ...(list.first.limit ? { limit: list.first.limit } : {}),
+      ...definedProps({ limit: list.first.limit || undefined }),
     }
     const paginated = s.paginatedResult || (isFirst && list.first.resourceVersion === '0')
     const next: ListProgress<T> = { ...list, rv, pages: list.pages + 1, items: new OwnedBuffer(items) }
@@ -330,5 +332,5 @@ function wait<T extends KubeObject>(
     failures: b.failures + 1,
     lastError: f.error,
   }
-  return { state, emit: none, next: { op: 'wait', reason, ...(minMs === undefined ? {} : { minMs }) } }
+  return { state, emit: none, next: { op: 'wait', reason, ...definedProps({ minMs }) } }
 }

@@ -205,7 +205,7 @@ export class Watcher<T extends KubeObject = KubeObject> {
         type: 'list-page',
         items: this.#transformAll(page.items ?? []),
         resourceVersion: meta.resourceVersion ?? '',
-        ...(meta.continue ? { continue: meta.continue } : {}),
+        continue: meta.continue || undefined,
       }
     } catch (err) {
       if (signal.aborted) return undefined
@@ -260,7 +260,7 @@ export class Watcher<T extends KubeObject = KubeObject> {
       // Transport errors and idle teardown end the watch cleanly; a stream that is not a watch
       // stream is a failure (see classify.ts).
       const failure = midStreamFailure(err)
-      return { type: 'stream-ended', ...stats, ...(failure ? { failure } : {}) }
+      return { type: 'stream-ended', ...stats, failure }
     }
   }
 

@@ -1,5 +1,5 @@
 /**
- * @module appservice.bench — the numbers issue 7 asks of the running operator, measured on
+ * @module appservice.bench — the numbers of the running operator, measured on
  * the local control plane (a script, never a test):
  * - start time with the shipped V8 flags (build/node-flags.ts), as each image starts it: node + the
  *   bundle with the compile cache the `node` image ships, the same without it, the single

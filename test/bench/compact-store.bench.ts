@@ -1,5 +1,5 @@
 /**
- * @module compact-store.bench — the compact store against the eager one for a custom resource (issue 18):
+ * @module compact-store.bench — the compact store against the eager one for a custom resource:
  * time to synced against the bare JSON wire floor, and heap, ArrayBuffer and RSS bytes per cached object,
  * with and without `--optimize-for-size`.
  *

@@ -239,7 +239,7 @@ if (only.includes('memory') || only.includes('list') || only.includes('encoding'
 needed.add(watch.pods) // the recorded watch's Pods, also the probe of edgeop's options
 for (const n of [...needed].sort((a, b) => a - b)) await podsNamespace(n)
 
-// Record the watch stream (both formats) and find out which of issue 18's options the build honours.
+// Record the watch stream (both formats) and find out which wire-format and store options the build honours.
 const replayNs = await podsNamespace(watch.pods)
 log(`recording the watch of ${replayNs} …`)
 const recordings = await recordReplay(ctx, replayNs, only.includes('watch') ? replayEvents : 0)
@@ -310,7 +310,7 @@ const environment = [
   `| machine | ${cpus().length} CPUs (nproc), ${cpuModel}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB; load average ${loadAtStart} at start, ${loadavg()} at end |`,
   `| runtimes | Node ${process.version}; Kubernetes ${env.versions.kubernetes} (kube-apiserver with watch cache, etcd ${env.versions.etcd}, both on this machine) |`,
   `| peers | ${peers.map((p) => p.label).join('; ')} |`,
-  `| edgeop options (issue 18), found by trying | informer \`wire: 'protobuf'\`: ${ctx.caps.informerProtobuf ? 'honoured' : 'not in this build'}; list \`wire: 'protobuf'\`: ${ctx.caps.listProtobuf ? 'honoured' : 'not in this build'}; \`store: 'compact'\`: ${ctx.caps.compact ? 'honoured' : 'not in this build'} |`,
+  `| edgeop options (wire format, store), found by trying | informer \`wire: 'protobuf'\`: ${ctx.caps.informerProtobuf ? 'honoured' : 'not in this build'}; list \`wire: 'protobuf'\`: ${ctx.caps.listProtobuf ? 'honoured' : 'not in this build'}; \`store: 'compact'\`: ${ctx.caps.compact ? 'honoured' : 'not in this build'} |`,
   ...missing.map((m) => `| left out | ${m.id}: ${m.reason.split('\n')[0]} |`),
 ].join('\n')
 

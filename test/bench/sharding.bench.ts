@@ -1,5 +1,5 @@
 /**
- * @module sharding.bench — what sharding buys on one machine (issue 23), a script, never a test:
+ * @module sharding.bench — what sharding buys on one machine, a script, never a test:
  * the same set of N AppServices (default 3,000; replicas 0, no database: the operator's own work)
  * is created in a fresh namespace for each shard count (1, 2, 3), then that many `--shard` replicas
  * of the built artifact start at once. Measured per shard count:

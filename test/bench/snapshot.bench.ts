@@ -1,5 +1,5 @@
 /**
- * @module snapshot.bench — cache snapshots (issue 19): restart-to-synced and API bytes, warm vs
+ * @module snapshot.bench — cache snapshots: restart-to-synced and API bytes, warm vs
  * cold, with 10,000 cached ConfigMaps; snapshot bytes per object; bytes written per hour.
  *
  *   node test/bench/snapshot.bench.ts [objects] [rounds]     (default 10,000 objects, 3 rounds)

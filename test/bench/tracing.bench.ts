@@ -1,5 +1,5 @@
 /**
- * @module tracing.bench — what tracing costs the running operator (issue 22), a script, never a
+ * @module tracing.bench — what tracing costs the running operator, a script, never a
  * test: the built artifact reconciles N AppServices (replicas 0: the operator's own work) on the
  * local control plane with tracing off, on with sampling 0 (spans made, context propagated,
  * nothing recorded) and on with sampling 1 (every span exported to a real Jaeger). Reported per

@@ -17,7 +17,7 @@ import { decodeSnapshot, encodeSnapshot, type SnapshotIdentity } from '../../src
 import { SNAPSHOT_QUIET_MS } from '../../src/cache/snapshot-schedule.ts'
 import { ManualClock } from '../../src/core/clock.ts'
 import type { KubeObject } from '../../src/core/types.ts'
-import { eventually } from '../support/eventually.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import { FakeStream, list, scripted } from '../support/fake-lister-watcher.ts'
 import { until } from '../support/http-stub.ts'
 import { recordingLogger } from '../support/recording-logger.ts'
@@ -93,7 +93,10 @@ eachStore(
     await until(() => t.informer.store.get('ns/a')?.metadata.resourceVersion === '11')
     await assert.rejects(readFile(path), /ENOENT/, 'nothing written before the quiet time')
     await t.clock.advance(SNAPSHOT_QUIET_MS)
-    const bytes = await eventually(() => readFile(path).catch(() => undefined), 10_000, 'the snapshot file')
+    const bytes = await eventually(() => readFile(path).catch(() => undefined), {
+      timeoutMs: 10_000,
+      what: 'the snapshot file',
+    })
     const r = decodeSnapshot(bytes, ID)
     assert.ok(!('problem' in r))
     assert.equal(r.resourceVersion, '11')

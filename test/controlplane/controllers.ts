@@ -13,7 +13,6 @@ import { writeKubeconfig } from '../../src/testing/kubeconfig.ts'
 import { MASTERS_GROUP, type TestPki } from '../../src/testing/pki.ts'
 import { freePorts, LOOPBACK } from '../../src/testing/ports.ts'
 import { ManagedProcess } from '../../src/testing/process.ts'
-import { waitUntil } from '../../src/testing/wait.ts'
 import { kwokStagesConfig } from './kwok-stages.ts'
 
 /** Name of the fake node created by {@link startControllers}. */
@@ -77,7 +76,7 @@ async function kubeconfigFor(options: ControllersOptions, file: string, user: st
 }
 
 async function healthz(port: number, proc: ManagedProcess): Promise<void> {
-  await waitUntil(
+  await proc.eventually(
     async () => {
       const res = await kubeRequest(
         `https://${LOOPBACK}:${port}`,
@@ -87,7 +86,7 @@ async function healthz(port: number, proc: ManagedProcess): Promise<void> {
       ).catch(() => undefined)
       return res?.status === 200 ? true : undefined
     },
-    { what: `${proc.name} /healthz`, timeoutMs: CONTROLLERS_READY_TIMEOUT_MS, process: proc },
+    { what: `${proc.name} /healthz`, timeoutMs: CONTROLLERS_READY_TIMEOUT_MS },
   )
 }
 
@@ -161,7 +160,7 @@ export async function startControllers(options: ControllersOptions): Promise<Con
     for (const p of processes) p.start()
     await Promise.all([healthz(kcmPort!, kcm), healthz(schedulerPort!, scheduler)])
     await kubeJson(options.server, options.admin, 'POST', '/api/v1/nodes', fakeNode(FAKE_NODE_NAME), [409])
-    await waitUntil(
+    await kwok.eventually(
       async () => {
         const node = await kubeJson<{ status?: { conditions?: { type: string; status: string }[] } }>(
           options.server,
@@ -173,7 +172,7 @@ export async function startControllers(options: ControllersOptions): Promise<Con
           ? true
           : undefined
       },
-      { what: `node ${FAKE_NODE_NAME} Ready`, timeoutMs: CONTROLLERS_READY_TIMEOUT_MS, process: kwok },
+      { what: `node ${FAKE_NODE_NAME} Ready`, timeoutMs: CONTROLLERS_READY_TIMEOUT_MS },
     )
   } catch (err) {
     await stop()

@@ -16,6 +16,7 @@ import { MetricsRegistry } from '../../src/metrics/metrics-registry.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
 import { databaseApi } from '../../src/operators/appservice/database-api.ts'
 import { CircuitBreaker } from '../../src/resilience/circuit-breaker.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import type { DatabaseStandin } from '../standin/database-api.ts'
 import {
   appServiceGone,
@@ -24,7 +25,6 @@ import {
   condition,
   runAppServiceController,
 } from '../support/appservice.ts'
-import { eventually } from '../support/eventually.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
 /** Small limits so a test sees every phase: 3 failures open it for 1.5 s (doubling, +20 %). */
@@ -197,14 +197,14 @@ test('a partitioned old leader: its late write carries the older leaseTransition
     stopB.abort()
     await Promise.all(runs)
   })
-  await eventually(() => a.isLeader(), 20_000, 'the old leader leads')
+  await eventually(() => a.isLeader(), { timeoutMs: 20_000, what: 'the old leader leads' })
   const oldToken = a.fencingToken()!
   const api = databaseApi(db.url)
   await api.create('fenced', { name: 'f', namespace: ns, class: 'small' }, { fencingToken: oldToken })
 
   partitioned = true
   runs.push(run(b, stopB.signal))
-  await eventually(() => b.isLeader(), 20_000, 'the new leader takes over')
+  await eventually(() => b.isLeader(), { timeoutMs: 20_000, what: 'the new leader takes over' })
   const newToken = b.fencingToken()!
   assert.ok(newToken > oldToken, `tokens ${oldToken} → ${newToken}`)
   assert.equal((await leases.get('fence')).spec?.leaseTransitions, newToken)

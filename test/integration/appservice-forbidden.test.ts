@@ -14,13 +14,13 @@ import { defaultRetryPolicy } from '../../src/controller/retry-policy.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
 import { operatorRules } from '../../src/operators/appservice/manifests.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import {
   appServiceWhere,
   condition,
   installAppServiceCrd,
   runAppServiceController,
 } from '../support/appservice.ts'
-import { eventually } from '../support/eventually.ts'
 import { adminClient, userClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
@@ -112,8 +112,7 @@ test('a 403 after RBAC is removed names the rule to grant; granting it recovers'
       (
         (await admin.resource(CORE_TYPES.events, ns).list()).items as (KubeObject & { reason?: string })[]
       ).some((e) => e.reason === 'Forbidden'),
-    30_000,
-    'a Warning event Forbidden',
+    { timeoutMs: 30_000, what: 'a Warning event Forbidden' },
   )
 
   await setRole(true)

@@ -1,6 +1,6 @@
 /**
  * The AppService controller suite (appservice.test.ts) again, with the controller's Deployments and Services listed
- * and watched in protobuf and kept in compact stores (issue 18: the controller suites against both stores and both
+ * and watched in protobuf and kept in compact stores (the controller suites run against both stores and both
  * wire formats). The AppServices themselves are custom resources: JSON, eager store.
  */
 import { CHILD_WIRE_ENV } from '../support/appservice.ts'

@@ -11,6 +11,7 @@ import { retryOnConflict } from '../../src/client/retry-on-conflict.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
 import { databaseApi } from '../../src/operators/appservice/database-api.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import type { DatabaseStandin } from '../standin/database-api.ts'
 import {
   appServiceGone,
@@ -19,7 +20,6 @@ import {
   condition,
   runAppServiceController,
 } from '../support/appservice.ts'
-import { eventually } from '../support/eventually.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
 const { env, setup, defer } = useTestEnv()
@@ -92,8 +92,7 @@ test('scale through the scale subresource; edit the image → rollout reflected'
           ?.image === 'nginx:1.28'
       )
     },
-    30_000,
-    'image rolled out to the Deployment',
+    { timeoutMs: 30_000, what: 'image rolled out to the Deployment' },
   )
   const a = await appWhere(
     'web',
@@ -112,15 +111,13 @@ test('a deleted child is recreated; a hand-edited managed field is corrected', a
       const now = await deps.get('web').catch(() => undefined)
       return now !== undefined && now.metadata.uid !== oldUid
     },
-    30_000,
-    'deployment recreated with a new UID',
+    { timeoutMs: 30_000, what: 'deployment recreated with a new UID' },
   )
   await deps.patch('web', { spec: { replicas: 7 } }, 'merge')
-  await eventually(
-    async () => ((await deps.get('web')).spec as { replicas: number }).replicas === 3,
-    30_000,
-    'replicas corrected back to 3',
-  )
+  await eventually(async () => ((await deps.get('web')).spec as { replicas: number }).replicas === 3, {
+    timeoutMs: 30_000,
+    what: 'replicas corrected back to 3',
+  })
 })
 
 test('an invalid spec: Ready=False InvalidConfiguration, a Warning event, and no retry storm', async () => {
@@ -156,7 +153,7 @@ test('database: one entry despite failures; deletion cleans it up, and waits whi
     spec: { image: 'nginx:1.27', database: { enabled: true, class: 'small' } },
   } as AppService)
   const key = `appsrv-${created.metadata.uid}`
-  await eventually(() => db.entries.has(key), 60_000, 'database entry provisioned')
+  await eventually(() => db.entries.has(key), { timeoutMs: 60_000, what: 'database entry provisioned' })
   await appWhere('withdb', (a) => condition(a, 'Degraded')?.status === 'False', 'not degraded after recovery')
   assert.deepEqual(
     db.created.filter((k) => k === key),

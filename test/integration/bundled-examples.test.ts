@@ -22,8 +22,8 @@ import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { installCrds } from '../../src/testing/crds.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import { isNotFound } from '../../src/transport/api-error.ts'
-import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
@@ -172,8 +172,7 @@ async function until<T>(
         if (p.child.exitCode !== null) throw new Error(`exited with code ${p.child.exitCode} before: ${what}`)
         return check()
       },
-      JOB_TIMEOUT_MS,
-      what,
+      { timeoutMs: JOB_TIMEOUT_MS, what },
     )
   } catch (err) {
     throw new Error(`${(err as Error).message}; output:\n${p.output().slice(-OUTPUT_TAIL_CHARS)}`, {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { Agent, type Dispatcher, request } from 'undici'
-import { eventually } from '../support/eventually.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
 /** Controllers react within a second or two; generous for a loaded 2-core machine. */
@@ -39,7 +39,7 @@ async function api(
 
 /** Waits until `check` holds, polling every 250 ms for up to {@link CONVERGE_TIMEOUT_MS}. */
 const converged = (what: string, check: () => Promise<boolean>) =>
-  eventually(check, CONVERGE_TIMEOUT_MS, what, { intervalMs: 250 })
+  eventually(check, { timeoutMs: CONVERGE_TIMEOUT_MS, what, intervalMs: 250 })
 
 setup(async () => {
   admin = new Agent({ connect: { ca: env().caPem, cert: env().admin.certPem, key: env().admin.keyPem } })

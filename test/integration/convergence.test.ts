@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict'
 import { CORE_TYPES } from '../../src/client/resource.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import { isAlreadyExists, isNotFound } from '../../src/transport/api-error.ts'
 import type { FaultAction } from '../controlplane/fault-proxy.ts'
-import { eventually } from '../support/eventually.ts'
 import { serverState, watchInformer } from '../support/informers.ts'
 import { adminClient } from '../support/kube.ts'
 import { seededRandom } from '../support/random.ts'
@@ -110,11 +110,10 @@ eachStore(`the cache converges after ${OPERATIONS} random writes under random fa
     )
   const same = (a: Map<string, string>) =>
     JSON.stringify([...a].sort()) === JSON.stringify([...expected].sort())
-  await eventually(
-    () => same(cacheState()) && same(w.seen),
-    60_000,
-    'cache and handler view equal the server',
-  )
+  await eventually(() => same(cacheState()) && same(w.seen), {
+    timeoutMs: 60_000,
+    what: 'cache and handler view equal the server',
+  })
   assert.ok(counts.create > 100 && counts.delete > 100, JSON.stringify(counts))
   assert.ok(
     faults.every((f) => (injected[f.type] ?? 0) > 0),

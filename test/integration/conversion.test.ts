@@ -20,10 +20,10 @@ import { appServiceCrd } from '../../src/operators/appservice/api.ts'
 import { V1ALPHA1_FIELDS_ANNOTATION } from '../../src/operators/appservice/convert.ts'
 import { CONVERT_PATH } from '../../src/operators/appservice/deployment-names.ts'
 import { appServiceWebhooks } from '../../src/operators/appservice/webhooks.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import { freePort } from '../../src/testing/ports.ts'
 import { WebhookCertController } from '../../src/webhook/cert-controller.ts'
 import { WebhookServer } from '../../src/webhook/webhook-server.ts'
-import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
@@ -93,8 +93,7 @@ setup(async () => {
       )
       return true
     },
-    30_000,
-    'conversion webhook reachable with the managed CA',
+    { timeoutMs: 30_000, what: 'conversion webhook reachable with the managed CA' },
   )
 })
 

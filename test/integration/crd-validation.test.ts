@@ -16,9 +16,9 @@ import { APPSERVICES, type AppService } from '../../src/operators/appservice/api
 import { validateSpec } from '../../src/operators/appservice/validate.ts'
 import { NODECONFIGS, type NodeConfig } from '../../src/operators/nodeconfig/api.ts'
 import { validateConfig } from '../../src/operators/nodeconfig/plan.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import { ApiError } from '../../src/transport/api-error.ts'
 import { installAppServiceCrd } from '../support/appservice.ts'
-import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
 import { installNodeConfigCrd } from './fixtures/nodeconfig-harness.ts'
@@ -213,8 +213,7 @@ test('the CRDs pass CEL cost estimation, the same rule on an unbounded list of u
         () => true,
         () => false,
       ),
-    30_000,
-    'Widget served',
+    { timeoutMs: 30_000, what: 'Widget served' },
   )
   await refused(w.create(widget(['a1', 'b2', 'c3'])), 'spec', 'Invalid value: at most 2 names on create')
   await refused(w.create(widget(['root1'])), 'spec', 'Invalid value: root1 is reserved')
@@ -246,8 +245,7 @@ test('kubectl explain: every spec field of both kinds has a description in the s
       const names = Object.keys(doc.components.schemas)
       return names.some((n) => n.endsWith('.AppService')) && names.some((n) => n.endsWith('.NodeConfig'))
     },
-    30_000,
-    'both kinds in the OpenAPI v3',
+    { timeoutMs: 30_000, what: 'both kinds in the OpenAPI v3' },
   )
   for (const kind of ['AppService', 'NodeConfig']) {
     const [, schema] = Object.entries(doc!.components.schemas).find(([n]) => n.endsWith(`.${kind}`))!

@@ -15,10 +15,10 @@ import type { KubeObject } from '../../src/core/types.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
 import { desiredDeployment } from '../../src/operators/appservice/desired.ts'
 import { FIELD_MANAGER } from '../../src/operators/appservice/reconcile.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import { ApiError } from '../../src/transport/api-error.ts'
 import { installAppServiceCrd } from '../support/appservice.ts'
 import { applyObjects, deployObjects, deployYamlFiles } from '../support/deploy-manifests.ts'
-import { eventually } from '../support/eventually.ts'
 import { adminClient, userClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
@@ -104,8 +104,7 @@ test("the operator's owned Deployment needs `update appservices/finalizers` unde
   let n = 0
   await eventually(
     async () => (await applyOwnedDeployment(full, `allowed-${n++}`).catch(() => undefined)) !== undefined,
-    30_000,
-    'owned Deployment created with the full ClusterRole',
+    { timeoutMs: 30_000, what: 'owned Deployment created with the full ClusterRole' },
   )
   // The same rules without that one: the admission plugin refuses blockOwnerDeletion.
   const err = await applyOwnedDeployment(withoutFinalizers, 'refused').then(

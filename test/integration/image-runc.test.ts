@@ -23,13 +23,13 @@ import { umociPath } from '../../build/tools/umoci.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { SERVICE_ACCOUNT_DIR } from '../../src/config/in-cluster.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import { nodeBinaryDir } from '../node/assets.ts'
 import { type BundleOptions, configureBundle, unpackBundle } from '../node/oci-bundle.ts'
 import { memoryBytes } from '../node/quantity.ts'
 import { cgroupMemory, Runc } from '../node/runc.ts'
 import { appServiceWhere, condition, installAppServiceCrd } from '../support/appservice.ts'
 import { serviceAccountToken } from '../support/deploy-manifests.ts'
-import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
 import { metricsScraperToken } from '../support/metrics-scraper.ts'
 import { installWithHelm } from '../support/operator-install.ts'
@@ -178,7 +178,10 @@ test('`run` in the image under runc, installed by helm, configured in-cluster li
       return runc.runArgv(id, bundle)
     },
   })
-  await eventually(async () => (await op!.ready()) === 200, READY_TIMEOUT_MS, 'GET /readyz answers 200')
+  await eventually(async () => (await op!.ready()) === 200, {
+    timeoutMs: READY_TIMEOUT_MS,
+    what: 'GET /readyz answers 200',
+  })
 
   const { pid, status } = await runc.state(id)
   assert.equal(status, 'running')

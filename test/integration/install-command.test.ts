@@ -18,9 +18,9 @@ import { OPERATOR_NAME, OPERATOR_NAMESPACE } from '../../src/operators/appservic
 import { operatorRules } from '../../src/operators/appservice/manifests.ts'
 import { FIELD_MANAGER } from '../../src/operators/appservice/reconcile.ts'
 import { nodeConfigCrd } from '../../src/operators/nodeconfig/api.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import { ApiError } from '../../src/transport/api-error.ts'
 import { installAppServiceCrd } from '../support/appservice.ts'
-import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
@@ -108,8 +108,7 @@ test('uninstall refuses while an AppService exists (exit 3, naming it and --forc
       (await admin.mapper
         .forApiVersionKind('platform.example.com/v1alpha1', 'AppService')
         .catch(() => undefined)) !== undefined,
-    30_000,
-    'AppService discoverable',
+    { timeoutMs: 30_000, what: 'AppService discoverable' },
   )
   await admin
     .resource(APPSERVICES, ns)
@@ -135,11 +134,10 @@ test('uninstall refuses while an AppService exists (exit 3, naming it and --forc
       admin.resource(rbac('roles', true), OPERATOR_NAMESPACE).get(`${OPERATOR_NAME}-leader-election`),
     ),
   )
-  await eventually(
-    async () => gone(() => crds().get(appServiceCrd().metadata.name)),
-    30_000,
-    'AppService CRD deleted',
-  )
+  await eventually(async () => gone(() => crds().get(appServiceCrd().metadata.name)), {
+    timeoutMs: 30_000,
+    what: 'AppService CRD deleted',
+  })
   await admin.resource(CORE_TYPES.namespaces).get(OPERATOR_NAMESPACE) // kept
 
   const nothing = edgeop('uninstall')
@@ -166,11 +164,10 @@ test('usage errors exit 2 with one line; an unreachable cluster exits 1 naming t
 })
 
 test('npm start on a cluster without the CRD installs it and says so, then runs the operator', async () => {
-  await eventually(
-    async () => gone(() => crds().get(appServiceCrd().metadata.name)),
-    30_000,
-    'no AppService CRD',
-  )
+  await eventually(async () => gone(() => crds().get(appServiceCrd().metadata.name)), {
+    timeoutMs: 30_000,
+    what: 'no AppService CRD',
+  })
   const child = spawn(
     process.execPath,
     [
@@ -194,11 +191,10 @@ test('npm start on a cluster without the CRD installs it and says so, then runs 
   }
   child.stdout!.on('data', collect)
   child.stderr!.on('data', collect)
-  await eventually(
-    async () => /"msg":"starting edgeop"/.test(output),
-    60_000,
-    `the operator starting; output so far: ${output.slice(-500)}`,
-  )
+  await eventually(async () => /"msg":"starting edgeop"/.test(output), {
+    timeoutMs: 60_000,
+    what: `the operator starting; output so far: ${output.slice(-500)}`,
+  })
   assert.match(output, /the AppService CRD is not installed: running `edgeop install`/)
   assert.match(output, /npm start: installed the CRDs and RBAC/)
   await crds().get(appServiceCrd().metadata.name)

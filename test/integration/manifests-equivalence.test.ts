@@ -18,8 +18,8 @@ import type { KubeClient } from '../../src/client/kube-client.ts'
 import { toYaml } from '../../src/config/yaml/emit.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { OPERATOR_NAMESPACE } from '../../src/operators/appservice/deployment-names.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import { applyObjects, deployObjects, deployYamlFiles } from '../support/deploy-manifests.ts'
-import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
 import { helmTemplate, kustomizeBuild, one, operatorShape } from '../support/rendered-manifests.ts'
 import { useTestEnv } from '../support/test-env.ts'
@@ -71,8 +71,7 @@ setup(async () => {
       async () =>
         (await admin.mapper.forApiVersionKind('monitoring.coreos.com/v1', kind).catch(() => undefined)) !==
         undefined,
-      30_000,
-      `${kind} discoverable`,
+      { timeoutMs: 30_000, what: `${kind} discoverable` },
     )
 })
 

@@ -25,9 +25,9 @@ import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
 import { FINALIZER } from '../../src/operators/appservice/reconcile.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import { type DatabaseStandin, startDatabaseStandin } from '../standin/database-api.ts'
 import { appServiceWhere, installAppServiceCrd } from '../support/appservice.ts'
-import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
 import { type OperatorProcess, startOperator } from '../support/operator-process.ts'
 import { type PrometheusServer, startPrometheus } from '../support/prometheus.ts'
@@ -89,7 +89,10 @@ setup(async () => {
   defer(() => prometheus.close())
   // Scraping before anything happens, so every counter is seen from its start (Prometheus applies
   // its first targets a few seconds after it is ready).
-  await eventually(async () => (await prometheus.query('up == 1')).length > 0, 60_000, 'operator scraped')
+  await eventually(async () => (await prometheus.query('up == 1')).length > 0, {
+    timeoutMs: 60_000,
+    what: 'operator scraped',
+  })
   // Work for every panel: reconciles, children, database calls.
   const apps = admin.resource(APPSERVICES, ns)
   for (const [name, spec] of [
@@ -107,17 +110,15 @@ setup(async () => {
   )
   // Drift: a Deployment scaled behind the operator's back is re-applied.
   const deployments = admin.resource(CORE_TYPES.deployments, ns)
-  await eventually(
-    async () => (await deployments.get('api').catch(() => undefined)) !== undefined,
-    60_000,
-    'api Deployment',
-  )
+  await eventually(async () => (await deployments.get('api').catch(() => undefined)) !== undefined, {
+    timeoutMs: 60_000,
+    what: 'api Deployment',
+  })
   await deployments.patch('api', { spec: { replicas: 5 } }, 'merge')
-  await eventually(
-    async () => ((await op.metric('edgeop_controller_drift_corrected_total')) ?? 0) >= 1,
-    60_000,
-    'drift corrected',
-  )
+  await eventually(async () => ((await op.metric('edgeop_controller_drift_corrected_total')) ?? 0) >= 1, {
+    timeoutMs: 60_000,
+    what: 'drift corrected',
+  })
   // The database goes down: the deletion of doomed fails until the breaker opens, its finalizer held.
   db.down = true
   await apps.delete('doomed')
@@ -138,8 +139,7 @@ test('every dashboard query and every alert expression returns data from Prometh
       for (const [q] of pending) if ((await prometheus.query(q)).length > 0) pending.delete(q)
       return pending.size === 0
     },
-    DATA_TIMEOUT_MS,
-    'data for every query',
+    { timeoutMs: DATA_TIMEOUT_MS, what: 'data for every query' },
   ).catch((err: Error) => {
     throw new Error(
       `${err.message}; no data for:\n${[...pending].map(([q, w]) => `  ${w}: ${q}`).join('\n')}`,
@@ -151,16 +151,14 @@ test('every dashboard query and every alert expression returns data from Prometh
 test('the forced alerts hold with their thresholds and are pending or firing in Prometheus', async () => {
   const rules = new Map((await alertRules()).map((r) => [r.alert, r.expr]))
   for (const alert of ['EdgeopKeyParked', 'EdgeopCircuitBreakerOpen']) {
-    await eventually(
-      async () => (await prometheus.query(rules.get(alert)!)).length > 0,
-      DATA_TIMEOUT_MS,
-      `${alert}'s expression true`,
-    )
-    await eventually(
-      async () => (await prometheus.query(`ALERTS{alertname="${alert}"}`)).length > 0,
-      DATA_TIMEOUT_MS,
-      `${alert} pending or firing`,
-    )
+    await eventually(async () => (await prometheus.query(rules.get(alert)!)).length > 0, {
+      timeoutMs: DATA_TIMEOUT_MS,
+      what: `${alert}'s expression true`,
+    })
+    await eventually(async () => (await prometheus.query(`ALERTS{alertname="${alert}"}`)).length > 0, {
+      timeoutMs: DATA_TIMEOUT_MS,
+      what: `${alert} pending or firing`,
+    })
   }
   const [parked] = await prometheus.query(rules.get('EdgeopKeyParked')!)
   assert.deepEqual([parked?.metric.controller, parked?.metric.reason], ['appservice', 'no_retry'])

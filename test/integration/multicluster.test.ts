@@ -18,10 +18,10 @@ import type { Deployment } from '../../src/api/index.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import { APPSERVICES, type AppService, appServiceCrd } from '../../src/operators/appservice/api.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import { startTestEnvironment, type TestEnvironment } from '../../src/testing/test-environment.ts'
 import { type DatabaseStandin, startDatabaseStandin } from '../standin/database-api.ts'
 import { appServiceWhere, installAppServiceCrd } from '../support/appservice.ts'
-import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
 import { ARTIFACT, type OperatorProcess, startOperator } from '../support/operator-process.ts'
 import { scratchDirs } from '../support/scratch.ts'
@@ -86,8 +86,7 @@ async function converged(c: KubeClient, name: string, image: string, what: strin
           .get(name)
           .catch(() => undefined)
       )?.spec?.template?.spec?.containers?.[0]?.image === image,
-    60_000,
-    `${what}: Deployment runs ${image}`,
+    { timeoutMs: 60_000, what: `${what}: Deployment runs ${image}` },
   )
   return a
 }
@@ -107,7 +106,7 @@ test('same-named AppServices in two clusters: children in their own cluster, one
   assert.ok(db.entries.has(`appsrv-${h.metadata.uid}`), 'the home entry keeps the single-cluster key')
   assert.ok(db.entries.has(`appsrv-east-${e.metadata.uid}`), 'the member entry names its cluster')
   assert.equal(db.created.length, 2)
-  await eventually(async () => (await synced()) === 1, 30_000, 'east reported synced')
+  await eventually(async () => (await synced()) === 1, { timeoutMs: 30_000, what: 'east reported synced' })
   await op.waitForLog((l) => l.msg === 'starting workers' && l.cluster === 'east')
   const lease = (c: KubeClient) =>
     c
@@ -120,7 +119,10 @@ test('same-named AppServices in two clusters: children in their own cluster, one
 
 test('east down: home keeps reconciling, east reports not synced, readiness passes; east back: it converges', async () => {
   await east.stopControlPlane()
-  await eventually(async () => (await synced()) === 0, 60_000, 'east reported not synced')
+  await eventually(async () => (await synced()) === 0, {
+    timeoutMs: 60_000,
+    what: 'east reported not synced',
+  })
   const readyz = await fetch(`${op.probesUrl}/readyz?verbose`)
   const body = await readyz.text()
   assert.equal(readyz.status, 200, body)
@@ -130,7 +132,10 @@ test('east down: home keeps reconciling, east reports not synced, readiness pass
   await converged(home, 'shop', 'nginx:1.28', 'home shop updated while east is down')
   await converged(home, 'cart', 'nginx:1.27', 'home cart created while east is down')
   await east.startControlPlane()
-  await eventually(async () => (await synced()) === 1, 120_000, 'east reported synced again')
+  await eventually(async () => (await synced()) === 1, {
+    timeoutMs: 120_000,
+    what: 'east reported synced again',
+  })
   await setImage(east.client, 'shop', 'nginx:1.28')
   await create(east.client, 'cart', 'nginx:1.26')
   await converged(east.client, 'shop', 'nginx:1.28', 'east shop updated after the restart')
@@ -139,7 +144,10 @@ test('east down: home keeps reconciling, east reports not synced, readiness pass
 
 test('the cluster list changes at runtime: east removed from the file is disengaged', async () => {
   await writeFile(clustersFile, '# no members\n')
-  await eventually(async () => (await synced()) === undefined, 30_000, 'east no longer reported')
+  await eventually(async () => (await synced()) === undefined, {
+    timeoutMs: 30_000,
+    what: 'east no longer reported',
+  })
   await setImage(east.client, 'shop', 'nginx:1.29')
   await converged(home, 'cart', 'nginx:1.27', 'home still reconciled')
   await new Promise((r) => setTimeout(r, 3000))

@@ -16,7 +16,7 @@ import { commandFor } from '../../build/targets.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import { NODECONFIGS, type NodeConfig } from '../../src/operators/nodeconfig/api.ts'
-import { eventually } from '../support/eventually.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import { adminClient } from '../support/kube.ts'
 import { type OperatorProcess, startOperator } from '../support/operator-process.ts'
 import { useTestEnv } from '../support/test-env.ts'
@@ -88,8 +88,7 @@ test('the arm64 agent writes the selected file and reports Applied for its node'
   )
   await eventually(
     async () => (await readFile(join(root, 'etc/arch.conf'), 'utf8').catch(() => '')) === 'arm64\n',
-    WAIT_MS,
-    'etc/arch.conf written by the arm64 agent',
+    { timeoutMs: WAIT_MS, what: 'etc/arch.conf written by the arm64 agent' },
   )
   let status: NodeConfig['status']
   await eventually(
@@ -101,8 +100,7 @@ test('the arm64 agent writes the selected file and reports Applied for its node'
           e.name === nodeName && e.state === 'Applied' && e.observedGeneration === obj.metadata.generation,
       )
     },
-    WAIT_MS,
-    `status Applied for ${nodeName} (last: ${JSON.stringify(status)})`,
+    { timeoutMs: WAIT_MS, what: `status Applied for ${nodeName} (last: ${JSON.stringify(status)})` },
   )
   // The process really is the emulated arm64 executable, not a host fallback.
   assert.equal(agent!.child.spawnargs[0], commandFor('arm64', [])[0])

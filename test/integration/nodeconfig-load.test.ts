@@ -20,8 +20,8 @@ import * as esbuild from 'esbuild'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import { NODECONFIGS } from '../../src/operators/nodeconfig/api.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import type { FaultProxy, RequestRecord } from '../controlplane/fault-proxy.ts'
-import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
 import { AgentProcess, grantAgentRbac, installNodeConfigCrd } from './fixtures/nodeconfig-harness.ts'
@@ -131,8 +131,7 @@ test(`${AGENTS} agents: requests to start, to apply one change, and per minute i
       const o = await client.resource(NODECONFIGS).get(CONFIG)
       return (o.status?.nodes ?? []).filter((e) => e.state === 'Applied').length === AGENTS
     },
-    120_000,
-    `all ${AGENTS} agents applied`,
+    { timeoutMs: 120_000, what: `all ${AGENTS} agents applied` },
   )
   await new Promise((r) => setTimeout(r, 3000))
   const change = proxy.requests(mine)

@@ -15,8 +15,8 @@ import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { NODECONFIGS, type NodeConfig, type NodeFile } from '../../src/operators/nodeconfig/api.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import type { FaultProxy } from '../controlplane/env.ts'
-import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
 import {
@@ -131,8 +131,7 @@ async function filesAre(want: Partial<Record<Key, Record<string, string | undefi
         }
       return true
     },
-    WAIT_MS,
-    `${what} (${last})`,
+    { timeoutMs: WAIT_MS, what: `${what} (${last})` },
   )
 }
 /** Waits until `name`'s status has exactly these nodes in these states (and returns the object). */
@@ -150,8 +149,10 @@ async function statusIs(name: string, want: Partial<Record<Key, 'Applied' | 'Fai
         .sort()
       return JSON.stringify(got) === JSON.stringify(expected) && obj.status!.nodes!.length === expected.length
     },
-    WAIT_MS,
-    `${what}: ${name} status ${JSON.stringify(expected)} (last: ${JSON.stringify(obj?.status)})`,
+    {
+      timeoutMs: WAIT_MS,
+      what: `${what}: ${name} status ${JSON.stringify(expected)} (last: ${JSON.stringify(obj?.status)})`,
+    },
   )
   return obj!
 }
@@ -251,11 +252,10 @@ test('a file edited, deleted or chmodded by hand is restored', async () => {
   await rm(join(roots.c, 'bin/hello.sh'))
   await chmod(join(roots.b, 'etc/motd'), 0o600)
   await filesAre({ a: { 'etc/edge.conf': 'edge v1\n' }, c: { 'bin/hello.sh': HELLO } }, 'restored')
-  await eventually(
-    async () => ((await stat(join(roots.b, 'etc/motd'))).mode & 0o777) === 0o644,
-    WAIT_MS,
-    'mode restored',
-  )
+  await eventually(async () => ((await stat(join(roots.b, 'etc/motd'))).mode & 0o777) === 0o644, {
+    timeoutMs: WAIT_MS,
+    what: 'mode restored',
+  })
 })
 
 test('conflicts and bad input fail only the NodeConfigs concerned; nothing outside a root is touched', async () => {
@@ -333,8 +333,7 @@ test('deleting the NodeConfigs removes their files everywhere and empties the ow
       for (const k of KEYS) if ((await managedFiles(k)).length > 0) return false
       return true
     },
-    WAIT_MS,
-    'no managed file left on any node',
+    { timeoutMs: WAIT_MS, what: 'no managed file left on any node' },
   )
   for (const k of KEYS) {
     assert.deepEqual(await readdir(roots[k]), ['.edgeop'])

@@ -13,8 +13,8 @@ import { acceptHeader, isProtobufResponse } from '../../src/codec/content-negoti
 import type { KindSchema } from '../../src/codec/protobuf/kind-schema.ts'
 import * as KINDS from '../../src/codec/protobuf/kinds.generated.ts'
 import type { KubeObject } from '../../src/core/types.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import { CORPUS_KINDS, corpusObjects } from '../codec/protobuf/corpus-objects.ts'
-import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
@@ -151,11 +151,10 @@ test('informers over protobuf and over JSON hold the same objects through adds, 
       ),
     )
   const same = (list: KubeObject[]) => isDeepStrictEqual(clean(list), JSON.parse(JSON.stringify(want)))
-  await eventually(
-    () => same(pb.store.list()) && same(json.store.list()) && meta.store.size === 21,
-    30_000,
-    'stores caught up',
-  ).catch((e: Error) => {
+  await eventually(() => same(pb.store.list()) && same(json.store.list()) && meta.store.size === 21, {
+    timeoutMs: 30_000,
+    what: 'stores caught up',
+  }).catch((e: Error) => {
     assert.deepStrictEqual(clean(pb.store.list()), JSON.parse(JSON.stringify(want)), e.message)
     assert.deepStrictEqual(clean(json.store.list()), JSON.parse(JSON.stringify(want)), e.message)
     throw e

@@ -12,7 +12,7 @@ import { test } from 'node:test'
 import { docExample, LIBRARY_CONTROLLER_EXAMPLE } from '../../build/doc-examples.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
-import { eventually } from '../support/eventually.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
@@ -70,24 +70,31 @@ test('the documented controller mirrors ConfigMaps through drops and 429s, follo
   await eventually(
     async () =>
       (await Promise.all([0, 1, 2, 3, 4].map((i) => copyOf(`m${i}`)))).every((d, i) => d?.v === `${i}`),
-    60_000,
-    'copies created',
+    { timeoutMs: 60_000, what: 'copies created' },
   )
   proxy.dropAll()
   proxy.addFault({ method: 'PATCH', times: 2, action: { type: 'status', status: 429, retryAfterSeconds: 0 } })
   await cms.patch('m0', { data: { v: 'edited' } }, 'merge')
-  await eventually(async () => (await copyOf('m0'))?.v === 'edited', 60_000, 'edit mirrored after the drop')
+  await eventually(async () => (await copyOf('m0'))?.v === 'edited', {
+    timeoutMs: 60_000,
+    what: 'edit mirrored after the drop',
+  })
   await cms.patch('m1-copy', { data: { v: 'tampered' } }, 'merge')
-  await eventually(async () => (await copyOf('m1'))?.v === '1', 60_000, 'tampered copy restored')
+  await eventually(async () => (await copyOf('m1'))?.v === '1', {
+    timeoutMs: 60_000,
+    what: 'tampered copy restored',
+  })
   await cms.delete('m2')
-  await eventually(
-    async () => (await copyOf('m2')) === undefined,
-    60_000,
-    'copy garbage-collected with its owner',
-  )
+  await eventually(async () => (await copyOf('m2')) === undefined, {
+    timeoutMs: 60_000,
+    what: 'copy garbage-collected with its owner',
+  })
 
   // rest_client metrics: the client runOperator built counts its requests on the manager's /metrics.
-  await eventually(async () => metricsAddress !== undefined, 60_000, 'the "serving" log line')
+  await eventually(async () => metricsAddress !== undefined, {
+    timeoutMs: 60_000,
+    what: 'the "serving" log line',
+  })
   const metrics = await (await fetch(`http://${metricsAddress}/metrics`)).text()
   assert.match(metrics, /^rest_client_requests_total\{[^}]*code="200"[^}]*\} [1-9]/m)
   assert.match(metrics, /^controller_runtime_reconcile_total\{controller="mirror",result="success"\} [1-9]/m)
@@ -101,8 +108,7 @@ test('the documented controller mirrors ConfigMaps through drops and 429s, follo
           (e as { regarding?: { name?: string } }).regarding?.name === 'm3' &&
           (e as { reportingController?: string }).reportingController === 'mirror',
       ),
-    60_000,
-    'a Mirrored event about m3',
+    { timeoutMs: 60_000, what: 'a Mirrored event about m3' },
   )
   child.kill('SIGTERM')
   assert.equal(await exited, 0)

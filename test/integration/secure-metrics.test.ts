@@ -18,9 +18,9 @@ import { MetricsRegistry } from '../../src/metrics/metrics-registry.ts'
 import { OPERATOR_NAME } from '../../src/operators/appservice/deployment-names.ts'
 import { MetricsAuthFilter } from '../../src/server/metrics-auth.ts'
 import { METRICS_CONTENT_TYPE, type OpsServer, startOpsServer } from '../../src/server/ops-server.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import { selfSignedCertificate } from '../../src/tls/self-signed-cert.ts'
 import { applyObjects, deployObjects, serviceAccountToken } from '../support/deploy-manifests.ts'
-import { eventually } from '../support/eventually.ts'
 import { adminClient, userClient } from '../support/kube.ts'
 import { recordingLogger } from '../support/recording-logger.ts'
 import { scrape } from '../support/scrape.ts'
@@ -132,8 +132,7 @@ test('a token bound to edgeop-metrics-reader scrapes; another token gets 403; no
       const r = await scrape(url, readerToken)
       return r.status === 200 && r
     },
-    30_000,
-    'the metrics-reader binding to take effect',
+    { timeoutMs: 30_000, what: 'the metrics-reader binding to take effect' },
   )
   assert.equal(ok.contentType, METRICS_CONTENT_TYPE)
   assert.match(ok.body, /^# TYPE scrapes_test_total counter\nscrapes_test_total 1$/m)
@@ -169,8 +168,7 @@ test('rewritten certificate files are served on the next connection, without a r
       const r = await scrape(url, readerToken)
       return r.fingerprint256 === want.fingerprint256 && r
     },
-    10_000,
-    'the new certificate on a fresh connection',
+    { timeoutMs: 10_000, what: 'the new certificate on a fresh connection' },
   )
   assert.equal(after.serialNumber, want.serialNumber)
   assert.equal(after.status, 200)

@@ -13,9 +13,9 @@ import type { KubeObject } from '../../src/core/types.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
 import { leaseRules, operatorRules } from '../../src/operators/appservice/manifests.ts'
 import { SHARD_LABEL_PREFIX } from '../../src/sharding/shard.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import type { DatabaseStandin } from '../standin/database-api.ts'
 import { appServiceSetup, condition } from '../support/appservice.ts'
-import { eventually } from '../support/eventually.ts'
 import { type OperatorProcess, startOperator } from '../support/operator-process.ts'
 import { useTestEnv } from '../support/test-env.ts'
 import { RBAC } from './fixtures/nodeconfig-harness.ts'
@@ -98,9 +98,7 @@ const converged = (owners: string[], what: string) =>
       const used = new Set(done.map((a) => a.metadata.labels?.[LABEL]))
       return items.length === COUNT && done.length === COUNT && used.size === owners.length && items
     },
-    CONVERGE_MS,
-    what,
-    { intervalMs: 250 },
+    { timeoutMs: CONVERGE_MS, what, intervalMs: 250 },
   ).catch(async (err: Error) => {
     const state = (await apps().list()).items.map(
       (a) =>
@@ -161,8 +159,7 @@ test('three replicas split the AppServices; a killed one’s move, an added one 
   // (converged only says every object is reconciled by one of the three; the others may still be draining).
   await eventually(
     async () => (await d.metric('edgeop_shard_objects')) === ownedBy((await apps().list()).items).get(idD),
-    CONVERGE_MS,
-    'edgeop_shard_objects equal to the objects labelled for the new member',
+    { timeoutMs: CONVERGE_MS, what: 'edgeop_shard_objects equal to the objects labelled for the new member' },
   )
 
   // Exactly once: one entry per AppService, none created twice.

@@ -1,5 +1,5 @@
 /**
- * Edge autonomy on the real control plane (issue 19): NodeConfig agents as separate
+ * Edge autonomy on the real control plane: NodeConfig agents as separate
  * processes with `cacheDir`, talking through fault proxies that log every request.
  *
  * - kill -9, changes (edit, add, delete) while down, restart: the agent converges and the
@@ -19,8 +19,8 @@ import { test } from 'node:test'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import { NODECONFIGS } from '../../src/operators/nodeconfig/api.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import type { FaultProxy, RequestRecord } from '../controlplane/fault-proxy.ts'
-import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
 import { AgentProcess, grantAgentRbac, installNodeConfigCrd } from './fixtures/nodeconfig-harness.ts'
@@ -119,8 +119,7 @@ async function edgeNode(name: string, proxy: FaultProxy) {
           const text = (await Promise.all(files.map((f) => readFile(join(cacheDir, f), 'utf8')))).join('')
           return names.every((n) => text.includes(`"name":"${nodeName}-${n}"`))
         },
-        WAIT_MS,
-        `snapshots of ${nodeName} hold ${names.join(', ')}`,
+        { timeoutMs: WAIT_MS, what: `snapshots of ${nodeName} hold ${names.join(', ')}` },
       )
     },
   }
@@ -140,8 +139,7 @@ async function filesAre(n: Edge, want: Record<string, string | undefined>, what:
       }
       return true
     },
-    WAIT_MS,
-    `${what} (${last})`,
+    { timeoutMs: WAIT_MS, what: `${what} (${last})` },
   )
 }
 
@@ -230,8 +228,7 @@ test('start while the apiserver is unreachable: serves files from the snapshot, 
   await n.snapshotHas(['a', 'b'])
   await eventually(
     async () => (await ncs().get(`${n.nodeName}-b`)).status?.nodes?.some((e) => e.state === 'Applied'),
-    WAIT_MS,
-    'status written (so the snapshot holds it)',
+    { timeoutMs: WAIT_MS, what: 'status written (so the snapshot holds it)' },
   )
   assert.equal(await n.agent.stop(), 0)
 
@@ -239,11 +236,10 @@ test('start while the apiserver is unreachable: serves files from the snapshot, 
   await n.remove('b') // the agent cannot see this until the server is back
   n.start()
   await n.agent.synced()
-  await eventually(
-    () => n.agent.stderr.some((l) => l.includes('serving from cache snapshot')),
-    WAIT_MS,
-    'the agent logs that it serves from its snapshot',
-  )
+  await eventually(() => n.agent.stderr.some((l) => l.includes('serving from cache snapshot')), {
+    timeoutMs: WAIT_MS,
+    what: 'the agent logs that it serves from its snapshot',
+  })
   // Local drift is repaired from the snapshot while the server is unreachable.
   await unlink(join(n.root, 'etc/a.conf'))
   await filesAre(n, { 'etc/a.conf': 'A\n' }, 'drift repaired offline')
@@ -252,9 +248,8 @@ test('start while the apiserver is unreachable: serves files from the snapshot, 
 
   offline.clear()
   await filesAre(n, { 'etc/a.conf': 'A\n', 'etc/b.conf': undefined }, 'converged after the server returned')
-  await eventually(
-    () => n.agent.stderr.some((l) => l.includes('cache snapshot confirmed by the server')),
-    WAIT_MS,
-    'the agent logs that the server confirmed its snapshot',
-  )
+  await eventually(() => n.agent.stderr.some((l) => l.includes('cache snapshot confirmed by the server')), {
+    timeoutMs: WAIT_MS,
+    what: 'the agent logs that the server confirmed its snapshot',
+  })
 })

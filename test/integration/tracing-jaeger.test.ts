@@ -16,6 +16,7 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { APPSERVICES, type AppService, appServiceCrd } from '../../src/operators/appservice/api.ts'
 import { databaseApi } from '../../src/operators/appservice/database-api.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import { startTestEnvironment, type TestEnvironment } from '../../src/testing/test-environment.ts'
 import { otlpConfigFromEnv } from '../../src/tracing/otlp-config.ts'
 import { otlpHttpExporter } from '../../src/tracing/otlp-exporter.ts'
@@ -24,7 +25,6 @@ import { parseTraceparent, TRACEPARENT_ANNOTATION } from '../../src/tracing/trac
 import { Tracer } from '../../src/tracing/tracer.ts'
 import { type DatabaseStandin, startDatabaseStandin } from '../standin/database-api.ts'
 import { appServiceWhere, condition, runAppServiceController } from '../support/appservice.ts'
-import { eventually } from '../support/eventually.ts'
 import {
   type Jaeger,
   type JaegerSpan,
@@ -130,8 +130,10 @@ test('one trace: the reconcile span, its API and database call spans, and the ap
       }
       return undefined
     },
-    60_000,
-    `a trace of ${SERVICE} with the reconcile, its calls and the apiserver's spans in Jaeger`,
+    {
+      timeoutMs: 60_000,
+      what: `a trace of ${SERVICE} with the reconcile, its calls and the apiserver's spans in Jaeger`,
+    },
   )
   const { trace, root } = found
   t.diagnostic(`trace ${root.traceID}:\n${tree(trace, root).join('\n')}`)
@@ -180,8 +182,7 @@ test('one trace: the reconcile span, its API and database call spans, and the ap
                 r.spanID === writer.context.spanId,
             ),
         ),
-    30_000,
-    'a reconcile span linked to the writer',
+    { timeoutMs: 30_000, what: 'a reconcile span linked to the writer' },
   )
   assert.equal(tag(linked, 'edgeop.object'), `${ns}/traced`)
   // And the writer's own trace holds the apiserver's span for the create.

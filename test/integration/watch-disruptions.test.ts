@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { CORE_TYPES } from '../../src/client/resource.ts'
-import { eventually } from '../support/eventually.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import { serverState, watchInformer } from '../support/informers.ts'
 import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
@@ -31,7 +31,7 @@ test('(2) etcd compacted while disconnected: the watch gets 410, the informer re
   // Disconnect: every watch attempt is throttled (no relist), while the gap's writes and compaction happen.
   const block = proxy.addFault({ watch: true, action: { type: 'status', status: 429, retryAfterSeconds: 0 } })
   proxy.dropAll()
-  await eventually(() => block.hits > 0, 10_000, 'the informer is disconnected')
+  await eventually(() => block.hits > 0, { timeoutMs: 10_000, what: 'the informer is disconnected' })
   // Read the resume point only now: bookmarks keep moving it while the watch is open.
   const rvBefore = w.informer.watcher.health().resourceVersion
   await api.patch('change', { data: { v: '2' } })
@@ -44,11 +44,10 @@ test('(2) etcd compacted while disconnected: the watch gets 410, the informer re
   block.clear()
 
   const expected = await serverState(direct, CORE_TYPES.configMaps, ns)
-  await eventually(
-    () => JSON.stringify([...w.seen].sort()) === JSON.stringify([...expected].sort()),
-    30_000,
-    'cache converges',
-  )
+  await eventually(() => JSON.stringify([...w.seen].sort()) === JSON.stringify([...expected].sort()), {
+    timeoutMs: 30_000,
+    what: 'cache converges',
+  })
   const expired = proxy.requests(
     (r) => r.watch && r.params.get('resourceVersion') === rvBefore && r.status === 200,
   )
@@ -79,11 +78,10 @@ test('(5) apiserver restart: the informer recovers and misses nothing', async ()
   await api.delete('pre-1')
   for (let i = 0; i < 5; i++) await api.create({ metadata: { name: `post-${i}` } })
   const expected = await serverState(client, CORE_TYPES.configMaps, ns)
-  await eventually(
-    () => JSON.stringify([...w.seen].sort()) === JSON.stringify([...expected].sort()),
-    60_000,
-    'cache converges after restart',
-  )
+  await eventually(() => JSON.stringify([...w.seen].sort()) === JSON.stringify([...expected].sort()), {
+    timeoutMs: 60_000,
+    what: 'cache converges after restart',
+  })
   assert.ok(w.deletes.includes(`${ns}/pre-0`) && w.deletes.includes(`${ns}/pre-1`))
   assert.equal(w.informer.health().synced, true)
 })

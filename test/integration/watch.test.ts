@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict'
 import type { KubeClient } from '../../src/client/kube-client.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import type { FaultProxy, RequestRecord } from '../controlplane/fault-proxy.ts'
-import { eventually } from '../support/eventually.ts'
 import { serverState, watchInformer } from '../support/informers.ts'
 import { adminClient } from '../support/kube.ts'
 import { configMaps, eachStore, LIVE_STORE_MODES } from '../support/stores.ts'
@@ -62,7 +62,7 @@ eachStore(
     await w.informer.waitForSync()
     assert.deepEqual(w.informer.store.keys(), [`${ns}/a`])
     const seq = () => proxy.requests(cms).map((r) => (r.watch ? (isStream(r) ? 'stream' : 'watch') : 'list'))
-    await eventually(() => seq().length >= 3, 10_000, 'the watch after the list')
+    await eventually(() => seq().length >= 3, { timeoutMs: 10_000, what: 'the watch after the list' })
     assert.deepEqual(seq().slice(0, 3), ['stream', 'list', 'watch'])
   },
   LIVE_STORE_MODES,
@@ -79,12 +79,18 @@ eachStore(
     await w.informer.waitForSync()
     for (let round = 0; round < 3; round++) {
       const created = await api.create({ metadata: { name: `before-${round}` } })
-      await eventually(() => w.seen.has(`${ns}/before-${round}`), 10_000, 'event before the drop')
+      await eventually(() => w.seen.has(`${ns}/before-${round}`), {
+        timeoutMs: 10_000,
+        what: 'event before the drop',
+      })
       const rvBefore = w.informer.watcher.health().resourceVersion
       assert.ok(Number(rvBefore) >= Number(created.metadata.resourceVersion))
       proxy.dropAll()
       await api.create({ metadata: { name: `during-${round}` } })
-      await eventually(() => w.seen.has(`${ns}/during-${round}`), 15_000, 'event written while disconnected')
+      await eventually(() => w.seen.has(`${ns}/during-${round}`), {
+        timeoutMs: 15_000,
+        what: 'event written while disconnected',
+      })
       const resumed = proxy.requests(
         (r) => cms(r) && r.watch && r.params.get('resourceVersion') === rvBefore && !isStream(r),
       )
@@ -121,7 +127,10 @@ eachStore(
       assert.ok(gap >= 950, `attempts ${gap} ms apart`)
     }
     await direct.resource(configMaps(), ns).create({ metadata: { name: 'after-storm' } })
-    await eventually(() => w.seen.has(`${ns}/after-storm`), 40_000, 'recovered after the storm')
+    await eventually(() => w.seen.has(`${ns}/after-storm`), {
+      timeoutMs: 40_000,
+      what: 'recovered after the storm',
+    })
     assert.equal(proxy.requests(isList).length, 0, 'a throttled watch is re-opened, not relisted')
   },
   LIVE_STORE_MODES,
@@ -142,9 +151,15 @@ eachStore(
     proxy.addFault({ watch: true, times: 1, action: { type: 'stall' } })
     proxy.dropAll()
     const stalledAt = Date.now()
-    await eventually(() => proxy.requests((r) => r.fault === 'stall').length === 1, 5000, 'the stalled watch')
+    await eventually(() => proxy.requests((r) => r.fault === 'stall').length === 1, {
+      timeoutMs: 5000,
+      what: 'the stalled watch',
+    })
     await direct.resource(configMaps(), ns).create({ metadata: { name: 'after-stall' } })
-    await eventually(() => w.seen.has(`${ns}/after-stall`), 20_000, 'event after the stall')
+    await eventually(() => w.seen.has(`${ns}/after-stall`), {
+      timeoutMs: 20_000,
+      what: 'event after the stall',
+    })
     // Bound: idle timeout (2 s + 1 s) + at most one backoff step (< 1.6 s) + request time.
     assert.ok(Date.now() - stalledAt < 10_000, `recovered in ${Date.now() - stalledAt} ms`)
   },

@@ -23,13 +23,13 @@ import { RECONCILE_TIME_BUCKETS } from '../../src/metrics/reconcile-metrics.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
 import { MUTATE_PATH, VALIDATE_PATH } from '../../src/operators/appservice/deployment-names.ts'
 import { appServiceWebhooks, NAME_LABEL } from '../../src/operators/appservice/webhooks.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import { freePort } from '../../src/testing/ports.ts'
 import { ApiError } from '../../src/transport/api-error.ts'
 import { WebhookCertController } from '../../src/webhook/cert-controller.ts'
 import { pemCertificates } from '../../src/webhook/cert-rotation.ts'
 import { WebhookServer } from '../../src/webhook/webhook-server.ts'
 import { installAppServiceCrd } from '../support/appservice.ts'
-import { eventually } from '../support/eventually.ts'
 import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
@@ -163,8 +163,7 @@ setup(async () => {
       await apps(ns.app).create(app('warm-up'), { dryRun: true })
       return true
     },
-    20_000,
-    'webhooks reachable with the managed CA',
+    { timeoutMs: 20_000, what: 'webhooks reachable with the managed CA' },
   )
 })
 
@@ -328,8 +327,7 @@ test('a throwing handler: validating denies with its message, mutating fails the
         ? e
         : undefined
     },
-    10_000,
-    'the validating webhook denies',
+    { timeoutMs: 10_000, what: 'the validating webhook denies' },
   )
   assert.equal(denied.status, 500)
   assert.ok(count('/throw-validate', 'error') >= 1)
@@ -375,8 +373,7 @@ test('CA rotation mid-test: the new CA joins the caBundle, then serves; admissio
       await admitted()
       return (await served()) !== before
     },
-    15_000,
-    'a serving certificate of the new CA',
+    { timeoutMs: 15_000, what: 'a serving certificate of the new CA' },
   )
   const leaf = new X509Certificate(
     Buffer.from(

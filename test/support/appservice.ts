@@ -17,8 +17,8 @@ import {
   type AppServiceOperatorOptions,
   appServiceController,
 } from '../../src/operators/appservice/operator.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import { type DatabaseStandin, startDatabaseStandin } from '../standin/database-api.ts'
-import { eventually } from './eventually.ts'
 import { adminClient } from './kube.ts'
 import type { TestEnvSuite } from './test-env.ts'
 
@@ -58,16 +58,14 @@ export async function installAppServiceCrd(client: KubeClient): Promise<void> {
         (x) => x.type === 'Established' && x.status === 'True',
       )
     },
-    30_000,
-    'AppService CRD established',
+    { timeoutMs: 30_000, what: 'AppService CRD established' },
   )
   await eventually(
     async () =>
       (await client.mapper
         .mapping({ group: 'platform.example.com', kind: 'AppService' })
         .catch(() => undefined)) !== undefined,
-    30_000,
-    'AppService discoverable',
+    { timeoutMs: 30_000, what: 'AppService discoverable' },
   )
 }
 
@@ -104,8 +102,7 @@ export async function appServiceWhere(
       last = await apps.get(name).catch(() => undefined)
       return last !== undefined && pred(last)
     },
-    timeoutMs,
-    `${what} (last status: ${JSON.stringify(last?.status)})`,
+    { timeoutMs, what: () => `${what} (last status: ${JSON.stringify(last?.status)})` },
   )
   return last!
 }
@@ -116,11 +113,10 @@ export async function appServiceGone(
   name: string,
   timeoutMs = 90_000,
 ): Promise<void> {
-  await eventually(
-    async () => (await apps.get(name).catch(() => undefined)) === undefined,
+  await eventually(async () => (await apps.get(name).catch(() => undefined)) === undefined, {
     timeoutMs,
-    `${name} deleted after cleanup`,
-  )
+    what: `${name} deleted after cleanup`,
+  })
 }
 
 /**

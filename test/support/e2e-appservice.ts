@@ -16,11 +16,11 @@ import { CORE_TYPES } from '../../src/client/resource.ts'
 import { retryOnConflict } from '../../src/client/retry-on-conflict.ts'
 import type { Lease } from '../../src/core/types.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import type { FaultProxy } from '../controlplane/fault-proxy.ts'
 import { type DatabaseStandin, startDatabaseStandin } from '../standin/database-api.ts'
 import { appServiceWhere, condition, installAppServiceCrd } from './appservice.ts'
 import { serviceAccountToken } from './deploy-manifests.ts'
-import { eventually } from './eventually.ts'
 import { adminClient } from './kube.ts'
 import { metricsScraperToken } from './metrics-scraper.ts'
 import type { InstalledOperator, OperatorInstaller } from './operator-install.ts'
@@ -101,8 +101,7 @@ export function appServiceE2eSuite(install: OperatorInstaller): void {
             found = op
         return found !== undefined
       },
-      30_000,
-      'a leader',
+      { timeoutMs: 30_000, what: 'a leader' },
     )
     return found!
   }
@@ -144,22 +143,20 @@ export function appServiceE2eSuite(install: OperatorInstaller): void {
     const image = async () =>
       ((await deps.get('web')).spec as { template: { spec: { containers: { image: string }[] } } }).template
         .spec.containers[0]?.image
-    await eventually(async () => (await image()) === 'nginx:1.28', 30_000, 'rollout')
+    await eventually(async () => (await image()) === 'nginx:1.28', { timeoutMs: 30_000, what: 'rollout' })
     const oldUid = (await deps.get('web')).metadata.uid
     await deps.delete('web')
     await eventually(
       async () =>
         (await deps.get('web').catch(() => undefined))?.metadata.uid !== undefined &&
         (await deps.get('web')).metadata.uid !== oldUid,
-      30_000,
-      'recreated',
+      { timeoutMs: 30_000, what: 'recreated' },
     )
     await deps.patch('web', { spec: { replicas: 9 } }, 'merge')
-    await eventually(
-      async () => ((await deps.get('web')).spec as { replicas: number }).replicas === 3,
-      30_000,
-      'drift corrected',
-    )
+    await eventually(async () => ((await deps.get('web')).spec as { replicas: number }).replicas === 3, {
+      timeoutMs: 30_000,
+      what: 'drift corrected',
+    })
   })
 
   test('an invalid spec: InvalidConfiguration, and no hot loop (API writes counted at the proxy)', async () => {
@@ -197,7 +194,7 @@ export function appServiceE2eSuite(install: OperatorInstaller): void {
       spec: { image: 'nginx:1.27', database: { enabled: true, class: 'small' } },
     } as AppService)
     const key = `appsrv-${created.metadata.uid}`
-    await eventually(() => db.entries.has(key), 60_000, 'entry provisioned')
+    await eventually(() => db.entries.has(key), { timeoutMs: 60_000, what: 'entry provisioned' })
     await appWhere('withdb', (a) => condition(a, 'Degraded')?.status === 'False', 'healthy')
     assert.deepEqual(
       db.created.filter((k) => k === key),
@@ -216,11 +213,17 @@ export function appServiceE2eSuite(install: OperatorInstaller): void {
         lead.logs.some((l) => l.code === 'EDGEOP_ERR_LEADER'),
         'the exit names the lost leadership',
       )
-      await eventually(async () => (await standby.ready()) === 500, 60_000, 'standby not ready while cut off')
+      await eventually(async () => (await standby.ready()) === 500, {
+        timeoutMs: 60_000,
+        what: 'standby not ready while cut off',
+      })
     } finally {
       blackhole.clear()
     }
-    await eventually(async () => (await standby.ready()) === 200, 60_000, 'standby ready again')
+    await eventually(async () => (await standby.ready()) === 200, {
+      timeoutMs: 60_000,
+      what: 'standby ready again',
+    })
     assert.equal(await leader(), standby)
     // Kubernetes would restart the failed pod: so do we, to keep two replicas.
     ops.splice(ops.indexOf(lead), 1, await startOperator('c', args, undefined, { metricsToken }))
@@ -243,8 +246,7 @@ export function appServiceE2eSuite(install: OperatorInstaller): void {
         (await apps()
           .get('withdb')
           .catch(() => undefined)) === undefined,
-      90_000,
-      'deleted after cleanup',
+      { timeoutMs: 90_000, what: 'deleted after cleanup' },
     )
     assert.equal(db.entries.has(key), false)
   })

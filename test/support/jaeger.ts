@@ -9,9 +9,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { goToolPathAsync } from '../../build/tools/go-tools.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import { freePorts, LOOPBACK } from '../../src/testing/ports.ts'
 import { ManagedProcess } from '../../src/testing/process.ts'
-import { eventually } from './eventually.ts'
 
 /** A span as Jaeger's query API (`/api/traces`) returns it. */
 export interface JaegerSpan {
@@ -132,8 +132,7 @@ exporters:
         ])
         return q?.ok === true && o?.ok === true
       },
-      60_000,
-      'jaeger answers on its query API and OTLP/HTTP receiver',
+      { timeoutMs: 60_000, what: 'jaeger answers on its query API and OTLP/HTTP receiver' },
     )
   } catch (err) {
     await stop()

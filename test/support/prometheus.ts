@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { goToolPathAsync } from '../../build/tools/go-tools.ts'
 import { toYaml } from '../../src/config/yaml/emit.ts'
-import { eventually } from './eventually.ts'
+import { eventually } from '../../src/testing/eventually.ts'
 import { freePort, LOOPBACK } from './ports.ts'
 
 /** One instant-vector sample as `/api/v1/query` answers it. */
@@ -73,11 +73,10 @@ export async function startPrometheus(
     await rm(dir, { recursive: true, force: true })
   }
   try {
-    await eventually(
-      async () => (await fetch(`${url}/-/ready`).catch(() => undefined))?.status === 200,
-      30_000,
-      `Prometheus ready (${log.join('')})`,
-    )
+    await eventually(async () => (await fetch(`${url}/-/ready`).catch(() => undefined))?.status === 200, {
+      timeoutMs: 30_000,
+      what: `Prometheus ready (${log.join('')})`,
+    })
   } catch (err) {
     await close()
     throw err

@@ -77,7 +77,7 @@ const make = <T>(
   description,
   placeholder,
   defaultText,
-  ...(rangeText === undefined ? {} : { rangeText }),
+  rangeText,
 })
 
 /** A declaration error (the flag set itself is wrong), thrown when the module loads. */

@@ -56,7 +56,7 @@ function keep(
 ): WireObject {
   // No copy of the view here: the stub keeps its bytes as a string of its own (core/wire-object.ts).
   const bytes = options.dropManagedFields ? codec.stripManagedFields(view) : view
-  return wireObject(bytes, codec, { ...(apiVersion ? { apiVersion } : {}), ...(kind ? { kind } : {}) })
+  return wireObject(bytes, codec, { apiVersion, kind })
 }
 
 /**

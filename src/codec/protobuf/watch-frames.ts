@@ -23,7 +23,7 @@ export const DEFAULT_MAX_WATCH_FRAME_BYTES = 16 * 1024 * 1024
 function streamError(source: string, why: string, cause?: unknown): EdgeopError {
   return new EdgeopError('EDGEOP_ERR_DECODE', `${source}: ${why}`, {
     step: 'decode watch stream',
-    ...(cause === undefined ? {} : { cause }),
+    cause,
   })
 }
 

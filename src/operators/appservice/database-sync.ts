@@ -80,7 +80,7 @@ export async function syncDatabase(
       recorded = progressOfTask(recorded!, task)
     }
   } catch (err) {
-    const base: AppServiceStatus = { ...status, ...(recorded ? { database: recorded } : {}) }
+    const base: AppServiceStatus = recorded ? { ...status, database: recorded } : { ...status }
     return externalFailed(pass, app, base, rollout, err, REASON.externalDown, 'ProvisionDatabase')
   }
   const next: AppServiceStatus = { ...status }

@@ -97,7 +97,7 @@ export function appServiceController(o: AppServiceOperatorOptions): Controller<A
 
   return new Controller<AppService>({
     name: o.cluster ? `appservice/${o.cluster}` : 'appservice',
-    ...(o.cluster ? { cluster: o.cluster } : {}),
+    cluster: o.cluster || undefined,
     for: {
       source: apps,
       kind: KIND,
@@ -107,16 +107,16 @@ export function appServiceController(o: AppServiceOperatorOptions): Controller<A
     },
     owns: [{ source: deployments }, { source: services }],
     maxConcurrentReconciles: o.maxConcurrentReconciles ?? 1,
-    ...(o.logger ? { logger: o.logger } : {}),
-    ...(o.clock ? { clock: o.clock } : {}),
-    ...(o.observer ? { observer: o.observer } : {}),
-    ...(o.queueMetrics ? { queueMetrics: o.queueMetrics } : {}),
-    ...(o.retryPolicy ? { retryPolicy: o.retryPolicy } : {}),
+    logger: o.logger,
+    clock: o.clock,
+    observer: o.observer,
+    queueMetrics: o.queueMetrics,
+    retryPolicy: o.retryPolicy,
     onFailure: appServiceFailureReporter({
       getAppService,
       appServices,
       recorder: o.recorder,
-      ...(o.clock ? { clock: o.clock } : {}),
+      clock: o.clock,
     }),
     reconcile: (shard ? (r: Reconciler) => shard.guard(r) : (r: Reconciler) => r)(
       appServiceReconciler({
@@ -127,13 +127,11 @@ export function appServiceController(o: AppServiceOperatorOptions): Controller<A
         deployments: (ns) => o.client.resource(CORE_TYPES.deployments, ns),
         services: (ns) => o.client.resource(CORE_TYPES.services, ns),
         database: o.database,
-        breaker:
-          o.breaker ??
-          new CircuitBreaker({ dependency: DATABASE_DEPENDENCY, ...(o.clock ? { clock: o.clock } : {}) }),
-        ...(o.fencingToken ? { fencingToken: o.fencingToken } : {}),
+        breaker: o.breaker ?? new CircuitBreaker({ dependency: DATABASE_DEPENDENCY, clock: o.clock }),
+        fencingToken: o.fencingToken,
         ...(shard ? { shardLabel: shard.label } : {}),
         recorder: o.recorder,
-        ...(o.clock ? { clock: o.clock } : {}),
+        clock: o.clock,
         cluster: o.cluster,
         onDrift: o.onDrift,
       }),

@@ -63,7 +63,7 @@ export function nodeConfigReconciler(deps: NodeConfigAgentDeps): Reconciler {
     nodeName: deps.nodeName,
     nodeConfigs: deps.nodeConfigs,
     clock: deps.clock ?? realClock,
-    ...(deps.recorder ? { recorder: deps.recorder } : {}),
+    recorder: deps.recorder,
   })
 
   return async (_request, ctx): Promise<ReconcileResult> => {

@@ -81,7 +81,7 @@ export function nextEntry(
 ): NodeConfigNodeStatus {
   return {
     name: node,
-    ...(config.metadata.generation === undefined ? {} : { observedGeneration: config.metadata.generation }),
+    observedGeneration: config.metadata.generation,
     state: report.state,
     message: report.message.length > MAX_MESSAGE_LENGTH ? failureMessage([report.message]) : report.message,
     lastTransitionTime:
@@ -115,7 +115,7 @@ export function statusApplyBody(config: NodeConfig, entry: NodeConfigNodeStatus 
     kind: KIND,
     // The UID makes the write conditional: a NodeConfig deleted and re-created under the
     // same name is not reported on with the old one's outcome.
-    metadata: { name: config.metadata.name!, ...(config.metadata.uid ? { uid: config.metadata.uid } : {}) },
+    metadata: { name: config.metadata.name!, uid: config.metadata.uid || undefined },
     ...(entry ? { status: { nodes: [entry] } } : {}),
   }
 }

@@ -1,5 +1,5 @@
 /**
- * @module capabilities — which of issue 18's informer options this build of edgeop honours, found out
+ * @module capabilities — which of the wire-format and store informer options this build of edgeop honours, found out
  * by trying them against the replay server (lib/replay.ts), never assumed: options a build does not
  * know are ignored at runtime, so a row claiming protobuf must see protobuf asked for on the wire.
  *

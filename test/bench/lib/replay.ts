@@ -1,6 +1,6 @@
 /**
  * @module replay — a watch stream recorded once from the real apiserver in both wire formats, and a
- * local HTTP server that replays it to one peer at a time at full speed (issue 18: watch decoding
+ * local HTTP server that replays it to one peer at a time at full speed (watch decoding
  * measured with no apiserver in the loop).
  *
  * Recording: two streaming-list watches on the same namespace (JSON and protobuf) receive the

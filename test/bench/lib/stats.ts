@@ -14,7 +14,7 @@ export interface Sample {
   peer: PeerId
   /**
    * The row it belongs to, naming the peer's wire format and flags, e.g. `client-go (protobuf)` or
-   * `edgeop (JSON, eager, --optimize-for-size)`; the peer's id when unset (results before issue 18).
+   * `edgeop (JSON, eager, --optimize-for-size)`; the peer's id when unset (results before the wire-format and store rows).
    */
   row?: string
   round: number

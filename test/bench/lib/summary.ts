@@ -1,6 +1,6 @@
 /**
  * @module summary — the table of docs/benchmarks.md (one block of rows per headline measure), the findings (where a
- * peer beats edgeop and why, where edgeop wins and why) and issue 18's targets with the run's ratios.
+ * peer beats edgeop and why, where edgeop wins and why) and the protobuf and compact-store targets with the run's ratios.
  * The reasons are fixed text written from what each library does; which of them apply is decided by
  * the numbers of the run. Every row names its wire format and flags (lib/variants.ts).
  */
@@ -268,7 +268,7 @@ export function findings(reports: WorkloadReport[], picks: Pick[], _peers: reado
   ].join('\n')
 }
 
-// ---------------------------------------------------------------- issue 18's targets
+// ---------------------------------------------------- protobuf and compact-store targets
 
 /** A row with the image flags added: `edgeop (JSON, eager)` → `edgeop (JSON, eager, --optimize-for-size)`. */
 const withImageFlags = (row: string): string => row.replace(/\)$/, `, ${IMAGE_FLAGS.join(', ')})`)
@@ -303,7 +303,7 @@ function verdict(
 }
 
 /**
- * Issue 18's targets with this run's numbers: each names the rows it compares. A target whose rows did
+ * The protobuf and compact-store targets with this run's numbers: each names the rows it compares. A target whose rows did
  * not run says so (e.g. edgeop's protobuf rows before the build has them).
  */
 export function targets(reports: WorkloadReport[], bigPods: number, watchCase: string): string {
@@ -375,5 +375,5 @@ export function targets(reports: WorkloadReport[], bigPods: number, watchCase: s
       `- The bound (workload 7): for ${c} the apiserver spends ${ms(f('json', false, 'apiserverCpuMs'))} of CPU per JSON list and ${ms(f('protobuf', false, 'apiserverCpuMs'))} per protobuf list (streaming list: ${ms(f('json', true, 'apiserverCpuMs'))} and ${ms(f('protobuf', true, 'apiserverCpuMs'))}); a bare reader that decodes nothing takes ${ms(f('json', false, 'ms'))} and ${ms(f('protobuf', false, 'ms'))} (streaming: ${ms(f('json', true, 'ms'))} and ${ms(f('protobuf', true, 'ms'))}): no client of that format syncs faster on this machine.`,
     )
   }
-  return ["### Issue 18's targets", '', ...lines].join('\n')
+  return ['### Protobuf and compact-store targets', '', ...lines].join('\n')
 }

@@ -1,6 +1,6 @@
 /**
  * @module variants — the rows of the benchmark: each peer with its wire format, and edgeop with its
- * wire format, store and Node flags (issue 18: every row names them). edgeop's protobuf and compact
+ * wire format, store and Node flags (every row names them). edgeop's protobuf and compact
  * rows run only when the build honours those options (lib/capabilities.ts finds out).
  */
 import { NODE_FLAGS } from '../../../build/node-flags.ts'
@@ -41,7 +41,7 @@ export function informerVariants(caps: Capabilities, flags: readonly string[] = 
 
 /**
  * The edgeop row ratios are taken against: protobuf with the compact store when the build has both
- * (what issue 18's targets are about), otherwise what it has; default flags.
+ * (what the protobuf and compact-store targets are about), otherwise what it has; default flags.
  */
 export function baseVariant(caps: Capabilities): EdgeopVariant {
   return {

@@ -1,5 +1,5 @@
 /**
- * @module workloads — the six workloads of issue 9. Each runs the peers interleaved round by
+ * @module workloads — the six workloads. Each runs the peers interleaved round by
  * round (the order rotates every round) and returns a {@link WorkloadReport}.
  */
 import { execFile, spawn } from 'node:child_process'
@@ -30,7 +30,7 @@ export interface Ctx {
   /** Namespace holding `n` generated Pods. */
   podsNamespace(n: number): Promise<string>
   rounds: number
-  /** Which of issue 18's options this build honours. */
+  /** Which wire-format and store options this build honours. */
   caps: Capabilities
   /** The apiserver, for the driver's own raw requests. */
   target: ApiTarget

@@ -32,7 +32,7 @@ const pods = client.resource(
 )
 
 /**
- * The job's wire format and store (issue 18), passed as informer options when the job sets them.
+ * The job's wire format and store, passed as informer options when the job sets them.
  * A build without those options ignores them; the driver finds out which it honours (lib/capabilities.ts)
  * and runs such rows only then.
  */

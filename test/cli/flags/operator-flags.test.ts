@@ -45,7 +45,7 @@ function parse(argv: string[], env: Record<string, string> = {}) {
 }
 
 describe('operator flags', () => {
-  test('exactly the flags of issue 6 (and issue 19: --cache-dir, issue 22: --tracing), with controller-runtime defaults', () => {
+  test('exactly the operator flags (--cache-dir and --tracing included), with controller-runtime defaults', () => {
     assert.deepEqual(Object.keys(OPERATOR_FLAGS), [
       'kubeconfig',
       'context',
