@@ -1,7 +1,7 @@
 /**
  * @module compact-indexer — a store that keeps each object as its wire bytes and decodes on demand.
  *
- * Each entry is a {@link WireObject}: the object's bytes (JSON of a custom resource, or protobuf of a
+ * Each entry is a {@link EncodedObject}: the object's bytes (JSON of a custom resource, or protobuf of a
  * built-in type) with `managedFields` cut, and the scanned metadata the cache needs for keys, relist
  * diffs and metadata indexes. Reads (`get`, `list`, `byIndex`, `listNamespace`) and handler delivery
  * decode into the same plain objects the eager store holds, deep-frozen unless told otherwise, through
@@ -9,7 +9,7 @@
  * encoding.
  */
 import { jsonCodec } from '../codec/json-codec.ts'
-import { isWireObject, materialize, type WireObject, wireObject } from '../core/encoded-object.ts'
+import { type EncodedObject, encodedObject, isEncodedObject, materialize } from '../core/encoded-object.ts'
 import { type KubeObject, type ObjectKey, objectKey } from '../core/types.ts'
 import type { CacheStore } from './cache-store.ts'
 import { IndexTable } from './index-table.ts'
@@ -37,27 +37,27 @@ export interface CompactIndexerOptions<T extends KubeObject> {
 const utf8 = new TextEncoder()
 
 /** The stub of `obj` as it is, or of its JSON encoding. */
-export function toWireObject<T extends KubeObject>(obj: T): WireObject {
-  if (isWireObject(obj)) return obj
+export function toEncodedObject<T extends KubeObject>(obj: T): EncodedObject {
+  if (isEncodedObject(obj)) return obj
   const type = {
     apiVersion: obj.apiVersion,
     kind: obj.kind,
   }
-  return wireObject(utf8.encode(JSON.stringify(obj)), jsonCodec, type)
+  return encodedObject(utf8.encode(JSON.stringify(obj)), jsonCodec, type)
 }
 
 /**
- * An {@link Indexer} over {@link WireObject} stubs. Index functions marked `reads: 'metadata'` (the
+ * An {@link Indexer} over {@link EncodedObject} stubs. Index functions marked `reads: 'metadata'` (the
  * namespace, controller-uid, owner-uid and label indexes) run on the stub; any other decodes.
  * Guarantees: every read returns objects deep-equal to what the eager store would hold for the same
  * input, frozen when `freeze` is on; a read may return a fresh copy of an object it returned before
  * (identity is kept only while the object is among the recently decoded).
  */
 export class CompactIndexer<T extends KubeObject = KubeObject> implements CacheStore<T> {
-  readonly #items = new Map<ObjectKey, WireObject>()
-  readonly #table: IndexTable<WireObject>
+  readonly #items = new Map<ObjectKey, EncodedObject>()
+  readonly #table: IndexTable<EncodedObject>
   /** Recently decoded objects by stub, least recently used first. */
-  readonly #decoded = new Map<WireObject, T>()
+  readonly #decoded = new Map<EncodedObject, T>()
   readonly #max: number
   readonly #freeze: boolean
 
@@ -65,8 +65,8 @@ export class CompactIndexer<T extends KubeObject = KubeObject> implements CacheS
   constructor(o: CompactIndexerOptions<T> = {}) {
     this.#freeze = o.freeze ?? true
     this.#max = o.decodedCacheSize ?? DECODED_CACHE_SIZE
-    this.#table = new IndexTable<WireObject>((fn, stub) =>
-      fn.reads === 'metadata' ? fn(stub) : fn(this.resolve(stub as unknown as T) as unknown as WireObject),
+    this.#table = new IndexTable<EncodedObject>((fn, stub) =>
+      fn.reads === 'metadata' ? fn(stub) : fn(this.resolve(stub as unknown as T) as unknown as EncodedObject),
     )
     this.addIndexers({ [NAMESPACE_INDEX]: namespaceIndexFunc as IndexFunc<T>, ...o.indexers })
   }
@@ -78,7 +78,7 @@ export class CompactIndexer<T extends KubeObject = KubeObject> implements CacheS
 
   /** The decoded object of a stub (or the object itself when it is not one), through the decoded cache. */
   resolve(entry: T): T {
-    if (!isWireObject(entry)) return entry
+    if (!isEncodedObject(entry)) return entry
     const hit = this.#decoded.get(entry)
     if (hit) {
       this.#decoded.delete(entry)
@@ -90,7 +90,7 @@ export class CompactIndexer<T extends KubeObject = KubeObject> implements CacheS
     return obj
   }
 
-  #remember(stub: WireObject, obj: T): void {
+  #remember(stub: EncodedObject, obj: T): void {
     if (this.#max <= 0) return
     this.#decoded.set(stub, obj)
     if (this.#decoded.size > this.#max) this.#decoded.delete(this.#decoded.keys().next().value!)
@@ -134,7 +134,7 @@ export class CompactIndexer<T extends KubeObject = KubeObject> implements CacheS
 
   /** Adds indexes and indexes the objects already stored; a name in use throws `EDGEOP_ERR_INVALID` and adds nothing. */
   addIndexers(indexers: Record<string, IndexFunc<T>>): void {
-    this.#table.add(indexers as unknown as Record<string, IndexFunc<WireObject>>, this.#items)
+    this.#table.add(indexers as unknown as Record<string, IndexFunc<EncodedObject>>, this.#items)
   }
 
   /**
@@ -142,7 +142,7 @@ export class CompactIndexer<T extends KubeObject = KubeObject> implements CacheS
    * previous stub. A plain object is remembered as the decoded form of its stub.
    */
   upsert(obj: T): T | undefined {
-    const stub = toWireObject(obj)
+    const stub = toEncodedObject(obj)
     if (stub !== (obj as KubeObject)) this.#remember(stub, this.#freeze ? deepFreeze(obj) : obj)
     const key = objectKey(stub)
     const old = this.#items.get(key)
@@ -171,7 +171,7 @@ export class CompactIndexer<T extends KubeObject = KubeObject> implements CacheS
     return [...this.#items.values()] as unknown as T[]
   }
 
-  #resolveAll(stubs: WireObject[]): T[] {
+  #resolveAll(stubs: EncodedObject[]): T[] {
     return stubs.map((s) => this.resolve(s as unknown as T))
   }
 }

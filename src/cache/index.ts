@@ -2,7 +2,7 @@
 export {
   CompactIndexer,
   type CompactIndexerOptions,
-  toWireObject,
+  toEncodedObject,
 } from './compact-indexer.ts'
 export * from './factory.ts'
 export * from './index-funcs.ts'

@@ -3,7 +3,7 @@
  */
 import { raceAbort } from '../core/abort.ts'
 import { type CancelTimer, type Clock, realClock } from '../core/clock.ts'
-import { isWireObject, materialize } from '../core/encoded-object.ts'
+import { isEncodedObject, materialize } from '../core/encoded-object.ts'
 import { EdgeopError } from '../core/errors.ts'
 import { type Logger, noopLogger } from '../core/log.ts'
 import { type KubeObject, objectKey } from '../core/types.ts'
@@ -11,7 +11,7 @@ import type { WatcherEvent } from '../watch/events.ts'
 import type { ListerWatcher } from '../watch/lister-watcher.ts'
 import { Watcher, type WatcherHealth, type WatcherOptions } from '../watch/watcher.ts'
 import type { CacheStore } from './cache-store.ts'
-import { CompactIndexer, toWireObject } from './compact-indexer.ts'
+import { CompactIndexer, toEncodedObject } from './compact-indexer.ts'
 import { type EventHandler, type HandlerRegistration, Listener } from './listener.ts'
 import { MemoryIndexer } from './memory-indexer.ts'
 import { relistDiff } from './relist-diff.ts'
@@ -158,9 +158,11 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
    */
   #compactTransform(obj: T, strip: boolean): T {
     if (!this.#transform)
-      return (isWireObject(obj) ? obj : toWireObject(strip ? stripManagedFields(obj) : obj)) as unknown as T
-    const full = isWireObject(obj) ? materialize(obj) : strip ? stripManagedFields(obj) : obj
-    return toWireObject(this.#transform(full)) as unknown as T
+      return (isEncodedObject(obj)
+        ? obj
+        : toEncodedObject(strip ? stripManagedFields(obj) : obj)) as unknown as T
+    const full = isEncodedObject(obj) ? materialize(obj) : strip ? stripManagedFields(obj) : obj
+    return toEncodedObject(this.#transform(full)) as unknown as T
   }
 
   /** Names the collection. */

@@ -17,7 +17,7 @@
  */
 import { createHash } from 'node:crypto'
 import { jsonCodec } from '../codec/json-codec.ts'
-import { isWireObject, materialize, WIRE, wireObject } from '../core/encoded-object.ts'
+import { ENCODED, encodedObject, isEncodedObject, materialize } from '../core/encoded-object.ts'
 import { errorMessage } from '../core/errors.ts'
 import type { KubeObject } from '../core/types.ts'
 
@@ -60,14 +60,14 @@ export function encodeSnapshot(
   objects: readonly KubeObject[],
 ): Buffer {
   const header = { format: SNAPSHOT_FORMAT, ...identity, resourceVersion, count: objects.length }
-  if (!objects.some(isWireObject)) {
+  if (!objects.some(isEncodedObject)) {
     const body = Buffer.from(`${[header, ...objects].map((o) => JSON.stringify(o)).join('\n')}\n`)
     return Buffer.concat([body, Buffer.from(`sha256:${sha256(body)}\n`)])
   }
   // A compact store's objects: JSON bytes go out as they are (one line each), anything else encoded.
   const parts: Uint8Array[] = [Buffer.from(`${JSON.stringify(header)}\n`)]
   for (const o of objects) {
-    const w = isWireObject(o) ? o[WIRE] : undefined
+    const w = isEncodedObject(o) ? o[ENCODED] : undefined
     parts.push(
       w && w.codec.format === 'json' && !w.bytes.includes(NEWLINE)
         ? w.bytes
@@ -161,7 +161,9 @@ function stubLines(b: Buffer): Record<string, unknown>[] {
     nl = b.indexOf(NEWLINE, i)
     if (nl < 0) nl = b.length
     try {
-      out.push(wireObject(new Uint8Array(b.subarray(i, nl)), jsonCodec) as unknown as Record<string, unknown>)
+      out.push(
+        encodedObject(new Uint8Array(b.subarray(i, nl)), jsonCodec) as unknown as Record<string, unknown>,
+      )
     } catch (err) {
       throw new LineProblem(`object ${out.length}: ${errorMessage(err)}`)
     }

@@ -3,7 +3,7 @@
  * server-side apply, and for lists.
  */
 
-import type { WireOptions } from '../codec/content-negotiation.ts'
+import type { FormatOptions } from '../codec/content-negotiation.ts'
 import type { ListOptions } from './list-options.ts'
 
 /** Per-call options every verb accepts. */
@@ -25,9 +25,9 @@ export interface ApplyOptions extends CallOptions {
 }
 
 /** Options of {@link ResourceClient.list}, {@link ResourceClient.listPages} and {@link ResourceClient.listMetadata}. */
-export interface ListCallOptions extends ListOptions, CallOptions, WireOptions {
+export interface ListCallOptions extends ListOptions, CallOptions, FormatOptions {
   /**
-   * Return the items as `WireObject` stubs of their JSON bytes (scanned metadata, managedFields cut,
+   * Return the items as `EncodedObject` stubs of their JSON bytes (scanned metadata, managedFields cut,
    * decoded on demand with `materialize`) instead of parsed objects: for a compact store. Default false.
    */
   keepBytes?: boolean

@@ -3,7 +3,7 @@
  * reconnection (the `watch` layer's job).
  */
 
-import type { WireOptions } from '../codec/content-negotiation.ts'
+import type { FormatOptions } from '../codec/content-negotiation.ts'
 import type { DecodeOptions } from '../codec/json-watch-decoder.ts'
 import { responseFormat } from '../codec/response-format.ts'
 import type { KubeObject, WatchEvent } from '../core/types.ts'
@@ -13,8 +13,8 @@ import { type WatchOptions, watchQuery } from './list-options.ts'
 import { type ResourceType, resourcePath } from './resource.ts'
 
 /** Options of a raw watch. */
-export interface RawWatchOptions extends WatchOptions, CallOptions, WireOptions {
-  /** ADDED, MODIFIED and DELETED objects as `WireObject` stubs, as {@link ListCallOptions.keepBytes}. Default false. */
+export interface RawWatchOptions extends WatchOptions, CallOptions, FormatOptions {
+  /** ADDED, MODIFIED and DELETED objects as `EncodedObject` stubs, as {@link ListCallOptions.keepBytes}. Default false. */
   keepBytes?: boolean
   /** Tear down the stream when no byte (not even a bookmark) arrives for this long. */
   idleTimeoutMs?: number

@@ -113,7 +113,7 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
 
   /**
    * One page of a list (use `limit` + `continue`, or {@link listPages}). In protobuf when the resource type
-   * carries its protobuf kind (see {@link WireOptions}); the items are the same JSON-shaped objects either way.
+   * carries its protobuf kind (see {@link FormatOptions}); the items are the same JSON-shaped objects either way.
    */
   list(o: ListCallOptions = {}): Promise<KubeList<T>> {
     return this.#list(responseFormat(this.type, o), o)
@@ -263,7 +263,7 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
     return this.#call('GET', this.#path(name, undefined, o.namespace), o, { accept: ACCEPT_PARTIAL_METADATA })
   }
 
-  /** Metadata-only list (PartialObjectMetadataList), in protobuf unless `wire: 'json'` (client-go's metadata client). */
+  /** Metadata-only list (PartialObjectMetadataList), in protobuf unless `format: 'json'` (client-go's metadata client). */
   listMetadata(o: ListCallOptions = {}): Promise<KubeList<PartialObjectMetadata>> {
     return this.#list(responseFormat(this.type, o, 'PartialObjectMetadataList'), o)
   }

@@ -4,7 +4,7 @@
  * Built-in kinds can be read as protobuf (`application/vnd.kubernetes.protobuf`): the API server encodes it
  * several times faster than JSON and it is about 30 % smaller on the wire. A {@link ResourceType} that carries
  * its `protobuf` kind (from `edgeop/protobuf`) is listed and watched in protobuf unless the call says
- * `wire: 'json'`; JSON is always offered second, so a server or resource without protobuf (custom resources)
+ * `format: 'json'`; JSON is always offered second, so a server or resource without protobuf (custom resources)
  * answers in JSON, and the answer's Content-Type decides how it is decoded. Metadata-only calls ask for
  * protobuf PartialObjectMetadata for every resource, as client-go's metadata client does: the API server
  * converts any object, custom resources included.
@@ -22,9 +22,9 @@ export const ACCEPT_PARTIAL_METADATA_LIST =
   'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json'
 
 /** How a list or watch is read. */
-export interface WireOptions {
+export interface FormatOptions {
   /** `protobuf` (the default when the resource type carries its protobuf kind) or `json`. Without a kind, JSON. */
-  wire?: 'json' | 'protobuf'
+  format?: 'json' | 'protobuf'
   /** Leave `metadata.managedFields` out of what is decoded (an informer that strips them asks for this). */
   dropManagedFields?: boolean
 }
@@ -32,10 +32,10 @@ export interface WireOptions {
 /** The protobuf kind a call on `type` decodes with, or undefined for JSON. */
 export function protobufKindOf(
   type: { readonly protobuf?: KindSchema | undefined },
-  o: WireOptions & { metadataOnly?: boolean },
+  o: FormatOptions & { metadataOnly?: boolean },
 ): KindSchema | undefined {
-  if (o.wire === 'json' || type.protobuf === undefined) return undefined
-  return o.metadataOnly ? type.protobuf.wire.partialObjectMetadata : type.protobuf
+  if (o.format === 'json' || type.protobuf === undefined) return undefined
+  return o.metadataOnly ? type.protobuf.decoders.partialObjectMetadata : type.protobuf
 }
 
 /** Whether a response's Content-Type is protobuf. */

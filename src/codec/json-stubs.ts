@@ -1,5 +1,5 @@
 /**
- * @module json-wire — JSON list bodies and watch event lines split into {@link WireObject} stubs, without
+ * @module json-stubs — JSON list bodies and watch event lines split into {@link EncodedObject} stubs, without
  * parsing the objects (the client's `keepBytes` mode).
  *
  * Each object's bytes are found by walking the body ({@link scanObject}), copied out exactly sized with
@@ -8,7 +8,7 @@
  * are parsed as usual.
  */
 import { isUtf8 } from 'node:buffer'
-import { type WireObject, wireObject } from '../core/encoded-object.ts'
+import { type EncodedObject, encodedObject } from '../core/encoded-object.ts'
 import { EdgeopError } from '../core/errors.ts'
 import type { KubeList, KubeObject, WatchEvent, WatchEventType } from '../core/types.ts'
 import { jsonCodec, scanObject, spliceOut } from './json-codec.ts'
@@ -19,14 +19,14 @@ const RBRACKET = 0x5d
 const COMMA = 0x2c
 
 /** The stub of the object spanning from `start` in `b` (its end found by the walk) and that end. */
-function stubAt(b: Uint8Array, start: number, end: number): { stub: WireObject; end: number } {
+function stubAt(b: Uint8Array, start: number, end: number): { stub: EncodedObject; end: number } {
   const s = scanObject(b, start, end)
   const bytes = spliceOut(b, start, s.end, s.cut)
   if (!isUtf8(bytes))
     throw new EdgeopError('EDGEOP_ERR_DECODE', `object at byte ${start} is not valid UTF-8`, {
       step: 'scan JSON',
     })
-  return { stub: wireObject(bytes, jsonCodec, undefined, s.meta), end: s.end }
+  return { stub: encodedObject(bytes, jsonCodec, undefined, s.meta), end: s.end }
 }
 
 /**
@@ -36,7 +36,7 @@ function stubAt(b: Uint8Array, start: number, end: number): { stub: WireObject; 
 export function decodeListBytes<T extends KubeObject>(b: Uint8Array): KubeList<T> {
   const end = b.length
   const list: Record<string, unknown> = {}
-  const items: WireObject[] = []
+  const items: EncodedObject[] = []
   const stop = eachMember(b, 0, end, (m) => {
     if (!keyIs(b, m.keyStart, m.keyEnd, 'items')) {
       const ve = skipValue(b, m.valueStart, end)
@@ -79,7 +79,7 @@ export function decodeEventBytes<T extends KubeObject>(
   if (start === end) return undefined
   let type: string | undefined
   let span: { start: number; end: number } | undefined
-  let stub: WireObject | undefined
+  let stub: EncodedObject | undefined
   const stop = eachMember(b, start, end, (m) => {
     if (keyIs(b, m.keyStart, m.keyEnd, 'type')) {
       const ve = skipValue(b, m.valueStart, end)

@@ -1,5 +1,5 @@
 /**
- * @module watch-decoder — turns a streaming watch body into watch events.
+ * @module json-watch-decoder — turns a streaming watch body into watch events.
  *
  * The API server writes one JSON object per line (`application/json;stream=watch`).
  * Chunks arrive at arbitrary byte boundaries, possibly inside a multi-byte UTF-8
@@ -27,7 +27,7 @@ export interface DecodeOptions {
   /** Names the stream in errors, e.g. `GET /api/v1/pods?watch=1`. */
   source?: string
   /**
-   * Yield ADDED, MODIFIED and DELETED objects as `WireObject` stubs of their JSON bytes (metadata
+   * Yield ADDED, MODIFIED and DELETED objects as `EncodedObject` stubs of their JSON bytes (metadata
    * scanned, managedFields cut) instead of parsing them. Default false.
    */
   keepBytes?: boolean

@@ -4,7 +4,12 @@
  * stream for whichever format the server answered in (its Content-Type decides; JSON is always accepted).
  */
 import type { KubeList, KubeObject, WatchEvent } from '../core/types.ts'
-import { acceptHeader, isProtobufResponse, protobufKindOf, type WireOptions } from './content-negotiation.ts'
+import {
+  acceptHeader,
+  type FormatOptions,
+  isProtobufResponse,
+  protobufKindOf,
+} from './content-negotiation.ts'
 import { decodeListBytes } from './json-stubs.ts'
 import { decodeWatchStream } from './json-watch-decoder.ts'
 import type { KindSchema } from './protobuf/kind-schema.ts'
@@ -60,19 +65,19 @@ export type MetadataAs = 'PartialObjectMetadata' | 'PartialObjectMetadataList'
  */
 export function responseFormat(
   type: { readonly protobuf?: KindSchema | undefined },
-  o: WireOptions,
+  o: FormatOptions,
   as?: MetadataAs,
 ): ResponseFormat {
   const kind = protobufKindOf(type, { ...o, metadataOnly: as !== undefined })
   return {
     kind,
     accept: acceptHeader(kind, as),
-    decodeStatus: kind?.wire.status,
+    decodeStatus: kind?.decoders.status,
     list(contentType, bytes, r, parseJson) {
       if (kind !== undefined && isProtobufResponse(contentType)) {
-        return kind.wire.list(kind, bytes, {
+        return kind.decoders.list(kind, bytes, {
           dropManagedFields: r.dropManagedFields || r.keepBytes,
-          keepBytes: r.keepBytes ? kind.wire.codec(kind) : undefined,
+          keepBytes: r.keepBytes ? kind.decoders.codec(kind) : undefined,
         }) as KubeList<never>
       }
       return r.keepBytes ? decodeListBytes(bytes) : parseJson(bytes)
@@ -83,10 +88,10 @@ export function responseFormat(
       r: WatchReadOptions,
     ) {
       if (kind !== undefined && isProtobufResponse(contentType)) {
-        return kind.wire.watch<T>(body, kind, {
+        return kind.decoders.watch<T>(body, kind, {
           source: r.source,
           dropManagedFields: r.dropManagedFields || r.keepBytes,
-          keepBytes: r.keepBytes ? kind.wire.codec(kind) : undefined,
+          keepBytes: r.keepBytes ? kind.decoders.codec(kind) : undefined,
           maxFrameBytes: r.maxEventBytes,
         })
       }

@@ -1,11 +1,11 @@
 /**
- * @module wire-object — an object kept as its wire bytes, with only the metadata the runtime needs read out.
+ * @module encoded-object — an object kept as its encoded bytes, with only the metadata the runtime needs read out.
  *
  * A compact store caches each object as the bytes it arrived in (protobuf for built-in types,
  * JSON for custom resources) instead of as a tree of JavaScript objects. What the watch engine, the relist
  * diff and the store's keys and indexes read (name, namespace, uid, resourceVersion, labels, owner
  * references) is read out of the bytes by a scanner that does not build the object; the whole object is
- * decoded on demand. A {@link WireObject} is that pair: a small {@link KubeObject} whose `metadata` holds the
+ * decoded on demand. A {@link EncodedObject} is that pair: a small {@link KubeObject} whose `metadata` holds the
  * scanned fields, plus the bytes and the codec that can decode them, under a symbol so that spreading,
  * `JSON.stringify` and `Object.keys` never see them.
  */
@@ -40,11 +40,11 @@ export interface ObjectCodec {
   stripManagedFields(bytes: Uint8Array): Uint8Array
 }
 
-/** Where a {@link WireObject} keeps its bytes and codec: a symbol, so no enumeration or serialization sees them. */
-export const WIRE: unique symbol = Symbol('edgeop.wire')
+/** Where a {@link EncodedObject} keeps its bytes and codec: a symbol, so no enumeration or serialization sees them. */
+export const ENCODED: unique symbol = Symbol('edgeop.encoded')
 
 /** An object's bytes and the codec that decodes them. */
-export interface WireBytes {
+export interface EncodedBytes {
   /** The bytes (a fresh buffer on each read: they are kept as a string, see {@link StoredBytes}). */
   readonly bytes: Uint8Array
   /** How many bytes there are. */
@@ -60,7 +60,7 @@ export interface WireBytes {
  * (docs/benchmarks.md#measurements-behind-the-source). Strings live in V8's compacting heap and cost one
  * byte per byte.
  */
-class StoredBytes implements WireBytes {
+class StoredBytes implements EncodedBytes {
   readonly #text: string
   readonly codec: ObjectCodec
 
@@ -78,40 +78,40 @@ class StoredBytes implements WireBytes {
   }
 }
 
-/** A stub object: `apiVersion`/`kind` when known, the scanned `metadata`, and the bytes under {@link WIRE}. */
-export interface WireObject extends KubeObject {
-  readonly [WIRE]: WireBytes
+/** A stub object: `apiVersion`/`kind` when known, the scanned `metadata`, and the bytes under {@link ENCODED}. */
+export interface EncodedObject extends KubeObject {
+  readonly [ENCODED]: EncodedBytes
 }
 
 /**
  * Builds the stub of `bytes`: scans them once, or takes `meta` when the caller has just scanned them
  * (a decoder that found the object's span in a list or an event line reads its metadata on the way).
  */
-export function wireObject(
+export function encodedObject(
   bytes: Uint8Array,
   codec: ObjectCodec,
   type?: { apiVersion?: string; kind?: string },
   meta?: ScannedMeta,
-): WireObject {
+): EncodedObject {
   const stub: KubeObject = { metadata: meta ?? codec.scan(bytes) }
   if (type?.apiVersion) stub.apiVersion = type.apiVersion
   if (type?.kind) stub.kind = type.kind
-  Object.defineProperty(stub, WIRE, { value: new StoredBytes(bytes, codec), enumerable: false })
-  return stub as WireObject
+  Object.defineProperty(stub, ENCODED, { value: new StoredBytes(bytes, codec), enumerable: false })
+  return stub as EncodedObject
 }
 
 /** Whether `obj` is a stub carrying its wire bytes. */
-export function isWireObject(obj: unknown): obj is WireObject {
-  return typeof obj === 'object' && obj !== null && WIRE in obj
+export function isEncodedObject(obj: unknown): obj is EncodedObject {
+  return typeof obj === 'object' && obj !== null && ENCODED in obj
 }
 
 /**
  * The whole object behind `obj`: decoded from its bytes (with `apiVersion`/`kind` of the stub) when it is a
- * {@link WireObject}, `obj` itself otherwise. Not cached here: the compact store keeps the bounded cache.
+ * {@link EncodedObject}, `obj` itself otherwise. Not cached here: the compact store keeps the bounded cache.
  */
 export function materialize<T extends KubeObject>(obj: T): T {
-  if (!isWireObject(obj)) return obj
-  const { bytes, codec } = obj[WIRE]
+  if (!isEncodedObject(obj)) return obj
+  const { bytes, codec } = obj[ENCODED]
   const full = codec.decode(bytes)
   if (obj.apiVersion !== undefined && full.apiVersion === undefined) full.apiVersion = obj.apiVersion
   if (obj.kind !== undefined && full.kind === undefined) full.kind = obj.kind

@@ -2,12 +2,12 @@
  * @module body-codec — request bodies out, response bodies in: JSON encoding, text and JSON decoding, streamed chunks.
  */
 import { Buffer } from 'node:buffer'
-import type { WireBody } from './exchange.ts'
+import type { ExchangeBody } from './exchange.ts'
 import { decodeError, type FailureContext, transportError } from './request-errors.ts'
 import type { RequestSpec } from './request-spec.ts'
 
 /** A response body as either HTTP path hands it over. */
-export type ResponseBody = WireBody
+export type ResponseBody = ExchangeBody
 
 /** The wire form of a request body: a string as it is, anything else as JSON; undefined for none. */
 export function encodeBody(body: unknown): string | undefined {

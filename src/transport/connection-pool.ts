@@ -5,7 +5,7 @@ import { createSecureContext, type SecureContext } from 'node:tls'
 import type { ClusterConfig, Credentials } from '../config/cluster-config.ts'
 import { definedProps } from '../core/defined-props.ts'
 import { EdgeopError } from '../core/errors.ts'
-import type { WireRequest, WireResponse } from './exchange.ts'
+import type { ExchangeRequest, ExchangeResponse } from './exchange.ts'
 import { Http1Dispatcher } from './http1-dispatcher.ts'
 import { displayPath, type RequestSpec } from './request-spec.ts'
 import { NOT_H2, Pool, request, stepAwareConnector } from './undici.ts'
@@ -74,12 +74,15 @@ export class ConnectionPool {
    *
    * @throws EdgeopError `EDGEOP_ERR_CONFIG` when OpenSSL refuses the TLS material.
    */
-  for(credentials: Credentials | undefined, spec: RequestSpec): (req: WireRequest) => Promise<WireResponse> {
+  for(
+    credentials: Credentials | undefined,
+    spec: RequestSpec,
+  ): (req: ExchangeRequest) => Promise<ExchangeResponse> {
     this.#rotate(credentials, spec)
     return (req) => this.#send(req)
   }
 
-  async #send(req: WireRequest): Promise<WireResponse> {
+  async #send(req: ExchangeRequest): Promise<ExchangeResponse> {
     if (this.#http1) return this.#http1Dispatcher().request(req)
     this.#pool ??= this.#undiciPool()
     const pool = this.#pool

@@ -1,5 +1,5 @@
 /**
- * @module wire — one HTTP exchange as both HTTP paths take and return it: undici (HTTP/2) and
+ * @module exchange — one HTTP exchange as both HTTP paths take and return it: undici (HTTP/2) and
  * `node:http` (HTTP/1.1, `http1-dispatcher.ts`).
  *
  * The shapes are the part of undici's `request` options and `ResponseData` the client uses, so
@@ -7,7 +7,7 @@
  */
 
 /** What the transport sends: every limit in ms, 0 = none. */
-export interface WireRequest {
+export interface ExchangeRequest {
   method: string
   /** Path and query. */
   path: string
@@ -25,15 +25,15 @@ export interface WireRequest {
  * A response body: iterate it once or read it whole with `text()`; `destroy()` ends it early. A
  * failure while reading throws the transport error (undici's codes on both paths).
  */
-export interface WireBody extends AsyncIterable<unknown> {
+export interface ExchangeBody extends AsyncIterable<unknown> {
   text(): Promise<string>
   destroy(): unknown
 }
 
 /** What the transport gets back once the response headers have arrived. */
-export interface WireResponse {
+export interface ExchangeResponse {
   statusCode: number
   /** Names in lower case. */
   headers: Record<string, string | string[] | undefined>
-  body: WireBody
+  body: ExchangeBody
 }

@@ -19,7 +19,7 @@ import type { SecureContext } from 'node:tls'
 import { urlToHttpOptions } from 'node:url'
 import { definedProps } from '../core/defined-props.ts'
 import { type ConnectStep, noteConnectTimeout } from './connect-timeout.ts'
-import type { WireBody, WireRequest, WireResponse } from './exchange.ts'
+import type { ExchangeBody, ExchangeRequest, ExchangeResponse } from './exchange.ts'
 
 /** Options of {@link Http1Dispatcher}; the TLS ones apply to `https:` origins. */
 export interface Http1Options {
@@ -89,7 +89,7 @@ export class Http1Dispatcher {
   }
 
   /** Sends one request; resolves when the response headers arrive. */
-  request(o: WireRequest): Promise<WireResponse> {
+  request(o: ExchangeRequest): Promise<ExchangeResponse> {
     const { signal } = o
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason)
@@ -159,7 +159,7 @@ export class Http1Dispatcher {
             throw undiciCode(err)
           }
         }
-        const body: WireBody = {
+        const body: ExchangeBody = {
           [Symbol.asyncIterator]: chunks,
           text: () => text(chunks()),
           destroy: () => r.destroy(),

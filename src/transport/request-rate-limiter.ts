@@ -1,5 +1,5 @@
 /**
- * @module rate-limiter — client-side request throttling (client-go `flowcontrol`).
+ * @module request-rate-limiter — client-side request throttling (client-go `flowcontrol`).
  */
 import { type Clock, realClock, sleep } from '../core/clock.ts'
 import { EdgeopError } from '../core/errors.ts'

@@ -1,5 +1,5 @@
 /**
- * @module retry-policy — whether a failed attempt is retried, and when: client-go's rules as a pure function.
+ * @module request-retry — whether a failed attempt is retried, and when: client-go's rules as a pure function.
  *
  * The rules (client-go `rest/with_retry.go` `IsNextRetry`, `rest/request.go`):
  * - any verb is retried on 429 or 5xx **only** when the response has an integer

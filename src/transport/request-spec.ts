@@ -17,7 +17,7 @@ export interface RequestSpec {
   contentType?: string
   /** Accept header. Default `application/json`. */
   accept?: string
-  /** Decodes a protobuf `Status` error answer (set when `accept` offers protobuf; see `KindSchema.wire`). */
+  /** Decodes a protobuf `Status` error answer (set when `accept` offers protobuf; see `KindSchema.decoders`). */
   decodeStatus?: (bytes: Uint8Array) => object
   /** Overall deadline including retries (ms); 0 = none. Default `DEFAULT_REQUEST_TIMEOUT_MS`; watches: none. */
   timeoutMs?: number

@@ -20,7 +20,7 @@ import type { ApiError } from './api-error.ts'
 import { currentCredentials, requestHeaders } from './auth-headers.ts'
 import { decodeJson, encodeBody, readBytes, readText, streamChunks } from './body-codec.ts'
 import { ConnectionPool } from './connection-pool.ts'
-import type { WireResponse } from './exchange.ts'
+import type { ExchangeResponse } from './exchange.ts'
 import {
   abortedWhileWaiting,
   errorCodeOf,
@@ -219,7 +219,7 @@ export class Transport {
    * Sends `spec`; inside a traced reconcile a non-watch call is a client span whose `traceparent`
    * goes out with every attempt (a watch outlives any reconcile: it is not traced).
    */
-  async #send(spec: StreamSpec, streaming: boolean): Promise<{ res: WireResponse; ctx: FailureContext }> {
+  async #send(spec: StreamSpec, streaming: boolean): Promise<{ res: ExchangeResponse; ctx: FailureContext }> {
     const path = displayPath(spec.path)
     const span = streaming
       ? undefined
@@ -242,7 +242,7 @@ export class Transport {
     spec: StreamSpec,
     streaming: boolean,
     span: Span | undefined,
-  ): Promise<{ res: WireResponse; ctx: FailureContext }> {
+  ): Promise<{ res: ExchangeResponse; ctx: FailureContext }> {
     if (this.#closed) throw new EdgeopError('EDGEOP_ERR_ABORTED', 'the client is closed', { step: spec.path })
     // Throttle the first attempt before the deadline starts (client-go), except watches.
     if (!streaming) await this.#throttle(spec.signal)

@@ -1,11 +1,11 @@
 /** @module watch — list/watch that survives anything: a pure state machine and its driver. */
 export type { FailureInfo, ListRequest, WatcherEvent, WatchRequest } from './events.ts'
 export {
+  type DecodeChoice,
   type ListerWatcher,
   listerWatcher,
   type Selectors,
   type WatchCall,
-  type WireChoice,
 } from './lister-watcher.ts'
 export { DEFAULT_PAGE_SIZE, type StateOptions } from './phases.ts'
 export { INITIAL_EVENTS_END_ANNOTATION } from './state.ts'

@@ -33,15 +33,15 @@ export interface Selectors {
   fieldSelector?: string
   /** Watch PartialObjectMetadata only (for controllers that need no bodies). */
   metadataOnly?: boolean
-  /** The wire format (see the client's `WireOptions`): protobuf by default for types that carry their protobuf kind. */
-  wire?: 'json' | 'protobuf'
+  /** The wire format (see the client's `FormatOptions`): protobuf by default for types that carry their protobuf kind. */
+  format?: 'json' | 'protobuf'
   /** A decode hint: `metadata.managedFields` may be left out (the informer strips them anyway). */
   dropManagedFields?: boolean
 }
 
 /** How objects come off the wire. */
-export interface WireChoice {
-  /** Objects as `WireObject` stubs of their bytes (for a compact store); see the client's `keepBytes`. */
+export interface DecodeChoice {
+  /** Objects as `EncodedObject` stubs of their bytes (for a compact store); see the client's `keepBytes`. */
   keepBytes?: boolean
 }
 
@@ -49,15 +49,15 @@ export interface WireChoice {
 export function listerWatcher<T extends KubeObject>(
   client: ResourceClient<T>,
   selectors: Selectors = {},
-  wire: WireChoice = {},
+  decode: DecodeChoice = {},
 ): ListerWatcher<T> {
-  const { labelSelector, fieldSelector, metadataOnly, wire: format, dropManagedFields } = selectors
+  const { labelSelector, fieldSelector, metadataOnly, format, dropManagedFields } = selectors
   const sel = {
     labelSelector: labelSelector || undefined,
     fieldSelector: fieldSelector || undefined,
-    wire: format,
+    format,
     dropManagedFields,
-    ...(wire.keepBytes ? { keepBytes: true } : {}),
+    ...(decode.keepBytes ? { keepBytes: true } : {}),
   }
   const where = client.namespace ? ` in ${client.namespace}` : ''
   const which = [labelSelector, fieldSelector].filter(Boolean).join(', ')

@@ -23,7 +23,7 @@ import { InformerFactory } from '../../src/cache/factory.ts'
 import { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES, type ResourceType } from '../../src/client/resource.ts'
 import { loadClusterConfig } from '../../src/config/load.ts'
-import { isWireObject, WIRE } from '../../src/core/encoded-object.ts'
+import { ENCODED, isEncodedObject } from '../../src/core/encoded-object.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 
 const GROUP = 'bench.edgeop.dev'
@@ -241,8 +241,8 @@ async function child(mode: string, kubeconfig: string, ns: string, n: number): P
   let jsonBytes = 0
   for (const o of informer.store.list()) jsonBytes += Buffer.byteLength(JSON.stringify(o))
   const compactEntries = (informer.store as unknown as { entries?: () => KubeObject[] }).entries?.() ?? []
-  const stubs = compactEntries.filter(isWireObject)
-  const stubBytes = stubs.reduce((s, o) => s + o[WIRE].length, 0)
+  const stubs = compactEntries.filter(isEncodedObject)
+  const stubBytes = stubs.reduce((s, o) => s + o[ENCODED].length, 0)
   process.stdout.write(
     JSON.stringify({
       ms,

@@ -310,7 +310,7 @@ const environment = [
   `| machine | ${cpus().length} CPUs (nproc), ${cpuModel}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB; load average ${loadAtStart} at start, ${loadavg()} at end |`,
   `| runtimes | Node ${process.version}; Kubernetes ${env.versions.kubernetes} (kube-apiserver with watch cache, etcd ${env.versions.etcd}, both on this machine) |`,
   `| peers | ${peers.map((p) => p.label).join('; ')} |`,
-  `| edgeop options (wire format, store), found by trying | informer \`wire: 'protobuf'\`: ${ctx.caps.informerProtobuf ? 'honoured' : 'not in this build'}; list \`wire: 'protobuf'\`: ${ctx.caps.listProtobuf ? 'honoured' : 'not in this build'}; \`store: 'compact'\`: ${ctx.caps.compact ? 'honoured' : 'not in this build'} |`,
+  `| edgeop options (wire format, store), found by trying | informer \`format: 'protobuf'\`: ${ctx.caps.informerProtobuf ? 'honoured' : 'not in this build'}; list \`format: 'protobuf'\`: ${ctx.caps.listProtobuf ? 'honoured' : 'not in this build'}; \`store: 'compact'\`: ${ctx.caps.compact ? 'honoured' : 'not in this build'} |`,
   ...missing.map((m) => `| left out | ${m.id}: ${m.reason.split('\n')[0]} |`),
 ].join('\n')
 

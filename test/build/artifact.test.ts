@@ -65,7 +65,7 @@ const run = promisify(execFile)
  * 118,916 gzip -9 (GNU gzip -9 118,745): 3,964 under the budget. Raised 2026-12-01 to just above 368,292
  * bytes, 119,456 (+1,828 / +540) for the protobuf wire format in the client: content negotiation, the
  * Content-Type switch, protobuf Status errors. The decoder and the generated table are not in the artifact:
- * the client reaches them only through a protobuf kind (`kind.wire`), and the operators name none (the
+ * the client reaches them only through a protobuf kind (`kind.decoders`), and the operators name none (the
  * Deployment and Service kinds would cost 6,093 gzip for their tables plus about 4,400 for the decoder).
  * Bytes raised, gzip lowered, 2026-12-01 to just above 368,381 bytes, 119,422 (+89 / −34): terser's
  * `ascii_only` escapes the non-ASCII characters in messages, so V8 holds the source as a one-byte

@@ -6,7 +6,7 @@ import { SharedInformer } from '../../src/cache/informer.ts'
 import { MemoryIndexer } from '../../src/cache/memory-indexer.ts'
 import { jsonCodec } from '../../src/codec/json-codec.ts'
 import { ManualClock } from '../../src/core/clock.ts'
-import { isWireObject, type ObjectCodec, wireObject } from '../../src/core/encoded-object.ts'
+import { encodedObject, isEncodedObject, type ObjectCodec } from '../../src/core/encoded-object.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { asStub, FakeStream, keepingBytes, list, scripted } from '../support/fake-lister-watcher.ts'
 import { until } from '../support/http-stub.ts'
@@ -40,7 +40,7 @@ const app = (i: number, owner: string, extra: Record<string, unknown> = {}): Kub
 })
 
 const stubOf = (o: KubeObject, codec: ObjectCodec) =>
-  wireObject(new TextEncoder().encode(JSON.stringify(o)), codec) as unknown as KubeObject
+  encodedObject(new TextEncoder().encode(JSON.stringify(o)), codec) as unknown as KubeObject
 
 test('metadata index functions run on stubs: indexing and index lookups decode nothing', () => {
   const codec = counting()
@@ -58,7 +58,7 @@ test('metadata index functions run on stubs: indexing and index lookups decode n
   // Reads decode, and give frozen plain objects.
   const got = store.byIndex(CONTROLLER_UID_INDEX, 'o9')
   assert.deepEqual(got, [app(3, 'o9')])
-  assert.equal(isWireObject(got[0]), false)
+  assert.equal(isEncodedObject(got[0]), false)
   assert.ok(Object.isFrozen(got[0]!.spec))
   assert.equal(codec.decodes, 1)
 })
@@ -93,7 +93,7 @@ test('a plain object is kept as its JSON bytes and reads back deep-equal', () =>
   const o = app(1, 'o')
   store.upsert(o)
   const entry = store.entry('odd/a1')!
-  assert.ok(isWireObject(entry))
+  assert.ok(isEncodedObject(entry))
   assert.deepEqual(store.get('odd/a1'), o)
   assert.notEqual(store.get('odd/a1'), o)
 })
@@ -136,7 +136,7 @@ test('compact informer: a user transform runs on the decoded object and its resu
     clock: new ManualClock(),
     store: 'compact',
     transform: (o) => {
-      assert.equal(isWireObject(o), false)
+      assert.equal(isEncodedObject(o), false)
       return { ...o, spec: { kept: (o as unknown as { spec: { replicas: number } }).spec.replicas } }
     },
   })

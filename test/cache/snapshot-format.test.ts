@@ -12,7 +12,7 @@ import {
   sha256,
 } from '../../src/cache/snapshot-format.ts'
 import { jsonCodec } from '../../src/codec/json-codec.ts'
-import { isWireObject, materialize, wireObject } from '../../src/core/encoded-object.ts'
+import { encodedObject, isEncodedObject, materialize } from '../../src/core/encoded-object.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { seededRandom } from '../support/random.ts'
 
@@ -105,12 +105,12 @@ test('a compact store: JSON stubs are written as their bytes, the same file as t
     { metadata: { name: 'a', namespace: 'ns', resourceVersion: '1' }, data: { v: 'é😀"\n' } },
     { metadata: { name: 'b', namespace: 'ns', resourceVersion: '2' } },
   ]
-  const stubs = objs.map((o) => wireObject(new TextEncoder().encode(JSON.stringify(o)), jsonCodec))
+  const stubs = objs.map((o) => encodedObject(new TextEncoder().encode(JSON.stringify(o)), jsonCodec))
   const bytes = encodeSnapshot(ID, '9', stubs)
   assert.deepEqual(bytes, encodeSnapshot(ID, '9', objs))
   const r = decodeSnapshot(bytes, ID, { keepBytes: true })
   assert.ok(!('problem' in r))
-  assert.ok(r.objects.every(isWireObject))
+  assert.ok(r.objects.every(isEncodedObject))
   assert.deepEqual(
     r.objects.map((o) => materialize(o)),
     objs,

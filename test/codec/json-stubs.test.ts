@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { decodeListBytes } from '../../src/codec/json-stubs.ts'
 import { decodeWatchStream } from '../../src/codec/json-watch-decoder.ts'
-import { isWireObject, materialize, WIRE } from '../../src/core/encoded-object.ts'
+import { ENCODED, isEncodedObject, materialize } from '../../src/core/encoded-object.ts'
 import { isEdgeopError } from '../../src/core/errors.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { chunked } from '../support/chunked.ts'
@@ -48,9 +48,9 @@ test('a list body: stubs whose bytes are each item without managedFields; list m
     assert.equal((got as unknown as { kind: string }).kind, 'AppServiceList')
     assert.equal(got.items.length, items.length)
     got.items.forEach((stub, i) => {
-      assert.ok(isWireObject(stub))
+      assert.ok(isEncodedObject(stub))
       if (space === undefined)
-        assert.equal(new TextDecoder().decode(stub[WIRE].bytes), JSON.stringify(stripped(items[i]!)))
+        assert.equal(new TextDecoder().decode(stub[ENCODED].bytes), JSON.stringify(stripped(items[i]!)))
       const { managedFields: _, ...meta } = items[i]!.metadata
       assert.deepEqual(stub.metadata, meta)
       assert.deepEqual(materialize(stub), stripped(items[i]!))
@@ -105,7 +105,7 @@ test('property: keepBytes watch events materialize to the eager events without m
     ].sort((a, b) => a - b)
     const got = []
     for await (const e of decodeWatchStream(chunked(wire, cuts), { keepBytes: true })) {
-      assert.equal(isWireObject(e.object), e.type !== 'BOOKMARK')
+      assert.equal(isEncodedObject(e.object), e.type !== 'BOOKMARK')
       got.push({ type: e.type, object: materialize(e.object) })
     }
     assert.deepEqual(
@@ -159,5 +159,5 @@ test('keepBytes: an ERROR event carries the parsed Status', async () => {
   ))
     got.push(e)
   assert.deepEqual(got, [{ type: 'ERROR', object: status }])
-  assert.equal(isWireObject(got[0]!.object), false)
+  assert.equal(isEncodedObject(got[0]!.object), false)
 })

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { CONFIG_MAP_V1, POD_V1 } from '../../src/codec/protobuf/kinds.generated.ts'
 import { responseFormat } from '../../src/codec/response-format.ts'
-import { isWireObject } from '../../src/core/encoded-object.ts'
+import { isEncodedObject } from '../../src/core/encoded-object.ts'
 import type { KubeList } from '../../src/core/types.ts'
 import { corpusFile, corpusJson } from './protobuf/corpus.ts'
 
@@ -25,7 +25,7 @@ test("a type with its protobuf kind asks for protobuf first, JSON second; format
   assert.equal(f.kind, POD_V1)
   assert.equal(f.accept, `${PB},application/json`)
   assert.equal(typeof f.decodeStatus, 'function')
-  assert.equal(responseFormat({ protobuf: POD_V1 }, { wire: 'json' }).accept, 'application/json')
+  assert.equal(responseFormat({ protobuf: POD_V1 }, { format: 'json' }).accept, 'application/json')
 })
 
 test('metadata-only calls ask for PartialObjectMetadata, in protobuf when the type carries its kind', () => {
@@ -62,6 +62,6 @@ test('keepBytes yields stubs from either answer, without the JSON reader', () =>
   ] as const) {
     const list = f.list(ct, corpusFile(file), { keepBytes: true }, jsonOnly)
     assert.ok(list.items.length > 0)
-    assert.ok(list.items.every(isWireObject), `${file}: every item is a stub`)
+    assert.ok(list.items.every(isEncodedObject), `${file}: every item is a stub`)
   }
 })

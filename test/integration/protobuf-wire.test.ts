@@ -50,13 +50,13 @@ test('every corpus kind: the protobuf list deep-equals the JSON list of the same
     const schema = (KINDS as unknown as Record<string, KindSchema>)[k.schema] as KindSchema
     const rc = client.resource(typeOf(k.collection, schema), ns)
     // The same resourceVersion for both reads, so the lists are of the same state.
-    const json = await rc.list({ wire: 'json' })
+    const json = await rc.list({ format: 'json' })
     const pb = await rc.list({
       resourceVersion: json.metadata.resourceVersion,
       resourceVersionMatch: 'Exact',
     })
     const again = await rc.list({
-      wire: 'json',
+      format: 'json',
       resourceVersion: json.metadata.resourceVersion,
       resourceVersionMatch: 'Exact',
     })
@@ -100,7 +100,7 @@ test('an error answered in protobuf is the same ApiError as in JSON', async () =
     )
   const jsonErr = await client
     .resource(pods, 'no-such-namespace-x')
-    .list({ fieldSelector: 'no.such.field=1', wire: 'json' })
+    .list({ fieldSelector: 'no.such.field=1', format: 'json' })
     .then(
       () => undefined,
       (e: unknown) => e as { status: number; reason: string; message: string },
@@ -138,7 +138,7 @@ test('informers over protobuf and over JSON hold the same objects through adds, 
     metadata: { name: 'late' },
     binaryData: { b: Buffer.from([1, 2, 3]).toString('base64') },
   })
-  const final = await cms.list({ wire: 'json' })
+  const final = await cms.list({ format: 'json' })
   const byName = (list: KubeObject[]) => Object.fromEntries(list.map((o) => [o.metadata.name, o]))
   const strip = (o: KubeObject) => ({ ...o, apiVersion: undefined, kind: undefined })
   const want = byName(

@@ -5,7 +5,7 @@
 
 import type { WatchStream } from '../../src/client/raw-watch.ts'
 import { jsonCodec } from '../../src/codec/json-codec.ts'
-import { wireObject } from '../../src/core/encoded-object.ts'
+import { encodedObject } from '../../src/core/encoded-object.ts'
 import type { KubeList, KubeObject, WatchEvent } from '../../src/core/types.ts'
 import type { ListRequest } from '../../src/watch/events.ts'
 import type { ListerWatcher, WatchCall } from '../../src/watch/lister-watcher.ts'
@@ -72,7 +72,7 @@ export const list = (rv: string, ...items: KubeObject[]): KubeList => ({
 
 /** `obj` as the client's `keepBytes` mode hands it over: a stub of its JSON bytes, managedFields cut. */
 export function asStub(obj: KubeObject): KubeObject {
-  return wireObject(jsonCodec.stripManagedFields(new TextEncoder().encode(JSON.stringify(obj))), jsonCodec)
+  return encodedObject(jsonCodec.stripManagedFields(new TextEncoder().encode(JSON.stringify(obj))), jsonCodec)
 }
 
 /** `lw` as a `keepBytes` client would answer: listed and watched objects as stubs (bookmarks and errors parsed). */

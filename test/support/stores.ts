@@ -8,7 +8,7 @@ import { test } from 'node:test'
 import type { ConfigMap } from '../../src/api/index.ts'
 import { CORE_TYPES, type ResourceType } from '../../src/client/resource.ts'
 import { CONFIG_MAP_V1 } from '../../src/codec/protobuf/kinds.generated.ts'
-import { isWireObject } from '../../src/core/encoded-object.ts'
+import { isEncodedObject } from '../../src/core/encoded-object.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import type { ListerWatcher } from '../../src/watch/lister-watcher.ts'
 import { keepingBytes } from './fake-lister-watcher.ts'
@@ -56,7 +56,7 @@ export function withStore<L extends ListerWatcher>(lw: L, options: { stripManage
 
 /** Asserts that handlers got plain, decoded objects (never a compact store's stub). */
 export function assertPlain(...objects: KubeObject[]): void {
-  for (const o of objects) assert.equal(isWireObject(o), false, 'a handler got a stub')
+  for (const o of objects) assert.equal(isEncodedObject(o), false, 'a handler got a stub')
 }
 
 /** The running test's store mode (for names that must differ between the runs). */

@@ -14,7 +14,7 @@ import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { ResourceClient } from '../../src/client/resource-client.ts'
 import { connectTimeoutStep } from '../../src/transport/connect-timeout.ts'
-import type { WireRequest } from '../../src/transport/exchange.ts'
+import type { ExchangeRequest } from '../../src/transport/exchange.ts'
 import { Http1Dispatcher, type Http1Options } from '../../src/transport/http1-dispatcher.ts'
 import { Transport } from '../../src/transport/transport.ts'
 import { json, startStub, until } from '../support/http-stub.ts'
@@ -40,7 +40,7 @@ function dispatcher(origin: string, o: Partial<Http1Options> = {}): Http1Dispatc
   return d
 }
 
-const get = (path: string, o: Partial<WireRequest> = {}): WireRequest => ({
+const get = (path: string, o: Partial<ExchangeRequest> = {}): ExchangeRequest => ({
   method: 'GET',
   path,
   headers: { accept: 'application/json' },

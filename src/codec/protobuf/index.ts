@@ -9,7 +9,12 @@
 export { cutManagedFields, protobufCodec, scanProtobufMeta } from './codec.ts'
 export { type DecodeMessageOptions, decodeMessage } from './decode.ts'
 export { hasMagic, PROTOBUF_MAGIC, type Unwrapped, unwrap } from './envelope.ts'
-export type { KindSchema, ProtobufObjectOptions, ProtobufWatchOptions, ProtobufWire } from './kind-schema.ts'
+export type {
+  KindSchema,
+  ProtobufDecoders,
+  ProtobufObjectOptions,
+  ProtobufWatchOptions,
+} from './kind-schema.ts'
 export {
   CONFIG_MAP_V1,
   CRON_JOB_V1,
@@ -36,5 +41,5 @@ export {
 } from './kinds.generated.ts'
 export type { MessageSchema } from './message-schema.ts'
 export { decodeProtobufList, decodeProtobufObject } from './objects.ts'
-export { PROTOBUF_WIRE } from './protobuf-wire.ts'
+export { PROTOBUF_DECODERS } from './protobuf-decoders.ts'
 export { DEFAULT_MAX_WATCH_FRAME_BYTES, decodeProtobufWatchStream } from './watch-frames.ts'

@@ -1,8 +1,8 @@
 /**
  * @module kind-schema — a kind of the generated table and the decoders it carries, as types: a
- * {@link KindSchema} is an apiVersion, a kind and a message, and its `wire` ({@link ProtobufWire}) decodes
+ * {@link KindSchema} is an apiVersion, a kind and a message, and its `decoders` ({@link ProtobufDecoders}) decodes
  * lists, watch streams and Status answers of it. The decoders' options are here too: they are part of
- * what a kind's `wire` takes.
+ * what a kind's `decoders` take.
  */
 
 import type { ObjectCodec } from '../../core/encoded-object.ts'
@@ -18,11 +18,11 @@ export interface KindSchema {
   /** The kind's top-level message (ObjectMeta in field 1). */
   readonly message: MessageSchema
   /** The decoders (lists, watch streams, Status, codecs): reached through the kind, so only bundles with a kind carry them. */
-  readonly wire: ProtobufWire
+  readonly decoders: ProtobufDecoders
 }
 
 /** What a client needs to read protobuf answers. */
-export interface ProtobufWire {
+export interface ProtobufDecoders {
   /** An enveloped list of `kind`. See {@link decodeProtobufList}. */
   list(kind: KindSchema, bytes: Uint8Array, options?: ProtobufObjectOptions): KubeList
   /** A protobuf watch stream of `kind`. See {@link decodeProtobufWatchStream}. */
@@ -43,7 +43,7 @@ export interface ProtobufWire {
 export interface ProtobufObjectOptions {
   /** Leave `metadata.managedFields` out (never built; cut from kept bytes). */
   dropManagedFields?: boolean
-  /** Hand out {@link WireObject} stubs over each object's own bytes instead of decoded objects. */
+  /** Hand out {@link EncodedObject} stubs over each object's own bytes instead of decoded objects. */
   keepBytes?: ObjectCodec
 }
 

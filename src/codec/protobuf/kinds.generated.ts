@@ -28,7 +28,7 @@ import {
   m_Status,
   m_eventsv1_Event,
 } from './messages.generated.ts'
-import { kind } from './protobuf-wire.ts'
+import { kind } from './protobuf-decoders.ts'
 
 /** `v1` `ConfigMap`. */
 export const CONFIG_MAP_V1: KindSchema = /* @__PURE__ */ kind("v1", "ConfigMap", m_ConfigMap)

@@ -2,7 +2,7 @@
  * @module objects — enveloped protobuf bodies (an object, a list, a Status) to the objects edgeop hands out.
  */
 
-import { type ObjectCodec, type WireObject, wireObject } from '../../core/encoded-object.ts'
+import { type EncodedObject, encodedObject, type ObjectCodec } from '../../core/encoded-object.ts'
 import type { KubeList, KubeObject } from '../../core/types.ts'
 import { decodeMessage } from './decode.ts'
 import { unwrap } from './envelope.ts'
@@ -53,10 +53,10 @@ function keep(
   apiVersion: string | undefined,
   kind: string | undefined,
   options: ProtobufObjectOptions,
-): WireObject {
-  // No copy of the view here: the stub keeps its bytes as a string of its own (core/wire-object.ts).
+): EncodedObject {
+  // No copy of the view here: the stub keeps its bytes as a string of its own (core/encoded-object.ts).
   const bytes = options.dropManagedFields ? codec.stripManagedFields(view) : view
-  return wireObject(bytes, codec, { apiVersion, kind })
+  return encodedObject(bytes, codec, { apiVersion, kind })
 }
 
 /**

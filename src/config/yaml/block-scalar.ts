@@ -1,5 +1,5 @@
 /**
- * @module yaml-block-scalar — literal `|` and folded `>` block scalars with chomping and indentation indicators.
+ * @module yaml/block-scalar — literal `|` and folded `>` block scalars with chomping and indentation indicators.
  */
 import { isBlank, type YamlCursor } from './cursor.ts'
 

@@ -1,5 +1,5 @@
 /**
- * @module yaml-cursor — the read position of the YAML reader: lines, columns, blanks, comments and errors.
+ * @module yaml/cursor — the read position of the YAML reader: lines, columns, blanks, comments and errors.
  *
  * Columns are 0-based internally (a column is also an indentation width) and 1-based
  * in messages. Messages never quote document text: they name a position and, at most,

@@ -1,5 +1,5 @@
 /**
- * @module yaml-emit — JSON values as block-style YAML (for manifests printed by the CLI).
+ * @module yaml/emit — JSON values as block-style YAML (for manifests printed by the CLI).
  *
  * Strings are written plain when that reads back as the same string under YAML 1.1
  * and 1.2 (what kubectl and our parser use), and as JSON double-quoted strings

@@ -1,5 +1,5 @@
 /**
- * @module yaml-flow — flow collections, `[a, b]` and `{k: v}`, which may span lines.
+ * @module yaml/flow — flow collections, `[a, b]` and `{k: v}`, which may span lines.
  */
 import { readPlain, readQuoted, resolvePlain } from './scalars.ts'
 import type { YamlState } from './state.ts'

@@ -1,5 +1,5 @@
 /**
- * @module yaml-scalars — quoted and plain scalars of the kubeconfig YAML subset, and how plain ones resolve.
+ * @module yaml/scalars — quoted and plain scalars of the kubeconfig YAML subset, and how plain ones resolve.
  *
  * Plain scalars resolve the way client-go sees them: kubeconfigs are decoded by
  * `sigs.k8s.io/yaml` on top of go-yaml v2, which follows YAML 1.1 (so `yes`/`no`/`on`/`off`

@@ -1,5 +1,5 @@
 /**
- * @module yaml-state — what the YAML reader tracks across one document: anchors, alias and depth limits, mapping keys.
+ * @module yaml/state — what the YAML reader tracks across one document: anchors, alias and depth limits, mapping keys.
  */
 import { isDeepStrictEqual } from 'node:util'
 import { quoteInput } from '../../core/quote-input.ts'

@@ -3,8 +3,8 @@
  * by trying them against the replay server (lib/replay.ts), never assumed: options a build does not
  * know are ignored at runtime, so a row claiming protobuf must see protobuf asked for on the wire.
  *
- * - `wire: 'protobuf'` on an informer: its list or watch asked for `application/vnd.kubernetes.protobuf`.
- * - `wire: 'protobuf'` on `ResourceClient.list`: the list asked for it.
+ * - `format: 'protobuf'` on an informer: its list or watch asked for `application/vnd.kubernetes.protobuf`.
+ * - `format: 'protobuf'` on `ResourceClient.list`: the list asked for it.
  * - `store: 'compact'`: the informer's store is of another class than the eager store's.
  */
 import type { Pod } from '../../../src/api/index.ts'
@@ -34,11 +34,11 @@ export async function detectCapabilities(server: ReplayServer, namespace: string
   // Protobuf is asked for by resource types that carry their protobuf kind.
   const podsProtobuf = client.resource({ ...CORE_TYPES.pods, protobuf: POD_V1 }, namespace)
   const evidence: string[] = []
-  const run = async (options: { wire?: string; store?: string }): Promise<SharedInformer<Pod>> => {
+  const run = async (options: { format?: string; store?: string }): Promise<SharedInformer<Pod>> => {
     server.reset()
     const inf = new SharedInformer<Pod>(
       listerWatcher(
-        options.wire === 'protobuf' ? podsProtobuf : pods,
+        options.format === 'protobuf' ? podsProtobuf : pods,
         options as Parameters<typeof listerWatcher>[1],
         options.store === 'compact' ? { keepBytes: true } : {},
       ),
@@ -57,14 +57,14 @@ export async function detectCapabilities(server: ReplayServer, namespace: string
     }
     return inf
   }
-  const probe = await run({ wire: 'protobuf' })
+  const probe = await run({ format: 'protobuf' })
   const informerProtobuf = server.served.some((s) => s.endsWith('protobuf'))
-  evidence.push(`informer with wire 'protobuf' asked for: ${server.served.join(', ') || 'nothing'}`)
+  evidence.push(`informer with format 'protobuf' asked for: ${server.served.join(', ') || 'nothing'}`)
   server.reset()
   try {
-    await podsProtobuf.list({ wire: 'protobuf' } as Parameters<typeof pods.list>[0])
+    await podsProtobuf.list({ format: 'protobuf' } as Parameters<typeof pods.list>[0])
   } catch (err) {
-    evidence.push(`list with wire 'protobuf' failed: ${(err as Error).message}`)
+    evidence.push(`list with format 'protobuf' failed: ${(err as Error).message}`)
   }
   const listProtobuf = server.served.some((s) => s === 'list protobuf')
   evidence.push(`list with wire 'protobuf' asked for: ${server.served.join(', ') || 'nothing'}`)

@@ -37,7 +37,7 @@ const pods = client.resource(
  * and runs such rows only then.
  */
 const wireOptions = {
-  ...(job.wire ? { wire: job.wire } : {}),
+  ...(job.wire ? { format: job.wire } : {}),
   ...(job.store ? { store: job.store } : {}),
 }
 

@@ -6,7 +6,7 @@ import { decodeMessage } from '../../../src/codec/protobuf/decode.ts'
 import type { KindSchema } from '../../../src/codec/protobuf/kind-schema.ts'
 import * as KINDS from '../../../src/codec/protobuf/kinds.generated.ts'
 import { decodeProtobufList } from '../../../src/codec/protobuf/objects.ts'
-import { isWireObject, materialize, WIRE } from '../../../src/core/encoded-object.ts'
+import { ENCODED, isEncodedObject, materialize } from '../../../src/core/encoded-object.ts'
 import { CORPUS_KINDS, corpusFile, schemaOf } from './corpus.ts'
 
 describe('the protobuf codec (scan, cut, decode on demand) over the recorded corpus', () => {
@@ -31,15 +31,15 @@ describe('the protobuf codec (scan, cut, decode on demand) over the recorded cor
       assert.equal(stubs.items.length, eager.items.length)
       stubs.items.forEach((stub, i) => {
         const full = eager.items[i] as { metadata: Record<string, unknown> }
-        assert.ok(isWireObject(stub))
+        assert.ok(isEncodedObject(stub))
         const want = Object.fromEntries(
           SCANNED_FIELDS.filter((f) => full.metadata[f] !== undefined).map((f) => [f, full.metadata[f]]),
         )
         assert.deepStrictEqual(stub.metadata, want)
         assert.deepStrictEqual(materialize(stub), full)
-        assert.equal(JSON.stringify(stub).includes('WIRE'), false)
+        assert.equal(JSON.stringify(stub).includes('ENCODED'), false)
         // The stub keeps its own bytes (as a string), not a view into the list body.
-        assert.equal(stub[WIRE].length, stub[WIRE].bytes.byteLength)
+        assert.equal(stub[ENCODED].length, stub[ENCODED].bytes.byteLength)
       })
     })
   }
@@ -47,8 +47,8 @@ describe('the protobuf codec (scan, cut, decode on demand) over the recorded cor
     const list = corpusFile('pods.list.pb')
     const stubs = decodeProtobufList(KINDS.POD_V1, list, { keepBytes: protobufCodec(KINDS.POD_V1) })
     for (const stub of stubs.items) {
-      if (!isWireObject(stub)) throw new Error('not a stub')
-      const bytes = stub[WIRE].bytes
+      if (!isEncodedObject(stub)) throw new Error('not a stub')
+      const bytes = stub[ENCODED].bytes
       const cut = cutManagedFields(bytes)
       assert.ok(cut.byteLength < bytes.byteLength)
       const full = decodeMessage(KINDS.POD_V1.message, bytes) as { metadata: Record<string, unknown> }

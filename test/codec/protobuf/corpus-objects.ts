@@ -2,7 +2,7 @@
  * @module corpus-objects — the objects the protobuf corpus is recorded from: one or two of every kind the
  * generated table covers, using as many field shapes as we could (pointers at zero, int-or-strings of both
  * kinds, quantities, micro-times, maps of bytes, embedded volume sources and probe handlers, empty structs).
- * Shared by the recorder (record-corpus.ts) and the live differential test (test/integration/protobuf-wire.test.ts).
+ * Shared by the recorder (record-corpus.ts) and the live differential test (test/integration/protobuf-decoders.test.ts).
  */
 
 /** A fresh namespace for the corpus (a namespace is only gone once kube-controller-manager has emptied it). */

@@ -6,7 +6,7 @@
  * Creates one namespace of objects of every kind the generated table covers (test/codec/protobuf/corpus-objects.ts),
  * then saves, per kind, the same list as the API server answers it in JSON and in protobuf, plus a watch stream
  * in both formats, a metadata-only list, and an error Status. The unit tests decode the protobuf files and compare
- * them with the JSON files; the integration test test/integration/protobuf-wire.test.ts does the same live.
+ * them with the JSON files; the integration test test/integration/protobuf-decoders.test.ts does the same live.
  * Uses the control plane of `npm run cluster:up` when its variables are set, else starts one.
  */
 

@@ -4,7 +4,7 @@ import { protobufCodec } from '../../../src/codec/protobuf/codec.ts'
 import type { ProtobufWatchOptions } from '../../../src/codec/protobuf/kind-schema.ts'
 import { CONFIG_MAP_V1 } from '../../../src/codec/protobuf/kinds.generated.ts'
 import { decodeProtobufWatchStream } from '../../../src/codec/protobuf/watch-frames.ts'
-import { isWireObject, materialize } from '../../../src/core/encoded-object.ts'
+import { isEncodedObject, materialize } from '../../../src/core/encoded-object.ts'
 import type { WatchEvent } from '../../../src/core/types.ts'
 import { corpusFile } from './corpus.ts'
 
@@ -44,7 +44,7 @@ describe('protobuf watch streams (recorded: a streaming list, its bookmark, ADDE
     events.forEach((e, i) => {
       const want = structuredClone(json[i] as WatchEvent)
       delete want.object.metadata.managedFields
-      assert.ok(isWireObject(e.object))
+      assert.ok(isEncodedObject(e.object))
       assert.equal(e.object.kind, 'ConfigMap')
       assert.deepStrictEqual(materialize(e.object), want.object)
     })

@@ -1,8 +1,8 @@
 /**
- * @module protobuf-wire — the protobuf decoders a client reaches through a {@link KindSchema}, and
+ * @module protobuf-decoders — the protobuf decoders a client reaches through a {@link KindSchema}, and
  * {@link kind}, which ties a kind of the table to them.
  *
- * The client holds no import of this module: it calls these through `kind.wire`, so a bundle that never
+ * The client holds no import of this module: it calls these through `kind.decoders`, so a bundle that never
  * names a protobuf kind carries neither the decoder nor the table (the operator artifact, which watches
  * custom resources and a few built-ins in JSON, stays within its size budget). The kinds
  * (`kinds.generated.ts`) import this module; the decoders take the messages they need from
@@ -10,7 +10,7 @@
  */
 import type { ObjectCodec } from '../../core/encoded-object.ts'
 import { protobufCodec } from './codec.ts'
-import type { KindSchema, ProtobufWire } from './kind-schema.ts'
+import type { KindSchema, ProtobufDecoders } from './kind-schema.ts'
 import type { MessageSchema } from './message-schema.ts'
 import { m_PartialObjectMetadata, m_Status } from './messages.generated.ts'
 import { decodeProtobufList, decodeProtobufObject } from './objects.ts'
@@ -18,15 +18,15 @@ import { decodeProtobufWatchStream } from './watch-frames.ts'
 
 const codecs = new WeakMap<KindSchema, ObjectCodec>()
 
-/** A kind of the generated table: `top` is its message, and its `wire` the decoders of this module. */
+/** A kind of the generated table: `top` is its message, and its `decoders` those of this module. */
 export function kind(apiVersion: string, kindName: string, top: MessageSchema): KindSchema {
   return {
     apiVersion,
     kind: kindName,
     message: top,
-    // A getter: the kinds are made while this module loads, before PROTOBUF_WIRE is.
-    get wire() {
-      return PROTOBUF_WIRE
+    // A getter: the kinds are made while this module loads, before PROTOBUF_DECODERS is.
+    get decoders() {
+      return PROTOBUF_DECODERS
     },
   }
 }
@@ -42,8 +42,8 @@ const PARTIAL_OBJECT_METADATA = /* @__PURE__ */ kind(
   m_PartialObjectMetadata,
 )
 
-/** The decoders of this module, as {@link KindSchema.wire} hands them out. */
-export const PROTOBUF_WIRE: ProtobufWire = {
+/** The decoders of this module, as {@link KindSchema.decoders} hands them out. */
+export const PROTOBUF_DECODERS: ProtobufDecoders = {
   list: decodeProtobufList,
   watch: decodeProtobufWatchStream,
   status: (bytes) => decodeProtobufObject(STATUS, bytes),
