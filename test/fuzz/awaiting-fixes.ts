@@ -1,5 +1,5 @@
 /**
- * @module awaiting-fixes — seeds that still crash the code they target, each with the defect of issue 28
+ * @module awaiting-fixes — seeds that still crash the code they target, each with the defect of the hostile-input review
  * whose fix makes it pass. The bounded run leaves them out (its seed tests and its mutations) so the
  * suite stays green meanwhile; the long run feeds them and reports them as known.
  *

@@ -1,6 +1,6 @@
 /**
  * The bounded fuzz run of `npm test`: for every target, each committed seed is a test of its own (a seed
- * named `dN-…` is the regression test of defect DN of issue 28), then a fixed number of mutated inputs
+ * named `dN-…` is the regression test of defect DN of the hostile-input review, see docs/fuzzing.md), then a fixed number of mutated inputs
  * from a fixed fast-check seed, so the run is the same on every machine and a failure replays (and
  * shrinks) exactly. The long, coverage-guided run is `npm run fuzz` (docs/fuzzing.md).
  */
@@ -21,7 +21,7 @@ import { TARGETS } from './targets.ts'
 
 /** Mutated inputs per target: under a second each on a 2-core machine, up to 5 s for the TLS servers' targets. */
 export const BOUNDED_RUNS = 300
-/** The fast-check seed of the bounded run (issue 28's number); change it only with a reason. */
+/** The fast-check seed of the bounded run; change it only with a reason (the corpus and the figures in docs/fuzzing.md were made with it). */
 export const BOUNDED_SEED = 28
 
 /** `d8-null-object.snapshot` → `D8: … null object`; other seeds by their file name. */

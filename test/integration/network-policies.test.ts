@@ -1,5 +1,5 @@
 /**
- * The NetworkPolicies as every install method renders them (issue 28): `helm template` and
+ * The NetworkPolicies as every install method renders them: `helm template` and
  * `kustomize build` admit /metrics from the scrapers only, the webhook port from the apiserver's
  * addresses only, and no port from every source; `helm template --dry-run=server` (as `helm install`)
  * looks the apiserver's addresses up in the real apiserver's `kubernetes` EndpointSlice; the rendered
@@ -46,7 +46,7 @@ function assertClosed(p: Policy): void {
   assert.deepEqual(rulesFor(p, PROBE_PORT), [], `${p.metadata.name}: the kubelet probes from the node`)
 }
 
-test('issue 28: helm template renders the operator and agent policies: scrapers on metrics, the apiserver on webhooks, nothing from every source', async () => {
+test('NetworkPolicy: helm template renders the operator and agent policies: scrapers on metrics, the apiserver on webhooks, nothing from every source', async () => {
   const defaults = policies(await helmTemplate('edgeop', 'edgeop-system'))
   assert.deepEqual(
     defaults.map((p) => p.metadata.name),
@@ -92,7 +92,7 @@ test('issue 28: helm template renders the operator and agent policies: scrapers 
   )
 })
 
-test('issue 28: kustomize build config/agent carries the operator and agent policies of deploy/', async () => {
+test('NetworkPolicy: kustomize build config/agent carries the operator and agent policies of deploy/', async () => {
   const built = policies(await kustomizeBuild('agent'))
   const shipped = [
     ...(await deployObjects('networkpolicy.yaml')),
@@ -105,7 +105,7 @@ test('issue 28: kustomize build config/agent carries the operator and agent poli
   }
 })
 
-test('issue 28: as helm install, the chart admits the webhook port from the addresses of the kubernetes EndpointSlice; the policies pass a dry run', async () => {
+test('NetworkPolicy: as helm install, the chart admits the webhook port from the addresses of the kubernetes EndpointSlice; the policies pass a dry run', async () => {
   // The test apiserver runs with --endpoint-reconciler-type=none: the EndpointSlice it would keep is
   // written here as a real apiserver writes it (two documentation addresses, RFC 5737: one ipBlock each).
   const SLICES = {

@@ -326,7 +326,7 @@ describe('the dead-letter view', () => {
   })
 })
 
-describe('one hardened request path (issue 28)', () => {
+describe('one hardened request path', () => {
   const GET = (target: string) => `GET ${target} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`
   const loopback = { metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '127.0.0.1:0' }
 

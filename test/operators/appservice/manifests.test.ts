@@ -163,7 +163,7 @@ type Policy = KubeObject & {
   }
 }
 
-test('issue 28: the operator and agent NetworkPolicies admit /metrics from the scrapers only, nothing from every source, and no rule for the probes', async () => {
+test('NetworkPolicy: the operator and agent NetworkPolicies admit /metrics from the scrapers only, nothing from every source, and no rule for the probes', async () => {
   const [operator] = (await deployObjects('networkpolicy.yaml')) as Policy[]
   const [agent] = (await deployObjects('agent/networkpolicy.yaml')) as Policy[]
   const [dep] = (await deployObjects('deployment.yaml')) as Pod[]
@@ -201,7 +201,7 @@ test('issue 28: the operator and agent NetworkPolicies admit /metrics from the s
   )
 })
 
-test('issue 28: with the apiserver addresses given, the webhook port is admitted from those ipBlocks only', () => {
+test('NetworkPolicy: with the apiserver addresses given, the webhook port is admitted from those ipBlocks only', () => {
   const policy = ingressPolicy(
     { name: 'p' },
     { app: 'x' },
