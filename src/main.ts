@@ -62,7 +62,7 @@ void runCli({
     }),
     manifests: defineCommand({
       description:
-        'Print every manifest needed to run the operator (namespace, CRD, RBAC, Deployment, PodDisruptionBudget, metrics Service, NetworkPolicy, admission webhooks)',
+        'Print every manifest the operator needs (namespace, CRD, RBAC, Deployment, PodDisruptionBudget, metrics Service, NetworkPolicy, webhooks)',
       flags: {
         image: stringFlag('Container image for the Deployment.', {
           default: `ghcr.io/example/edgeop:${VERSION}`,

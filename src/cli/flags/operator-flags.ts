@@ -207,7 +207,7 @@ export const OPERATOR_FLAGS = {
     { default: DEFAULT_SHUTDOWN_GRACE_PERIOD_MS, max: MAX_SHUTDOWN_GRACE_PERIOD_MS },
   ),
   'cache-dir': stringFlag(
-    'Directory for cache snapshots (warm restarts, offline start); one process per directory (edgeop.lock); created 0700; not a system directory, nor (agent) overlapping --root.',
+    'Directory for cache snapshots (warm or offline start): one process each (edgeop.lock), created 0700, not a system directory nor (agent) overlapping --root.',
     { schema: nonEmpty(), placeholder: 'dir' },
   ),
   tracing: enumFlag(

@@ -157,11 +157,11 @@ const {
 export const AGENT_FLAGS = {
   ...AGENT_BASE,
   'node-name': stringFlag(
-    'Name of the node this agent runs on (the downward API gives spec.nodeName; a DNS-1123 subdomain). Required.',
+    "Required: this node's name (a DNS-1123 subdomain; the downward API gives spec.nodeName).",
     { schema: kubeName('subdomain', 'a node name'), placeholder: 'name' },
   ),
   root: stringFlag(
-    'Directory under which NodeConfig files are written; nothing outside it is touched. Created if missing; must be writable, and neither a system directory (/, /etc, /usr, /var, …) nor inside /bin, /boot, /dev, /etc, /lib*, /proc, /root, /sbin, /sys, /usr, a directory whose files are run (kubelet, CNI, k3s/RKE2 manifests, cron, systemd units) or any .ssh.',
+    'Directory NodeConfig files are written under (nothing outside it is touched); created if missing, writable, not a system directory (/, /var, …), nor in /bin, /boot, /dev, /etc, /lib*, /proc, /root, /sbin, /sys, /usr, a directory whose files run (kubelet, CNI, k3s/RKE2 manifests, cron, systemd) or any .ssh.',
     { default: DEFAULT_AGENT_ROOT, schema: nonEmpty(), placeholder: 'dir' },
   ),
   'allow-system-root': booleanFlag(
