@@ -315,7 +315,7 @@ import {
 	for _, t := range tops {
 		fmt.Fprintf(out, "  %s,\n", t)
 	}
-	out.WriteString("} from './messages.generated.ts'\nimport { kind } from './protobuf-wire.ts'\n\n")
+	out.WriteString("} from './messages.generated.ts'\nimport { kind } from './protobuf-decoders.ts'\n\n")
 	for _, r := range sorted {
 		m := messages[reflect.TypeOf(r.value)]
 		if r.kind == "" {
