@@ -137,7 +137,9 @@ test('NetworkPolicy: as helm install, the chart admits the webhook port from the
   )
   const ns = await env().createNamespace('netpol')
   const rendered = policies(
-    await helmTemplate('edgeop', ns, ['--dry-run=server', '--set', 'agent.enabled=true'], {
+    // --skip-crds: the shared control plane already serves the AppService CRD, owned by no release; the
+    // policies are what this test reads.
+    await helmTemplate('edgeop', ns, ['--dry-run=server', '--skip-crds', '--set', 'agent.enabled=true'], {
       KUBECONFIG: env().kubeconfig,
     }),
   )
