@@ -10,6 +10,7 @@ import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
 import * as esbuild from 'esbuild'
+import { flagRefusal, HELLO_EVENT, nodeFlagsOf } from './peer-flags.ts'
 import { type ProcSample, sampleProc } from './proc.ts'
 
 export const ROOT = join(dirname(new URL(import.meta.url).pathname), '../../..')
@@ -28,7 +29,19 @@ export interface Peer {
   modes: readonly Mode[]
   /** Supports the workqueue workload. */
   queue: boolean
-  command(job: object): { file: string; args: string[] }
+  command(job: object): PeerCommand
+}
+
+/** The process that runs a peer on one job. */
+export interface PeerCommand {
+  file: string
+  args: string[]
+  /**
+   * Node peers only: the flags the process must report in its first message (`hello` with
+   * `process.execArgv`); the driver refuses the process otherwise. Unset for a peer that is no Node
+   * process, which therefore cannot run a job with `nodeFlags`.
+   */
+  execArgv?: readonly string[]
 }
 
 /** A peer that could not be made ready, and why. */
@@ -74,8 +87,17 @@ async function nodePeer(id: PeerId, label: string, file: string, modes: readonly
     label,
     modes,
     queue: id === 'edgeop',
-    command: (job) => ({ file: process.execPath, args: ['--expose-gc', script, JSON.stringify(job)] }),
+    command: (job) => nodePeerCommand(script, job),
   }
+}
+
+/**
+ * How the benchmark starts a Node peer `script` on `job`: `--expose-gc` (for settled heap readings)
+ * and the job's `nodeFlags` before the script, which the process must then report having received.
+ */
+export function nodePeerCommand(script: string, job: object): PeerCommand {
+  const execArgv = ['--expose-gc', ...nodeFlagsOf(job)]
+  return { file: process.execPath, args: [...execArgv, script, JSON.stringify(job)], execArgv }
 }
 
 export function edgeopPeer(): Promise<Peer> {
@@ -195,20 +217,43 @@ export class PeerProcess {
   #wake: (() => void) | undefined
   #stderr = ''
   #exit: string | undefined
+  /** The flags the first message must show, until it has come (Node peers). */
+  #expectedFlags: readonly string[] | undefined
+  /** Why the process was refused: it did not receive the flags its row names. */
+  #refused: string | undefined
 
   private constructor(peer: Peer, job: object) {
     this.peer = peer
-    const { file, args } = peer.command(job)
+    const { file, args, execArgv } = peer.command(job)
+    const flags = nodeFlagsOf(job)
+    if (flags.length > 0 && execArgv === undefined)
+      throw new Error(
+        `${peer.label}: the job asks for Node flags ${flags.join(' ')}, but the peer is no Node process`,
+      )
+    this.#expectedFlags = execArgv
     this.spawnedAt = performance.now()
     this.child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'], cwd: ROOT })
     this.pid = this.child.pid ?? -1
     createInterface({ input: this.child.stdout! }).on('line', (line) => {
-      if (!line.startsWith('{')) return
+      if (!line.startsWith('{') || this.#refused !== undefined) return
+      let message: Message
       try {
-        this.#messages.push({ ...(JSON.parse(line) as Message), at: performance.now() })
+        message = JSON.parse(line) as Message
       } catch {
         return
       }
+      const expected = this.#expectedFlags
+      if (expected !== undefined) {
+        this.#expectedFlags = undefined
+        this.#refused = flagRefusal(expected, message)
+        if (this.#refused !== undefined) {
+          this.kill()
+          this.#wake?.()
+          return
+        }
+        if (message.event === HELLO_EVENT) return
+      }
+      this.#messages.push({ ...message, at: performance.now() })
       this.#wake?.()
     })
     this.child.stderr!.on('data', (d: Buffer) => {
@@ -221,6 +266,10 @@ export class PeerProcess {
     this.child.stdin!.on('error', () => {})
   }
 
+  /**
+   * Spawns `peer` on `job`. Throws when the job asks for Node flags and the peer is no Node process;
+   * {@link next} rejects when a Node peer's first message does not show every flag of its command.
+   */
   static start(peer: Peer, job: object): PeerProcess {
     return new PeerProcess(peer, job)
   }
@@ -229,6 +278,7 @@ export class PeerProcess {
   async next(event: string, timeoutMs: number): Promise<Message & { at: number }> {
     const deadline = performance.now() + timeoutMs
     for (;;) {
+      if (this.#refused !== undefined) throw this.#fail(`refused: ${this.#refused}`)
       const i = this.#messages.findIndex((m) => m.event === event)
       if (i >= 0) return this.#messages.splice(0, i + 1)[i] as Message & { at: number }
       if (this.#exit !== undefined) throw this.#fail(`${this.#exit} before "${event}"`)

@@ -1,10 +1,13 @@
 /**
  * @module protocol — the worker side of the benchmark protocol, shared by the TypeScript peers.
  *
- * A peer is started as `node --expose-gc peers/<peer>.ts '<job json>'`. It writes one JSON
- * object per line on stdout (`{"event": "ready" | "synced" | "settled" | "result", ...}`)
+ * A peer is started as `node --expose-gc [job.nodeFlags…] peers/<peer>.ts '<job json>'`
+ * (lib/peers.ts, nodePeerCommand). It first writes `{"event": "hello", "execArgv": [...]}`, the
+ * flags its process received, which the driver checks against the ones it passed (lib/peer-flags.ts),
+ * then one JSON object per line on stdout (`{"event": "ready" | "synced" | "settled" | "result", ...}`)
  * and reads commands on stdin (`go`, `stop`); it exits on `stop` or at end of input. The
- * Go and Rust peers (test/bench/go, test/bench/rust) speak the same protocol. The driver
+ * Go and Rust peers (test/bench/go, test/bench/rust) speak the same protocol without `hello` (they
+ * take no Node flags). The driver
  * reads CPU time and RSS from /proc/<pid> between messages, the same way for every peer.
  */
 import { createInterface } from 'node:readline'
@@ -40,8 +43,9 @@ export interface Job {
 /** Annotation the writer stamps with its wall clock (Unix microseconds) at write time. */
 export const STAMP_ANNOTATION = 'bench.edgeop.dev/written-at'
 
-/** The job in argv[2]. */
+/** The job in argv[2]; says first which Node flags this process received (the `hello` message). */
 export function readJob(): Job {
+  emit('hello', { execArgv: process.execArgv })
   const raw = process.argv[2]
   if (raw === undefined) throw new Error('usage: node <peer>.ts <job json>')
   return JSON.parse(raw) as Job
