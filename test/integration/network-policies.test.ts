@@ -136,14 +136,15 @@ test('NetworkPolicy: as helm install, the chart admits the webhook port from the
     e.addresses.map((a) => ({ ipBlock: { cidr: a.includes(':') ? `${a}/128` : `${a}/32` } })),
   )
   const ns = await env().createNamespace('netpol')
+  // A release of its own and no CRDs: as an install, the server-side render refuses objects another
+  // release (or a test that installed the CRD directly) owns on the shared control plane.
+  const release = `np-${ns.slice(-8)}`
   const rendered = policies(
-    // --skip-crds: the shared control plane already serves the AppService CRD, owned by no release; the
-    // policies are what this test reads.
-    await helmTemplate('edgeop', ns, ['--dry-run=server', '--skip-crds', '--set', 'agent.enabled=true'], {
+    await helmTemplate(release, ns, ['--dry-run=server', '--skip-crds', '--set', 'agent.enabled=true'], {
       KUBECONFIG: env().kubeconfig,
     }),
   )
-  const operator = rendered.find((p) => p.metadata.name === 'edgeop-appservice-metrics')!
+  const operator = rendered.find((p) => p.metadata.name === `${release}-appservice-metrics`)!
   assertClosed(operator)
   assert.deepEqual(rulesFor(operator, WEBHOOK_PORT)[0]?.from, expected)
   await applyObjects(admin, rendered, { dryRun: true })

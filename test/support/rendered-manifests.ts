@@ -69,7 +69,18 @@ export async function helmTemplate(
   env: NodeJS.ProcessEnv = {},
 ): Promise<KubeObject[]> {
   return parseObjects(
-    await helm(['template', release, CHART, '--namespace', namespace, '--include-crds', ...args], env),
+    await helm(
+      [
+        'template',
+        release,
+        CHART,
+        '--namespace',
+        namespace,
+        ...(args.includes('--skip-crds') ? [] : ['--include-crds']),
+        ...args,
+      ],
+      env,
+    ),
   )
 }
 
