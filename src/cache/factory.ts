@@ -127,8 +127,7 @@ export class InformerFactory {
       if (had)
         throw new EdgeopError(
           'EDGEOP_ERR_INVALID',
-          `${inf.describe}: index ${JSON.stringify(name)} is already defined by another function: pass the ` +
-            'same function to every informer() call that names it, or give this index another name',
+          `${inf.describe}: index ${JSON.stringify(name)} has another function: share one or rename it`,
           { step: 'add indexers' },
         )
       added[name] = fn

@@ -140,8 +140,8 @@ export class Manager {
     controller: Controller<T> | ControllerOptions<T>,
     until?: AbortSignal,
   ): Controller<T> {
-    const taken = this.#controllers.find((x) => x === controller || x.name === controller.name)
-    if (taken) throw alreadyAddedError(controller.name)
+    // The same controller has its own name too.
+    if (this.#controllers.some((x) => x.name === controller.name)) throw alreadyAddedError(controller.name)
     const c =
       controller instanceof Controller
         ? controller
@@ -335,9 +335,7 @@ export class Manager {
 function alreadyAddedError(name: string): EdgeopError {
   return new EdgeopError(
     'EDGEOP_ERR_INVALID',
-    `controller ${JSON.stringify(name)} is already added to this manager: register it once: either with ` +
-      `manager.add or by returning it from runOperator's controllers (a controller manager.add returned ` +
-      `may be returned there too), and give each controller its own name`,
+    `controller ${JSON.stringify(name)} is added twice: add it once, by manager.add or in runOperator's controllers`,
     { step: 'add controller' },
   )
 }

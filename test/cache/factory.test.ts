@@ -148,8 +148,7 @@ test('F8: a second informer() call for the same spec adds its indexers to the sh
       assert.equal(err.code, 'EDGEOP_ERR_INVALID')
       assert.equal(
         err.message,
-        'configmaps in ready: index "byApp" is already defined by another function: pass the same function ' +
-          'to every informer() call that names it, or give this index another name',
+        'configmaps in ready: index "byApp" has another function: share one or rename it',
       )
       return true
     },

@@ -173,10 +173,7 @@ describe('runOperator: registering controllers', () => {
     }, AbortSignal.abort())
     assert.equal(r.code, 1)
     assert.equal(r.stderr.split('\n').length, 2, 'one line')
-    assert.match(
-      r.stderr,
-      /^secretsync: controller "secretsync" is already added to this manager: register it once/,
-    )
+    assert.match(r.stderr, /^secretsync: controller "secretsync" is added twice: add it once/)
   })
 })
 
