@@ -14,6 +14,7 @@ import { type InformerOptions, SharedInformer } from './informer.ts'
 import { MultiNamespaceInformer } from './multi-namespace-informer.ts'
 import { sha256 } from './snapshot-format.ts'
 import type { SnapshotTiming } from './snapshot-schedule.ts'
+import type { IndexFunc } from './store.ts'
 
 /** What identifies an informer: resource, scope and selectors. `T` comes from a typed `type`. */
 export interface InformerSpec<T extends KubeObject = KubeObject> extends Selectors {
@@ -49,6 +50,8 @@ export class InformerFactory {
   readonly #clock: Clock
   readonly #informers = new Map<string, SharedInformer<KubeObject>>()
   readonly #specs = new Map<SharedInformer<KubeObject>, InformerSpec>()
+  /** Each informer's index functions by name, as asked for through {@link informer}. */
+  readonly #indexers = new Map<SharedInformer<KubeObject>, Map<string, IndexFunc<KubeObject>>>()
   readonly #running = new Map<SharedInformer<KubeObject>, Promise<void>>()
   #snapshots: ({ dir: string; tag: string } & Partial<SnapshotTiming>) | undefined
 
@@ -69,8 +72,12 @@ export class InformerFactory {
   }
 
   /**
-   * The informer for `spec`, created on first request. Options apply only on creation. Its object
-   * type is inferred from a typed `spec.type`; an explicit type argument is taken as given.
+   * The informer for `spec`, created on first request. Options apply only on creation, except
+   * `indexers`: a later request's indexers are added to the shared informer's store (objects already
+   * cached are indexed at once), so each controller may ask for the indexes it reads. An index name
+   * that an earlier request gave another function throws `EDGEOP_ERR_INVALID` naming it, and adds none
+   * of the request's indexers. Its object type is inferred from a typed `spec.type`; an explicit type
+   * argument is taken as given.
    */
   informer<T extends KubeObject = KubeObject>(
     spec: InformerSpec<T> | InformerSpec,
@@ -103,8 +110,30 @@ export class InformerFactory {
       inf = created as unknown as SharedInformer<KubeObject>
       this.#informers.set(key, inf)
       this.#specs.set(inf, spec)
+      this.#indexers.set(inf, new Map(Object.entries(o.indexers ?? {})) as Map<string, IndexFunc<KubeObject>>)
+    } else if (options.indexers) {
+      this.#addIndexers(inf, options.indexers as Record<string, IndexFunc<KubeObject>>)
     }
     return inf as unknown as SharedInformer<T>
+  }
+
+  /** Adds to `inf` the indexers it lacks; one of its names with another function throws, adding none. */
+  #addIndexers(inf: SharedInformer<KubeObject>, indexers: Record<string, IndexFunc<KubeObject>>): void {
+    const known = this.#indexers.get(inf)!
+    const added: Record<string, IndexFunc<KubeObject>> = {}
+    for (const [name, fn] of Object.entries(indexers)) {
+      const had = known.get(name)
+      if (had === fn) continue
+      if (had)
+        throw new EdgeopError(
+          'EDGEOP_ERR_INVALID',
+          `${inf.describe}: index ${JSON.stringify(name)} has another function: share one or rename it`,
+          { step: 'add indexers' },
+        )
+      added[name] = fn
+    }
+    inf.store.addIndexers(added)
+    for (const [name, fn] of Object.entries(added)) known.set(name, fn)
   }
 
   /**

@@ -131,11 +131,17 @@ export class Manager {
    * brought its own. May be called while running (a member cluster engaged, see `ClusterSet`): the
    * controller then starts at once when leading. With `until`, it stops (and leaves the manager)
    * when `until` aborts.
+   *
+   * Each controller is added once: a controller already added (the same one, or another of the same
+   * name, which labels its metrics and log lines) throws `EDGEOP_ERR_INVALID` naming it, before
+   * anything is built or wired. A name is free again once its controller left through `until`.
    */
   add<T extends KubeObject>(
     controller: Controller<T> | ControllerOptions<T>,
     until?: AbortSignal,
   ): Controller<T> {
+    // The same controller has its own name too.
+    if (this.#controllers.some((x) => x.name === controller.name)) throw alreadyAddedError(controller.name)
     const c =
       controller instanceof Controller
         ? controller
@@ -153,6 +159,11 @@ export class Manager {
     }
     if (this.#leading) this.#start(a)
     return c
+  }
+
+  /** True when `controller` (this object) is added and has not left (its `until` aborted). */
+  has<T extends KubeObject>(controller: Controller<T>): boolean {
+    return this.#controllers.includes(controller as unknown as Controller)
   }
 
   /** Runs `c` until leadership ends or its `until` aborts. */
@@ -318,4 +329,13 @@ export class Manager {
       all.then(resolve, reject)
     })
   }
+}
+
+/** The error of {@link Manager.add} for a controller name already added: what is wrong and how to fix it. */
+function alreadyAddedError(name: string): EdgeopError {
+  return new EdgeopError(
+    'EDGEOP_ERR_INVALID',
+    `controller ${JSON.stringify(name)} is added twice: add it once, by manager.add or in runOperator's controllers`,
+    { step: 'add controller' },
+  )
 }

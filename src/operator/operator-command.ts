@@ -7,7 +7,8 @@
  * {@link KubeClient} whose requests feed `rest_client_*` metrics, the {@link Manager} (probes, metrics,
  * leader election with `--leader-elect`, the grace period, a tracer with `--tracing=otlp`), an
  * {@link EventRecorder}; then it adds the
- * spec's controllers (`manager.add`: their reconcile and workqueue metrics) and runs until a signal.
+ * spec's controllers (`manager.add`: their reconcile and workqueue metrics; one the spec's function
+ * already added is not added again) and runs until a signal.
  * Exit code: 0 after a clean stop, 1 when start-up failed or leadership was lost.
  */
 
@@ -24,6 +25,7 @@ import {
 } from '../cli/index.ts'
 import { KubeClient } from '../client/index.ts'
 import { type ClusterConfig, loadClusterConfig } from '../config/index.ts'
+import { Controller } from '../controller/index.ts'
 import { definedProps } from '../core/defined-props.ts'
 import { errorMessage, isEdgeopError } from '../core/index.ts'
 import { createLogger } from '../logging/index.ts'
@@ -151,7 +153,9 @@ export async function runOperatorWith<F extends FlagSet & ProcessFlags>(
       })
     : undefined
   const context = { options: values, client, config, manager, recorder, log, clusters }
-  for (const c of spec.controllers(context)) manager.add(c)
+  // One registration: a controller the spec's function already added (`addX(manager)` returning
+  // manager.add's result) is not added again; any other controller of a name in use is refused by add.
+  for (const c of spec.controllers(context)) if (!(c instanceof Controller && manager.has(c))) manager.add(c)
   if (clusters) {
     manager.readyz.add('clusters', clusters.check)
     clusters.metrics(registry)

@@ -64,7 +64,11 @@ export interface OperatorSpec<F extends FlagSet & ProcessFlags = typeof OPERATOR
   validate?(options: FlagValues<F>): string | undefined
   /** Checks that need the machine (a directory is writable): one line naming the flag, or undefined (exit 2). */
   precheck?(options: FlagValues<F>): Promise<string | undefined> | string | undefined
-  /** The controllers to run, built on the wired parts; each goes through `manager.add`. */
+  /**
+   * The controllers to run, built on the wired parts; each goes through `manager.add`, except one this
+   * function already added with `context.manager.add` (the same object), which is kept as added. Two
+   * controllers of one name: `EDGEOP_ERR_INVALID` naming it (exit 1).
+   */
   controllers(context: OperatorContext<F>): Iterable<Controller<KubeObject> | ControllerOptions<KubeObject>>
   /**
    * The logger. Default: edgeop's, at `--log-level` in `--log-format` on stderr. A function receives

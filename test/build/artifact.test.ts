@@ -82,13 +82,15 @@ const run = promisify(execFile)
  * +1,540), one concept per file in the controller and manager (+666 / +218) and later file splits.
  * Shorter --help texts (--root, --cache-dir, --node-name, `manifests`) took back 100 / 48, and optional
  * fields written as plain properties instead of conditional spreads 1,919 / 464: 382,689 / 124,830, 1,950
- * gzip bytes over the budget. The
+ * gzip bytes over the budget. Raised 2026-12-02 to just above 383,403 bytes, 125,043 gzip -9 (zlib
+ * memLevel 9; +714 / +213): a controller registered twice refused at add, and a second informer()
+ * request's indexers added to the shared informer (issue 31 F1, F8: each an error message and its check). The
  * minifiers have little left: terser's unsafe options, `pure_getters` (wrong for undici's getters)
  * and esbuild-only or terser-only builds measured at most 119 gzip less, most of them more. The
  * ceiling stays above the budget until code is cut.
  */
-const MAX_BYTES = 382_700
-const MAX_GZIP_BYTES = 124_840
+const MAX_BYTES = 383_410
+const MAX_GZIP_BYTES = 125_050
 
 async function artifact(): Promise<Buffer> {
   try {

@@ -5,18 +5,20 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { InformerFactory } from '../../src/cache/factory.ts'
+import type { IndexFunc } from '../../src/cache/store.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES, type ResourceType } from '../../src/client/resource.ts'
 import type { ResourceClient } from '../../src/client/resource-client.ts'
 import { ManualClock } from '../../src/core/clock.ts'
 import type { EdgeopError } from '../../src/core/errors.ts'
+import type { KubeObject } from '../../src/core/types.ts'
 import { FakeStream, list } from '../support/fake-lister-watcher.ts'
 
 /**
- * A client whose namespace decides how lists answer: `ready` at once, `gated` once
+ * A client whose namespace decides how lists answer (with `items`): `ready` at once, `gated` once
  * `open()` is called, anything else never. Watches open and stay silent.
  */
-function fakeClient() {
+function fakeClient(items: KubeObject[] = []) {
   let open!: () => void
   const gate = new Promise<void>((r) => (open = r))
   const never = (signal: AbortSignal) =>
@@ -29,7 +31,7 @@ function fakeClient() {
         list: async ({ signal }: { signal: AbortSignal }) => {
           if (namespace === 'gated') await gate
           else if (namespace !== 'ready') await never(signal)
-          return list('10')
+          return list('10', ...items)
         },
         openWatch: async () => new FakeStream(),
       }) as unknown as ResourceClient,
@@ -115,4 +117,47 @@ test('whenSynced with nothing left to wait for resolves at once, even with an ab
   ac.abort()
   await t.factory.whenSynced(ac.signal)
   await t.stop()
+})
+
+test('F8: a second informer() call for the same spec adds its indexers to the shared informer; one name, two functions is refused', async () => {
+  const label =
+    (key: string): IndexFunc =>
+    (o) => [o.metadata?.labels?.[key] ?? '']
+  const byApp = label('app')
+  const byTier = label('tier')
+  const web = {
+    metadata: { namespace: 'ready', name: 'a', resourceVersion: '1', labels: { app: 'shop', tier: 'web' } },
+  }
+  const factory = new InformerFactory(fakeClient([web]).client, {
+    clock: new ManualClock(),
+    streaming: 'off',
+  })
+  const spec = { type: CORE_TYPES.configMaps, namespace: 'ready' }
+  const first = factory.informer(spec, { indexers: { byApp } })
+  const ac = new AbortController()
+  factory.start(ac.signal)
+  await factory.whenSynced()
+  // A second controller asks for the same informer with its own index (and the first one's, the same function).
+  const second = factory.informer(spec, { indexers: { byApp, byTier } })
+  assert.equal(second, first, 'one shared informer')
+  assert.deepEqual(second.store.indexKeys('byTier', 'web'), ['ready/a'], 'objects already cached are indexed')
+  assert.deepEqual(second.store.indexKeys('byApp', 'shop'), ['ready/a'])
+  assert.throws(
+    () => factory.informer(spec, { indexers: { byOwner: label('owner'), byApp: label('app') } }),
+    (err: EdgeopError) => {
+      assert.equal(err.code, 'EDGEOP_ERR_INVALID')
+      assert.equal(
+        err.message,
+        'configmaps in ready: index "byApp" has another function: share one or rename it',
+      )
+      return true
+    },
+  )
+  assert.throws(
+    () => first.store.indexValues('byOwner'),
+    /does not exist/,
+    'a refused call adds none of its indexers',
+  )
+  ac.abort()
+  await factory.stopped()
 })

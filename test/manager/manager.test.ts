@@ -253,6 +253,49 @@ describe('Manager', () => {
       assert.ok(rendered.includes(series), `missing ${series}`)
     assert.ok(!rendered.includes('controller="given"'), 'hooks given by hand are not replaced')
   })
+  test('F1: a controller added twice, or a second one of its name, is refused at add with one EDGEOP_ERR_INVALID naming it', async () => {
+    const events: string[] = []
+    const t = setup(events, { leader: false, items: [cm('a')] })
+    const c = t.manager.add(
+      configMapController(t.manager, async (r) => void events.push(`reconciled ${r.name}`), 'secretsync'),
+    )
+    const refused = (again: () => unknown) =>
+      assert.throws(again, (err: EdgeopError) => {
+        assert.equal(err.code, 'EDGEOP_ERR_INVALID')
+        assert.equal(
+          err.message,
+          `controller "secretsync" is added twice: add it once, by manager.add or in runOperator's controllers`,
+        )
+        return true
+      })
+    refused(() => t.manager.add(c))
+    refused(() => t.manager.add(configMapController(t.manager, async () => undefined, 'secretsync')))
+    assert.ok(t.manager.has(c))
+    // Registered once, it runs once: no second run rejecting with "already running".
+    const ac = new AbortController()
+    const done = t.manager.run(ac.signal)
+    await until(() => events.includes('reconciled a'))
+    ac.abort()
+    await done
+    assert.deepEqual(
+      events.filter((e) => e.startsWith('reconciled')),
+      ['reconciled a'],
+    )
+  })
+
+  test('a controller that left with its signal frees its name: a member engaged again adds it anew', () => {
+    const t = setup([], { leader: false })
+    const member = new AbortController()
+    const first = t.manager.add(
+      configMapController(t.manager, async () => undefined, 'mirror/east'),
+      member.signal,
+    )
+    member.abort()
+    assert.ok(!t.manager.has(first))
+    const second = t.manager.add(configMapController(t.manager, async () => undefined, 'mirror/east'))
+    assert.ok(t.manager.has(second))
+  })
+
   test('a controller added while running starts at once when leading, and stops and leaves when its signal aborts', async () => {
     const events: string[] = []
     const t = setup(events, { items: [cm('a')] })

@@ -3,9 +3,16 @@
  * codes), the logger choice, and the RBAC rules turned into `check`'s permission requests.
  */
 import assert from 'node:assert/strict'
-import { describe, test } from 'node:test'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { after, describe, test } from 'node:test'
+import type { EventHandler } from '../../src/cache/listener.ts'
+import type { Controller } from '../../src/controller/controller.ts'
 import { type LogLevel, noopLogger } from '../../src/core/log.ts'
 import type { LogFormat } from '../../src/logging/logger.ts'
+import type { Manager } from '../../src/manager/manager.ts'
+import type { OperatorSpec } from '../../src/operator/operator-spec.ts'
 import { rulePermissions } from '../../src/operator/rule-permissions.ts'
 import { runOperator } from '../../src/operator/run-operator.ts'
 
@@ -88,6 +95,85 @@ describe('runOperator: the command line', () => {
     assert.match(r.stderr, /^mirror: .*\/nonexistent\/kubeconfig.*\n$/)
     assert.deepEqual(seen, [{ level: 'debug', format: 'text' }])
     assert.equal(r.built, 0)
+  })
+})
+
+describe('runOperator: registering controllers', () => {
+  const tmp = mkdtempSync(path.join(tmpdir(), 'edgeop-run-operator-'))
+  after(() => rmSync(tmp, { recursive: true, force: true }))
+  // A cluster that is never asked: the controller's source is in memory, nothing is watched.
+  const kubeconfig = path.join(tmp, 'kubeconfig')
+  writeFileSync(
+    kubeconfig,
+    'clusters:\n- name: c\n  cluster: {server: "https://127.0.0.1:1"}\n' +
+      'contexts:\n- name: c\n  context: {cluster: c}\ncurrent-context: c\n',
+  )
+
+  /** The guide's pattern: a function that adds the controller with `manager.add` and returns it. */
+  function addSecretSync(manager: Manager, reconciled: string[], then = () => {}): Controller {
+    const source = {
+      describe: 'secrets in memory',
+      addEventHandler: (h: EventHandler) => {
+        h.onAdd?.({ metadata: { namespace: 'ns', name: 'a', resourceVersion: '1', uid: 'u' } }, true)
+        return { hasSynced: () => true, whenSynced: async () => {}, pending: 0, remove() {} }
+      },
+    }
+    return manager.add({
+      name: 'secretsync',
+      for: { source, kind: 'Secret', group: '', namespaced: true },
+      reconcile: async (r) => {
+        reconciled.push(r.name)
+        then()
+      },
+    })
+  }
+
+  /** Runs operator `secretsync` with `controllers` against the unasked cluster until `signal`. */
+  async function secretsync(controllers: OperatorSpec['controllers'], signal: AbortSignal) {
+    let stderr = ''
+    let code: number | undefined
+    await runOperator(
+      { name: 'secretsync', logger: noopLogger, controllers },
+      {
+        argv: [`--kubeconfig=${kubeconfig}`, '--metrics-bind-address=0', '--health-probe-bind-address=0'],
+        env: {},
+        stdout: { write: () => {} },
+        stderr: { write: (s) => (stderr += s) },
+        exit: (c) => {
+          code = c
+        },
+        signal,
+      },
+    )
+    return { stderr, code }
+  }
+
+  test('F1: a controller added with manager.add and also returned from controllers runs once, exit 0', async () => {
+    const reconciled: string[] = []
+    const stop = new AbortController()
+    const r = await secretsync(
+      ({ manager }) => [addSecretSync(manager, reconciled, () => stop.abort())],
+      stop.signal,
+    )
+    assert.equal(r.stderr, '')
+    assert.equal(r.code, 0)
+    assert.deepEqual(reconciled, ['a'])
+  })
+
+  test('F1: a controller returned from controllers under a name already added: one line naming it, exit 1', async () => {
+    const r = await secretsync(({ manager }) => {
+      const c = addSecretSync(manager, [])
+      return [
+        {
+          name: c.name,
+          for: { source: c.source, kind: 'Secret', group: '', namespaced: true },
+          reconcile: async () => {},
+        },
+      ]
+    }, AbortSignal.abort())
+    assert.equal(r.code, 1)
+    assert.equal(r.stderr.split('\n').length, 2, 'one line')
+    assert.match(r.stderr, /^secretsync: controller "secretsync" is added twice: add it once/)
   })
 })
 
