@@ -29,8 +29,13 @@ const { env, setup, defer } = useTestEnv()
 /** The project's name, so its cluster-scoped objects (CRD aside) are this run's own. */
 const NAME = `scaffold-${randomBytes(3).toString('hex')}`
 const WIDGETS = { group: 'example.com', version: 'v1alpha1', resource: 'widgets', namespaced: true }
-/** This Node first on PATH: npm's scripts and npx's bin run on it, not on the system's. */
-const PATH = `${dirname(process.execPath)}${delimiter}${process.env.PATH}`
+/**
+ * The environment of the commands: this Node first on PATH (npm's scripts and npx's bin run on it, not
+ * on the system's), and without NODE_TEST_CONTEXT, which would make the project's `node --test` report
+ * to this runner instead of printing its results.
+ */
+const { NODE_TEST_CONTEXT: _, ...inherited } = process.env
+const ENV = { ...inherited, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH}` }
 
 let admin: KubeClient
 let work: string
@@ -49,7 +54,7 @@ setup(async () => {
 /** Runs `cmd` in `cwd` with this Node first on PATH; rejects with its output when it fails. */
 async function sh(cmd: string, args: string[], cwd: string) {
   try {
-    return await run(cmd, args, { cwd, env: { ...process.env, PATH }, maxBuffer: 16 * 1024 * 1024 })
+    return await run(cmd, args, { cwd, env: ENV, maxBuffer: 16 * 1024 * 1024 })
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; message: string }
     throw new Error(`${cmd} ${args.join(' ')}: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`)
