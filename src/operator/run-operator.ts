@@ -11,6 +11,7 @@ import {
   type Command,
   checkCommand,
   defineCommand,
+  type Flag,
   type FlagSet,
   imageReference,
   kubeName,
@@ -44,7 +45,9 @@ export function operatorCheckCommand<F extends FlagSet & ProcessFlags>(
  * The `manifests` command for `spec`: prints {@link installManifests} as one YAML stream for
  * `kubectl apply -f -`, with the Deployment's `--image` and the `--install-namespace`.
  */
-export function operatorManifestsCommand<F extends FlagSet & ProcessFlags>(spec: OperatorSpec<F>) {
+export function operatorManifestsCommand<F extends FlagSet & ProcessFlags>(
+  spec: OperatorSpec<F>,
+): Command<{ image: Flag<string>; 'install-namespace': Flag<string> }> {
   return defineCommand({
     description: 'Print the CRDs, RBAC (from check), Namespace and Deployment that install the operator',
     flags: {
