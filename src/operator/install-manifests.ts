@@ -48,14 +48,15 @@ export function leaseRules(): RbacRule[] {
 }
 
 /**
- * A (Cluster)Role with `rules` and its binding to ServiceAccount `subject`: the pair every grant of an
- * operator's manifests is made of. A Role lives in `metadata.namespace`.
+ * A (Cluster)Role with `rules` and its binding to the ServiceAccount `namespace/name`: the pair every
+ * grant of an operator's manifests is made of. A Role lives in `metadata.namespace`.
  */
 export function roleAndBinding(
   kind: 'ClusterRole' | 'Role',
   metadata: KubeObject['metadata'],
   rules: readonly object[],
-  subject: { name: string; namespace: string },
+  name: string,
+  namespace: string,
 ): KubeObject[] {
   const apiVersion = 'rbac.authorization.k8s.io/v1'
   return [
@@ -65,7 +66,7 @@ export function roleAndBinding(
       kind: `${kind}Binding`,
       metadata,
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind, name: metadata.name },
-      subjects: [{ kind: 'ServiceAccount', ...subject }],
+      subjects: [{ kind: 'ServiceAccount', name, namespace }],
     },
   ]
 }
@@ -88,7 +89,6 @@ export function installManifests<F extends FlagSet & ProcessFlags>(
   const namespace = options.namespace ?? `${name}-system`
   const labels = { 'app.kubernetes.io/name': name, 'app.kubernetes.io/managed-by': 'edgeop' }
   const meta = (n: string, namespaced = true) => ({ name: n, ...(namespaced ? { namespace } : {}), labels })
-  const subject = { name, namespace }
   const elects = spec.flags === undefined || 'leader-elect' in spec.flags
   const args = [
     'run',
@@ -102,9 +102,15 @@ export function installManifests<F extends FlagSet & ProcessFlags>(
     ...((spec.crds ?? []) as readonly KubeObject[]),
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace, labels } },
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta(name) },
-    ...roleAndBinding('ClusterRole', meta(name, false), spec.check?.rules ?? [], subject),
-    ...roleAndBinding('ClusterRole', meta(`${name}-metrics-auth`, false), METRICS_AUTH_RULES, subject),
-    ...(elects ? roleAndBinding('Role', meta(`${name}-leader-election`), leaseRules(), subject) : []),
+    ...roleAndBinding('ClusterRole', meta(name, false), spec.check?.rules ?? [], name, namespace),
+    ...roleAndBinding(
+      'ClusterRole',
+      meta(`${name}-metrics-auth`, false),
+      METRICS_AUTH_RULES,
+      name,
+      namespace,
+    ),
+    ...(elects ? roleAndBinding('Role', meta(`${name}-leader-election`), leaseRules(), name, namespace) : []),
     {
       apiVersion: 'apps/v1',
       kind: 'Deployment',

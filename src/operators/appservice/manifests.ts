@@ -10,7 +10,6 @@
 import type { KubeObject } from '../../core/index.ts'
 import { DEFAULT_RENEW_DEADLINE_MS } from '../../leader/index.ts'
 import { DEFAULT_SHUTDOWN_GRACE_PERIOD_MS } from '../../manager/index.ts'
-import { roleAndBinding } from '../../operator/index.ts'
 import { appServiceCrd, GROUP } from './api.ts'
 import {
   METRICS_PORT,
@@ -237,11 +236,20 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
     labels,
   })
   /** A (Cluster)Role `<operator><suffix>` with `rules`, and its binding to the operator's ServiceAccount. */
-  const role = (kind: 'ClusterRole' | 'Role', suffix: string, rules: object[]): KubeObject[] =>
-    roleAndBinding(kind, meta(OPERATOR_NAME + suffix, kind === 'Role'), rules, {
-      name: OPERATOR_NAME,
-      namespace: OPERATOR_NAMESPACE,
-    })
+  const role = (kind: 'ClusterRole' | 'Role', suffix: string, rules: unknown[]): KubeObject[] => {
+    const metadata = meta(OPERATOR_NAME + suffix, kind === 'Role')
+    const apiVersion = 'rbac.authorization.k8s.io/v1'
+    return [
+      { apiVersion, kind, metadata, rules },
+      {
+        apiVersion,
+        kind: `${kind}Binding`,
+        metadata,
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind, name: metadata.name },
+        subjects: [{ kind: 'ServiceAccount', name: OPERATOR_NAME, namespace: OPERATOR_NAMESPACE }],
+      },
+    ]
+  }
   return {
     '00-namespace.yaml': [
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: OPERATOR_NAMESPACE, labels } },
