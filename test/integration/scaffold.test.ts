@@ -1,15 +1,17 @@
 /**
  * The scaffold end to end, as a new user runs it: `npm pack` of a clean checkout of HEAD, `npx edgeop
  * init` from that tarball, `npm install` (npm's cache first), the project's own test on edgeop/testing,
- * its build to one file, then its install into the real control plane with the manifests it generates:
- * the operator, as the generated ServiceAccount under exactly the generated RBAC and with the generated
- * Deployment's args, passes its own `check` (SubjectAccessReviews against the apiserver), leads through a
- * Lease in the install namespace and reconciles its CRD. Only committed files are packed: commit first.
+ * its build to one file, then its install into the real control plane with the manifests it generates.
+ * The operator runs as the Dockerfile's image runs it (its one file alone, no node_modules; with no
+ * Docker engine here, the image's files are staged from the Dockerfile), as the generated
+ * ServiceAccount under exactly the generated RBAC, with the generated Deployment's args: it passes its
+ * own `check` (SubjectAccessReviews against the apiserver), leads through a Lease in the install
+ * namespace and reconciles its CRD. Only committed files are packed: commit first.
  */
 import assert from 'node:assert/strict'
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
 import { test } from 'node:test'
@@ -83,13 +85,38 @@ test("the project's own test type-checks (strict) and passes on edgeop/testing's
   assert.match(stdout, /^ℹ fail 0$/m)
 })
 
-test('npm run build writes the operator as one file, and the Dockerfile ships that file', async () => {
+/**
+ * What the project's Dockerfile puts into its image, without a Docker engine: its COPY sources copied
+ * under `root` (and nothing else: no node_modules), its ENV, and its ENTRYPOINT with the image's Node as
+ * this Node and image paths under `root`.
+ */
+async function stageImage(dockerfile: string, root: string) {
+  const env: Record<string, string> = {}
+  let entrypoint: string[] = []
+  for (const line of dockerfile.split('\n')) {
+    const [op, ...rest] = line.trim().split(/\s+/)
+    if (op === 'COPY') {
+      const [from, to] = rest as [string, string]
+      await mkdir(dirname(join(root, to)), { recursive: true })
+      await copyFile(join(project, from), join(root, to))
+    } else if (op === 'ENV') for (const kv of rest) env[kv.split('=')[0]!] = kv.split('=')[1]!
+    else if (op === 'ENTRYPOINT') entrypoint = JSON.parse(rest.join(' ')) as string[]
+  }
+  const [node, ...args] = entrypoint
+  assert.equal(node, '/nodejs/bin/node', 'the distroless image runs its Node')
+  return { env, argv: args.map((a) => (a.startsWith('/') ? join(root, a) : a)) }
+}
+
+let image: { env: Record<string, string>; argv: string[] }
+
+test("npm run build writes the operator as one file; the Dockerfile's image holds that file alone, and it runs there", async () => {
   await sh('npm', ['run', 'build'], project)
   assert.deepEqual(await readdir(join(project, 'dist')), ['operator.mjs'])
-  const dockerfile = await readFile(join(project, 'Dockerfile'), 'utf8')
-  assert.match(dockerfile, /^COPY dist\/operator\.mjs \/app\/operator\.mjs$/m)
-  assert.match(dockerfile, /^ENTRYPOINT \["\/nodejs\/bin\/node", "\/app\/operator\.mjs"\]$/m)
-  const { stdout } = await sh(process.execPath, ['dist/operator.mjs', '--help'], project)
+  const root = join(work, 'image')
+  image = await stageImage(await readFile(join(project, 'Dockerfile'), 'utf8'), root)
+  assert.deepEqual(await readdir(join(root, 'app')), ['operator.mjs'])
+  assert.equal(image.env.NODE_ENV, 'production')
+  const { stdout } = await sh(process.execPath, [...image.argv, '--help'], root)
   assert.match(stdout, /^ {2}manifests +Print the CRDs, RBAC/m)
 })
 
@@ -97,8 +124,8 @@ test('installed with its generated manifests, the built operator passes its chec
   const namespace = await env().createNamespace('scaffold-system')
   const { stdout: yaml } = await sh(
     process.execPath,
-    ['dist/operator.mjs', 'manifests', `--image=${NAME}:0.1.0`, `--install-namespace=${namespace}`],
-    project,
+    [...image.argv, 'manifests', `--image=${NAME}:0.1.0`, `--install-namespace=${namespace}`],
+    work,
   )
   const objects = parseAllDocuments(yaml).map((d) => d.toJS() as KubeObject)
   const deployment = objects.find((o) => o.kind === 'Deployment')!
@@ -148,7 +175,7 @@ test('installed with its generated manifests, the built operator passes its chec
   assert.equal(args[0], 'run')
 
   // check: every rule and the Lease rights, as SubjectAccessReviews of the ServiceAccount.
-  const check = await sh(process.execPath, ['dist/operator.mjs', 'check', ...args.slice(1)], project)
+  const check = await sh(process.execPath, [...image.argv, 'check', ...args.slice(1)], work)
   assert.doesNotMatch(check.stdout, /^\[-\]/m, check.stdout)
   assert.match(check.stdout, /^\[\+\]may patch configmaps cluster-wide$/m)
   assert.match(
@@ -156,8 +183,9 @@ test('installed with its generated manifests, the built operator passes its chec
     new RegExp(`^\\[\\+\\]may update leases.coordination.k8s.io in namespace "${namespace}"$`, 'm'),
   )
 
-  const operator: ChildProcess = spawn(process.execPath, ['dist/operator.mjs', ...args], {
-    cwd: project,
+  const operator: ChildProcess = spawn(process.execPath, [...image.argv, ...args], {
+    cwd: work,
+    env: { ...ENV, ...image.env },
     stdio: ['ignore', 'ignore', 'pipe'],
   })
   let stderr = ''
