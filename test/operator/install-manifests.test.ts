@@ -6,13 +6,14 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import * as z from 'zod/mini'
-import { booleanFlag, OPERATOR_FLAGS } from '../../src/cli/index.ts'
+import { booleanFlag, OPERATOR_FLAGS, parseCommandLine } from '../../src/cli/index.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { leaderElectionPermissions } from '../../src/manager/preflight.ts'
 import { customResourceDefinition } from '../../src/objects/crd.ts'
 import { installManifests } from '../../src/operator/install-manifests.ts'
 import type { OperatorSpec } from '../../src/operator/operator-spec.ts'
 import { rulePermissions } from '../../src/operator/rule-permissions.ts'
+import { operatorManifestsCommand } from '../../src/operator/run-operator.ts'
 
 const widgetCrd = customResourceDefinition({
   group: 'example.com',
@@ -85,5 +86,22 @@ test('an operator whose flags have no --leader-elect gets no Lease Role and no l
   assert.deepEqual(
     argsOf(find(objects, 'Deployment', 'solo')).filter((a) => a.includes('leader')),
     [],
+  )
+})
+
+test('the manifests command defaults to the image <name>:latest in <name>-system and refuses a namespace that is not a DNS-1123 label', () => {
+  const spec = { name: 'widgets', controllers: () => [] }
+  const cli = { name: 'widgets', commands: { manifests: operatorManifestsCommand(spec) } }
+  const ok = parseCommandLine(cli, ['manifests'], {})
+  assert.equal(ok.kind, 'run')
+  assert.deepEqual(ok.kind === 'run' && ok.values, {
+    image: 'widgets:latest',
+    installNamespace: 'widgets-system',
+  })
+  const bad = parseCommandLine(cli, ['manifests', '--install-namespace=Ops_NS'], {})
+  assert.equal(bad.kind, 'error')
+  assert.match(
+    bad.kind === 'error' ? bad.message : '',
+    /^--install-namespace: expected a namespace \(DNS-1123 label/,
   )
 })
