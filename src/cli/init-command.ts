@@ -12,7 +12,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { EdgeopError, quoteInput } from '../core/index.ts'
 import { stringFlag } from './flags/flags.ts'
-import { type Command, defineCommand } from './run-cli.ts'
+import { type Command, defineCommand, EXIT_USAGE } from './run-cli.ts'
 
 /** Template files whose name npm pack would drop or act on, stored without their leading dot. */
 const DOTFILES: Readonly<Record<string, string>> = { gitignore: '.gitignore', dockerignore: '.dockerignore' }
@@ -23,6 +23,8 @@ export interface InitSource {
   packageRoot: string
   /** Where the list of created files goes. Default `process.stdout`. */
   stdout?: { write(s: string): unknown }
+  /** Where a refusal goes, as `edgeop: <line>`. Default `process.stderr`. */
+  stderr?: { write(s: string): unknown }
 }
 
 interface PackageJson {
@@ -76,20 +78,23 @@ function versionsOf(pkg: PackageJson): Record<string, string> {
   return { ...Object.fromEntries(dev), ...pkg.dependencies }
 }
 
+/** Why `dir` cannot take a new project (it holds something), or undefined when it is missing or empty. */
+export async function nonEmptyDirectory(dir: string): Promise<string | undefined> {
+  const existing = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return []
+    throw err
+  })
+  if (existing.length === 0) return undefined
+  return `init: ${quoteInput(dir)} is not empty (${existing.length} entries): give a new or empty directory`
+}
+
 /**
  * Creates the project in `dir` (made if missing). Refuses a directory that holds anything, with one
  * `EDGEOP_ERR_INVALID` naming it, before writing a file. Resolves with the created files, relative to `dir`.
  */
 export async function initProject(dir: string, edgeopSpec: string | undefined, source: InitSource) {
-  const existing = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return []
-    throw err
-  })
-  if (existing.length > 0)
-    throw new EdgeopError(
-      'EDGEOP_ERR_INVALID',
-      `init: ${quoteInput(dir)} is not empty (${existing.length} entries): give a new or empty directory`,
-    )
+  const refused = await nonEmptyDirectory(dir)
+  if (refused !== undefined) throw new EdgeopError('EDGEOP_ERR_INVALID', refused)
   const pkg = JSON.parse(await readFile(join(source.packageRoot, 'package.json'), 'utf8')) as PackageJson
   const versions = {
     ...versionsOf(pkg),
@@ -110,7 +115,10 @@ export async function initProject(dir: string, edgeopSpec: string | undefined, s
   return created
 }
 
-/** The `init` command: `edgeop init <dir> [--edgeop <version|tarball>]`. */
+/**
+ * The `init` command: `edgeop init <dir> [--edgeop <version|tarball>]`. Exits 2 with one line when the
+ * arguments are not one directory or the directory holds anything (a usage error, as a precheck's).
+ */
 export function initCommand(source: InitSource): Command<{ edgeop: ReturnType<typeof stringFlag> }> {
   return defineCommand({
     description:
@@ -122,12 +130,15 @@ export function initCommand(source: InitSource): Command<{ edgeop: ReturnType<ty
     },
     args: true,
     async run(values, args) {
-      if (args.length !== 1)
-        throw new EdgeopError(
-          'EDGEOP_ERR_INVALID',
-          `init: expected one directory, got ${args.length} arguments`,
-        )
       const dir = args[0]!
+      const refused =
+        args.length === 1
+          ? await nonEmptyDirectory(dir)
+          : `init: expected one directory, got ${args.length} arguments`
+      if (refused !== undefined) {
+        ;(source.stderr ?? process.stderr).write(`edgeop: ${refused}\n`)
+        return EXIT_USAGE
+      }
       const created = await initProject(dir, values.edgeop, source)
       const out = source.stdout ?? process.stdout
       out.write(`created ${created.length} files in ${dir}:\n${created.map((f) => `  ${f}\n`).join('')}`)

@@ -70,19 +70,21 @@ test('--edgeop with a tarball path writes it as an absolute file: dependency', a
   assert.equal(pkg.dependencies.edgeop, `file:${join(work, 'edgeop-0.1.0.tgz')}`)
 })
 
-test('init refuses a directory that holds anything, with one line and nothing written', async () => {
+test('init refuses a directory that holds anything, with one line, exit 2 and nothing written', async () => {
   const dir = join(work, 'taken')
   await mkdir(dir)
   await writeFile(join(dir, 'notes.txt'), 'mine')
   const r = await edgeop('init', 'taken')
-  assert.equal(r.code, 1)
+  assert.equal(r.code, 2)
   assert.equal(r.stderr, 'edgeop: init: "taken" is not empty (1 entries): give a new or empty directory\n')
   assert.deepEqual(await readdir(dir), ['notes.txt'])
 })
 
-test('init without a directory, or with two, is refused', async () => {
-  assert.match((await edgeop('init')).stderr, /^edgeop: init: expected one directory, got 0 arguments\n$/)
-  assert.equal((await edgeop('init', 'a', 'b')).code, 1)
+test('init without a directory, or with two, is refused with exit 2', async () => {
+  const none = await edgeop('init')
+  assert.equal(none.stderr, 'edgeop: init: expected one directory, got 0 arguments\n')
+  assert.equal(none.code, 2)
+  assert.equal((await edgeop('init', 'a', 'b')).code, 2)
 })
 
 test('project names, dependency specs and placeholders', () => {
