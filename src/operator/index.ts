@@ -9,6 +9,7 @@ export {
 } from './clusters-file.ts'
 export * from './flags.ts'
 export {
+  DEFAULT_RESOURCES,
   type InstallManifestOptions,
   installManifests,
   leaseRules,

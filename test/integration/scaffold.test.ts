@@ -120,7 +120,7 @@ test("npm run build writes the operator as one file; the Dockerfile's image hold
   assert.match(stdout, /^ {2}manifests +Print the CRDs, RBAC/m)
 })
 
-test('installed with its generated manifests, the built operator passes its check as its ServiceAccount, leads, and reconciles a Widget', async () => {
+test('installed with its generated manifests, the built operator passes its check as its ServiceAccount, leads, reconciles a Widget, and fits its memory request', async (t) => {
   const namespace = await env().createNamespace('scaffold-system')
   const { stdout: yaml } = await sh(
     process.execPath,
@@ -231,6 +231,16 @@ test('installed with its generated manifests, the built operator passes its chec
     { timeoutMs: 60_000, what: "the Widget's status" },
   )
   assert.doesNotMatch(stderr, /forbidden/i)
+  // The generated request is what the scheduler reserves: the running operator fits it.
+  const rssKiB = Number(
+    /^VmRSS:\s+(\d+) kB$/m.exec(await readFile(`/proc/${operator.pid}/status`, 'utf8'))?.[1],
+  )
+  const container = pod.containers[0] as unknown as { resources: { requests: { memory: string } } }
+  const requestMiB = Number(container.resources.requests.memory.replace(/Mi$/, ''))
+  t.diagnostic(
+    `operator RSS after one reconcile: ${(rssKiB / 1024).toFixed(1)} MiB (request ${requestMiB} Mi)`,
+  )
+  assert.ok(rssKiB > 0 && rssKiB / 1024 < requestMiB, `${rssKiB} KiB within ${requestMiB} Mi`)
   operator.kill('SIGTERM')
   assert.equal(await exited, 0, stderr.slice(-2000))
 })
