@@ -53,6 +53,8 @@ async function buildLibrary(): Promise<void> {
   await esbuild.build({
     entryPoints: Object.fromEntries([
       ['index', join(ROOT, 'src/index.ts')],
+      // The package's `edgeop` command (`npx edgeop init`); the operator binary is dist/edgeop.cjs.
+      ['bin', join(ROOT, 'src/cli/bin.ts')],
       ...SUBPATHS.map((s) => [
         s,
         join(ROOT, `src/${SUBPATH_DIRS[s as keyof typeof SUBPATH_DIRS] ?? s}/index.ts`),

@@ -8,8 +8,16 @@ export {
   readClustersFile,
 } from './clusters-file.ts'
 export * from './flags.ts'
+export {
+  DEFAULT_RESOURCES,
+  type InstallManifestOptions,
+  installManifests,
+  leaseRules,
+  METRICS_AUTH_RULES,
+  roleAndBinding,
+} from './install-manifests.ts'
 export { type OperatorRunOptions, operatorCommand, runOperatorWith } from './operator-command.ts'
 export type { OperatorContext, OperatorSpec, ProcessFlags } from './operator-spec.ts'
 export { type RbacRule, rulePermissions } from './rule-permissions.ts'
-export { operatorCheckCommand, runOperator } from './run-operator.ts'
+export { operatorCheckCommand, operatorManifestsCommand, runOperator } from './run-operator.ts'
 export { type OperatorWebhooks, startWebhooks } from './webhooks.ts'

@@ -9,7 +9,7 @@ import type { Controller, ControllerOptions } from '../controller/index.ts'
 import type { KubeObject, LogFields, Logger, LogLevel } from '../core/index.ts'
 import type { LogFormat } from '../logging/index.ts'
 import type { ClusterSet, Manager, ResourceRequirement } from '../manager/index.ts'
-import type { EventRecorder } from '../objects/index.ts'
+import type { customResourceDefinition, EventRecorder } from '../objects/index.ts'
 import type { RbacRule } from './rule-permissions.ts'
 import type { OperatorWebhooks } from './webhooks.ts'
 
@@ -83,7 +83,15 @@ export interface OperatorSpec<F extends FlagSet & ProcessFlags = typeof OPERATOR
   startFields?(options: FlagValues<F>): LogFields
   /** Appended to the error line when a watched resource is not served (a CRD missing): how to install it. */
   installHint?: string
-  /** What `check` verifies: resources that must be served and the RBAC rules the operator needs. */
+  /**
+   * The CustomResourceDefinitions of the operator's own kinds (`customResourceDefinition(...)`): the
+   * `manifests` command prints them first.
+   */
+  crds?: readonly ReturnType<typeof customResourceDefinition>[]
+  /**
+   * What `check` verifies: resources that must be served and the RBAC rules the operator needs. The
+   * `manifests` command grants exactly these rules (and the Lease rights `--leader-elect` needs).
+   */
   check?: { resources?: readonly ResourceRequirement[]; rules?: readonly RbacRule[] }
   /** Environment variable prefix of the flags. Default `EDGEOP_`. */
   envPrefix?: string

@@ -6,7 +6,20 @@
  * `(&Reconciler{}).SetupWithManager(mgr)` and `mgr.Start(ctrl.SetupSignalHandler())`, layered over
  * {@link Manager}: see {@link operatorCommand} for what `run` wires.
  */
-import { type CliIO, type Command, checkCommand, type FlagSet, runCli } from '../cli/index.ts'
+import {
+  type CliIO,
+  type Command,
+  checkCommand,
+  defineCommand,
+  type Flag,
+  type FlagSet,
+  imageReference,
+  kubeName,
+  runCli,
+  stringFlag,
+} from '../cli/index.ts'
+import { toYaml } from '../config/index.ts'
+import { installManifests } from './install-manifests.ts'
 import { type OperatorRunOptions, operatorCommand } from './operator-command.ts'
 import type { OperatorSpec, ProcessFlags } from './operator-spec.ts'
 import { rulePermissions } from './rule-permissions.ts'
@@ -29,7 +42,37 @@ export function operatorCheckCommand<F extends FlagSet & ProcessFlags>(
 }
 
 /**
- * Runs `spec` as the process's command line: `<name> [run|check] [flags]`. Exits the process (through
+ * The `manifests` command for `spec`: prints {@link installManifests} as one YAML stream for
+ * `kubectl apply -f -`, with the Deployment's `--image` and the `--install-namespace`.
+ */
+export function operatorManifestsCommand<F extends FlagSet & ProcessFlags>(
+  spec: OperatorSpec<F>,
+): Command<{ image: Flag<string>; 'install-namespace': Flag<string> }> {
+  return defineCommand({
+    description: 'Print the CRDs, RBAC (from check), Namespace and Deployment that install the operator',
+    flags: {
+      image: stringFlag('Container image of the Deployment.', {
+        default: `${spec.name}:latest`,
+        schema: imageReference(),
+        placeholder: 'image',
+      }),
+      'install-namespace': stringFlag('Namespace of the Deployment, ServiceAccount and Lease.', {
+        default: `${spec.name}-system`,
+        schema: kubeName('label', 'a namespace'),
+        placeholder: 'namespace',
+      }),
+    },
+    run: (o) =>
+      void process.stdout.write(
+        installManifests(spec, { image: o.image, namespace: o.installNamespace })
+          .map((d) => toYaml(d))
+          .join('---\n'),
+      ),
+  })
+}
+
+/**
+ * Runs `spec` as the process's command line: `<name> [run|check|manifests] [flags]`. Exits the process (through
  * `io.exit`): 0 after a clean stop on SIGTERM/SIGINT and for `--help`, 2 for a bad command line (one
  * line naming the flag), 1 when start-up fails or leadership is lost; `check` exits 0 or 1. `io`
  * replaces argv, the environment, the output streams and `exit`, and may carry the version for the
@@ -53,6 +96,7 @@ export function runOperator<F extends FlagSet & ProcessFlags>(
       signal: io.signal,
     }),
     check: operatorCheckCommand(spec),
+    manifests: operatorManifestsCommand(spec),
   }
   return runCli(
     {
