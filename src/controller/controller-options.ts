@@ -47,6 +47,14 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
    * it and every log line names it. Absent: the home cluster, requests without `cluster`.
    */
   cluster?: string
+  /**
+   * Start the workers once the caches hold a restored cache snapshot, before their watches caught up
+   * with the server (see the cache's `SyncState`). Default false: a snapshot may be hours old, and a
+   * reconcile on it may delete or provision from a state the server no longer has. Opt in only when
+   * acting on the last known state beats waiting (the node agent: serve the last known files while
+   * the API is away), and make every destructive step check the server first.
+   */
+  actOnRestored?: boolean
   /** Workers; one key is never reconciled by two at once. Default {@link DEFAULT_MAX_CONCURRENT_RECONCILES}. */
   maxConcurrentReconciles?: number
   /**

@@ -51,7 +51,8 @@ export type { ControllerObserver, ReconcileOutcome } from '../metrics/controller
  * Guarantees: events only enqueue keys (deduplicated while waiting); a key is never
  * reconciled by two workers at once, and an event during its reconcile queues it
  * again afterwards; workers start only after every handler has processed its
- * informer's initial list (awaited, not polled); a failure goes to the retry policy (default
+ * informer's initial list (awaited, not polled) of the server's state (`synced`; with
+ * `actOnRestored`, a restored cache snapshot is enough); a failure goes to the retry policy (default
  * {@link defaultRetryPolicy}: by error class, with jitter), which retries it after a delay (never
  * faster than the overall 10 qps bucket) or parks it; a parked key is not reconciled, and shows in
  * {@link Controller.parked}, until a change of its object re-arms it (`rearms`: a new generation,
@@ -185,7 +186,11 @@ export class Controller<T extends KubeObject = KubeObject> {
     try {
       if (!(await this.#whenSynced(signal))) return
       const workers = this.maxConcurrentReconciles
-      this.#log.info('starting workers', { workers })
+      // Says on which state the workers start: an opted-in controller may act on a restored snapshot.
+      this.#log.info('starting workers', {
+        workers,
+        caches: this.#options.actOnRestored ? 'restored or synced' : 'synced',
+      })
       await Promise.all(Array.from({ length: workers }, () => this.#worker(signal)))
     } finally {
       signal.removeEventListener('abort', stop)
@@ -215,7 +220,9 @@ export class Controller<T extends KubeObject = KubeObject> {
       writer: (obj, old) => (this.#tracer ? writerContext(obj, old) : undefined),
     }
     const watch = (source: EventSource, mapping: KeyMapping): void => {
-      this.#registrations.push(source.addEventHandler(keyHandler(mapping, sink)))
+      this.#registrations.push(
+        source.addEventHandler(keyHandler(mapping, sink), definedProps({ acceptRestored: o.actOnRestored })),
+      )
     }
     watch(o.for.source as EventSource, {
       predicates: o.for.predicates as Predicate[] | undefined,

@@ -49,4 +49,4 @@ export {
   type RetryPolicy,
   TRANSIENT_BASE_DELAY_MS,
 } from './retry-policy.ts'
-export type { EventSource, MappedWatch, OwnedWatch, PrimaryWatch } from './watches.ts'
+export type { EventSource, HandlerOptions, MappedWatch, OwnedWatch, PrimaryWatch } from './watches.ts'

@@ -14,9 +14,16 @@ export interface EventSource<T extends KubeObject = KubeObject> {
   readonly describe: string
   /**
    * Registers `handler`; the registration reports when the handler has processed the source's
-   * initial state ({@link HandlerRegistration.whenSynced}).
+   * initial state ({@link HandlerRegistration.whenSynced}): the server's state, or with
+   * `acceptRestored` already a restored cache snapshot (see the cache's `SyncState`).
    */
-  addEventHandler(handler: EventHandler<T>): HandlerRegistration
+  addEventHandler(handler: EventHandler<T>, options?: HandlerOptions): HandlerRegistration
+}
+
+/** How a handler is registered on an {@link EventSource}. */
+export interface HandlerOptions {
+  /** The registration syncs on a restored cache snapshot, before the watch caught up with the server. */
+  acceptRestored?: boolean
 }
 
 /** The primary resource: its events enqueue its own key. */
