@@ -56,7 +56,8 @@ export type { ControllerObserver, ReconcileOutcome } from '../metrics/controller
  * {@link defaultRetryPolicy}: by error class, with jitter), which retries it after a delay (never
  * faster than the overall 10 qps bucket) or parks it; a parked key is not reconciled, and shows in
  * {@link Controller.parked}, until a change of its object re-arms it (`rearms`: a new generation,
- * deletion, a new `edgeop.io/retry-now` annotation) or {@link Controller.retryParked}; a
+ * deletion, a new `edgeop.io/retry-now` annotation), any change (not a resync) of an owned or mapped
+ * object that maps to its key (a child deleted, a source relabelled), or {@link Controller.retryParked}; a
  * {@link TerminalError} parks at once; `requeueAfterMs` polls; a thrown non-Error is contained and counted as a panic; a reconcile
  * still failing after `reconcileTimeoutMs` counts as a timeout; every reconcile is reported to the
  * observer with one {@link ReconcileOutcome}; a failure is logged at error level with its message,
@@ -212,8 +213,14 @@ export class Controller<T extends KubeObject = KubeObject> {
   #wire(): void {
     const o = this.#options
     const sink: KeySink = {
-      enqueue: (k, writer) => {
-        if (k === undefined || this.#parked.has(k)) return
+      enqueue: (k, writer, rearm) => {
+        if (k === undefined) return
+        // A change that may be what a failure waited for: a key in flight must not park on it.
+        if (rearm && this.#processing.has(k)) this.#processing.set(k, true)
+        if (this.#parked.has(k)) {
+          if (rearm) this.retryParked(k)
+          return
+        }
         if (writer) this.#links.set(k, writer)
         this.queue.add(k)
       },
@@ -236,9 +243,13 @@ export class Controller<T extends KubeObject = KubeObject> {
       },
     })
     for (const w of o.owns ?? [])
-      watch(w.source, { predicates: w.predicates, keys: (obj) => [ownerKey(o.for as PrimaryWatch, obj)] })
+      watch(w.source, {
+        predicates: w.predicates,
+        keys: (obj) => [ownerKey(o.for as PrimaryWatch, obj)],
+        rearms: true,
+      })
     for (const w of o.watches ?? [])
-      watch(w.source, { predicates: w.predicates, keys: (obj) => w.map(obj).map(requestKey) })
+      watch(w.source, { predicates: w.predicates, keys: (obj) => w.map(obj).map(requestKey), rearms: true })
   }
 
   async #worker(signal: AbortSignal): Promise<void> {

@@ -110,6 +110,11 @@ function setup(fail: () => unknown, extra: Partial<ControllerOptions> = {}) {
   return { clock, primary, owned, child, ctl, calls, reports, registry, stop }
 }
 
+/** An object of a mapped watch (the source a child is derived from), at resourceVersion `rv`. */
+const relatedObject = (rv: string, team?: string): KubeObject => ({
+  metadata: { namespace: 'shop', name: 'creds', resourceVersion: rv, labels: team ? { team } : {} },
+})
+
 /** Lets queued work run without moving time further than `ms`. */
 async function settle(clock: ManualClock, ms = 0): Promise<void> {
   await clock.advance(ms)
@@ -134,7 +139,7 @@ test('a 403 retries at the slow delay, and the hook names the RBAC rule to grant
   await t.stop()
 })
 
-test('a 422 parks at once (no_retry): no retry as time passes nor on an owned object event; a new generation re-arms', async () => {
+test('a 422 parks at once (no_retry): no retry as time passes nor on a status-only update; a new generation re-arms', async () => {
   let n = 0
   const t = setup(() => (n++ === 0 ? invalid() : undefined))
   t.primary.add(app(1))
@@ -151,10 +156,13 @@ test('a 422 parks at once (no_retry): no retry as time passes nor on an owned ob
     ['no_retry'],
   )
   await settle(t.clock, 10 * 3_600_000)
-  t.owned.add(t.child())
   t.primary.update(app(1), { ...app(1), metadata: { ...app(1).metadata, resourceVersion: '11' } })
   await settle(t.clock, 1000)
-  assert.equal(t.calls.length, 1, 'parked: a status-only update and an owned object do not reconcile it')
+  assert.equal(
+    t.calls.length,
+    1,
+    'parked: a status-only update (its own condition, say) does not reconcile it',
+  )
   t.primary.update(app(1), app(2))
   await until(() => t.calls.length === 2)
   assert.deepEqual(t.ctl.parked(), [])
@@ -215,5 +223,56 @@ test('at the cap a key is not parked: it keeps retrying and the overflow is coun
   t.owned.add(t.child())
   // Not parked: any event reconciles it, as before parking existed.
   await until(() => t.calls.length === 2)
+  await t.stop()
+})
+
+test('F3: an owned object event re-arms a parked owner (a child deleted or changed by someone else)', async () => {
+  let n = 0
+  const t = setup(() => (n++ === 0 ? invalid() : undefined))
+  t.primary.add(app(1))
+  await until(() => t.ctl.parked().length === 1)
+  t.owned.delete(t.child())
+  await until(() => t.calls.length === 2)
+  assert.deepEqual(t.ctl.parked(), [])
+  await t.stop()
+})
+
+test('F3: an event of a mapped watch that maps to a parked key re-arms it; a resync of the same version does not', async () => {
+  const related = new Source()
+  let n = 0
+  const t = setup(() => (n++ === 0 ? invalid() : undefined), {
+    watches: [{ source: related, map: () => [{ namespace: 'shop', name: 'web' }] }],
+  })
+  t.primary.add(app(1))
+  await until(() => t.ctl.parked().length === 1)
+  related.update(relatedObject('5'), relatedObject('5'))
+  await settle(t.clock, 1000)
+  assert.equal(t.calls.length, 1, 'a resync (same resourceVersion) is no change: it stays parked')
+  related.update(relatedObject('5'), relatedObject('6', 'a'))
+  await until(() => t.calls.length === 2)
+  assert.deepEqual(t.ctl.parked(), [])
+  await t.stop()
+})
+
+test('F3: a mapped event during the reconcile that fails keeps the key from parking: it runs again', async () => {
+  const related = new Source()
+  let calls = 0
+  let release: () => void = () => {}
+  const t = setup(() => undefined, {
+    watches: [{ source: related, map: () => [{ namespace: 'shop', name: 'web' }] }],
+    reconcile: async () => {
+      if (++calls > 1) return
+      await new Promise<void>((r) => {
+        release = r
+      })
+      throw invalid()
+    },
+  })
+  t.primary.add(app(1))
+  await until(() => calls === 1)
+  related.update(relatedObject('5'), relatedObject('6', 'a'))
+  release()
+  await until(() => calls === 2)
+  assert.deepEqual(t.ctl.parked(), [])
   await t.stop()
 })
