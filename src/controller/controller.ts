@@ -9,6 +9,7 @@ import { deadlineSignal } from '../core/deadline.ts'
 import { definedProps } from '../core/defined-props.ts'
 import { EdgeopError, isEdgeopError } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
+import { quoteInput } from '../core/quote-input.ts'
 import { type KubeObject, splitObjectKey } from '../core/types.ts'
 import { defaultLogger } from '../logging/logger.ts'
 import type { ControllerObserver, ReconcileOutcome } from '../metrics/controller-observer.ts'
@@ -24,7 +25,7 @@ import {
   DEFAULT_MAX_CONCURRENT_RECONCILES,
 } from './controller-options.ts'
 import { FailureHandler, failureOutcome } from './failure-handler.ts'
-import { ParkedKeys, rearms } from './parked-keys.ts'
+import { MAX_PARKED_MESSAGE_CHARS, ParkedKeys, type ParkedRecord, rearms, sameRecord } from './parked-keys.ts'
 import type { Predicate } from './predicates.ts'
 import {
   type ReconcileContext,
@@ -234,9 +235,10 @@ export class Controller<T extends KubeObject = KubeObject> {
     watch(o.for.source as EventSource, {
       predicates: o.for.predicates as Predicate[] | undefined,
       keys: (obj) => [primaryKey(obj)],
-      primary: (old, obj) => {
-        // A change that re-arms: it reaches a parked key whatever the predicates say.
+      primary: (old, obj, deleted) => {
         const key = primaryKey(obj)
+        if (!deleted && this.#recordedPark(old, obj, key)) return true
+        // A change that re-arms: it reaches a parked key whatever the predicates say.
         if (!rearms(old, obj)) return this.#parked.has(key)
         if (this.#processing.has(key)) this.#processing.set(key, true)
         return this.retryParked(key)
@@ -250,6 +252,37 @@ export class Controller<T extends KubeObject = KubeObject> {
       })
     for (const w of o.watches ?? [])
       watch(w.source, { predicates: w.predicates, keys: (obj) => w.map(obj).map(requestKey), rearms: true })
+  }
+
+  /**
+   * The object records a park this controller has not seen (a restart's initial list, another
+   * replica's park): its key parks here, unreconciled (true). A record that vanished unparks it.
+   */
+  #recordedPark(old: KubeObject | undefined, obj: KubeObject, key: string): boolean {
+    const from = this.#options.parkedFrom as ((o: KubeObject) => ParkedRecord | undefined) | undefined
+    if (!from) return false
+    const now = from(obj)
+    const was = old && from(old)
+    if (!now) {
+      const e = was && this.#parked.unpark(key)
+      if (e) this.#observer?.onParkedKeys?.(e.reason, this.#parked.count(e.reason))
+      return false
+    }
+    if ((was && sameRecord(was, now)) || this.#parked.has(key) || this.#processing.has(key)) return false
+    const at = now.parkedAt
+    const stored = this.#parked.park({
+      key,
+      reason: now.reason,
+      errorClass: now.errorClass,
+      lastError: quoteInput(now.lastError, MAX_PARKED_MESSAGE_CHARS),
+      attempts: now.attempts,
+      firstFailureAt: at,
+      lastFailureAt: at,
+    })
+    if (!stored) return false
+    this.#observer?.onParkedKeys?.(now.reason, this.#parked.count(now.reason))
+    this.#log.info('parked, as the object records', { object: key, reason: now.reason })
+    return true
   }
 
   async #worker(signal: AbortSignal): Promise<void> {

@@ -11,9 +11,11 @@ export { mergeSources } from './merged-source.ts'
 export {
   DEFAULT_MAX_PARKED_KEYS,
   ParkedKeys,
+  type ParkedRecord,
   type ParkInput,
   RETRY_NOW_ANNOTATION,
   rearms,
+  sameRecord,
 } from './parked-keys.ts'
 export {
   allOf,

@@ -64,8 +64,8 @@ export interface KeyMapping {
   predicates: Predicate[] | undefined
   /** The keys an event on `obj` enqueues (undefined: none). */
   keys(obj: KubeObject): (string | undefined)[]
-  /** The primary watch sees each event first and returns true when it handled it. */
-  primary?(old: KubeObject | undefined, obj: KubeObject): boolean
+  /** The primary watch sees each event first (`deleted` for a delete) and returns true when it handled it. */
+  primary?(old: KubeObject | undefined, obj: KubeObject, deleted?: boolean): boolean
   /**
    * A change of this watch's objects re-arms the parked keys it maps to (owned and mapped watches:
    * a child deleted, a source relabelled may be what the failure waited for). A resync (an update
@@ -110,7 +110,7 @@ export function keyHandler(mapping: KeyMapping, sink: KeySink): EventHandler {
       for (const k of keys(old)) if (!keys(obj).includes(k)) sink.enqueue(k, undefined, rearms(old, obj))
     },
     onDelete: (obj) => {
-      if (!primary?.(undefined, obj) && allOf(preds, 'delete', obj)) add(obj)
+      if (!primary?.(undefined, obj, true) && allOf(preds, 'delete', obj)) add(obj)
     },
   }
 }

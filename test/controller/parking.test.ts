@@ -276,3 +276,76 @@ test('F3: a mapped event during the reconcile that fails keeps the key from park
   assert.deepEqual(t.ctl.parked(), [])
   await t.stop()
 })
+
+/** An App that records on itself that it is parked (as a Degraded/Parked condition would), at `generation`. */
+const parkedApp = (
+  generation: number,
+  observedGeneration = generation,
+  rv = generation * 10 + 1,
+): KubeObject => ({
+  ...app(generation),
+  metadata: { ...app(generation).metadata, resourceVersion: String(rv) },
+  status: { parked: { observedGeneration, reason: 'no_retry', attempts: 1, at: '2026-12-01T00:00:00Z' } },
+})
+const fromStatus = (obj: KubeObject) => {
+  const p = (obj as { status?: { parked?: { observedGeneration: number; attempts: number; at: string } } })
+    .status?.parked
+  if (!p || p.observedGeneration !== obj.metadata.generation) return undefined
+  return {
+    reason: 'no_retry' as const,
+    errorClass: 'invalid',
+    lastError: 'recorded on the object',
+    attempts: p.attempts,
+    parkedAt: Date.parse(p.at),
+  }
+}
+
+test('a restart: a key whose object records that it is parked is parked from the initial list, without a reconcile', async () => {
+  const t = setup(() => undefined, { parkedFrom: fromStatus })
+  for (const h of t.primary.handlers) h.onAdd?.(parkedApp(1), true)
+  await settle(t.clock, 1000)
+  assert.equal(t.calls.length, 0, 'nothing reconciled: it was parked before the restart')
+  assert.deepEqual(
+    t.ctl.parked().map((e) => [e.key, e.reason, e.errorClass, e.lastError, e.lastFailure]),
+    [['shop/web', 'no_retry', 'invalid', '"recorded on the object"', '2026-12-01T00:00:00.000Z']],
+  )
+  assert.match(t.registry.render(), /edgeop_controller_parked_keys\{controller="apps",reason="no_retry"\} 1/)
+  // Replayable as before: the retry-now annotation re-arms it, and the record, still there, does not park it again.
+  const annotated = {
+    ...parkedApp(1),
+    metadata: { ...parkedApp(1).metadata, annotations: { [RETRY_NOW_ANNOTATION]: '1' } },
+  }
+  t.primary.update(parkedApp(1), annotated)
+  await until(() => t.calls.length === 1)
+  t.primary.update(annotated, { ...annotated, metadata: { ...annotated.metadata, resourceVersion: '99' } })
+  await settle(t.clock, 1000)
+  assert.deepEqual(t.ctl.parked(), [], 'a stale record does not undo a re-arm')
+  await t.stop()
+})
+
+test('a record of an older generation parks nothing: the object changed while the process was down', async () => {
+  const t = setup(() => undefined, { parkedFrom: fromStatus })
+  for (const h of t.primary.handlers) h.onAdd?.(parkedApp(2, 1), true)
+  await until(() => t.calls.length === 1)
+  assert.deepEqual(t.ctl.parked(), [])
+  await t.stop()
+})
+
+test('a standby replica: a park recorded by the leader reaches its parked view, and its removal leaves it', async () => {
+  const t = setup(() => undefined, { parkedFrom: fromStatus })
+  t.primary.add(app(1))
+  await until(() => t.calls.length === 1)
+  // Another replica (the leader) parked it and wrote the record; this one sees the status update.
+  t.primary.update(app(1), parkedApp(1))
+  await settle(t.clock, 1000)
+  assert.deepEqual(
+    t.ctl.parked().map((e) => e.key),
+    ['shop/web'],
+  )
+  assert.equal(t.calls.length, 1)
+  // The leader re-armed and reconciled it: the record is gone.
+  t.primary.update(parkedApp(1), { ...app(1), metadata: { ...app(1).metadata, resourceVersion: '30' } })
+  await settle(t.clock, 1000)
+  assert.deepEqual(t.ctl.parked(), [])
+  await t.stop()
+})
