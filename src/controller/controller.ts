@@ -59,7 +59,9 @@ export type { ControllerObserver, ReconcileOutcome } from '../metrics/controller
  * {@link Controller.parked}, until a change of its object re-arms it (`rearms`: a new generation,
  * deletion, a new `edgeop.io/retry-now` annotation), any change (not a resync) of an owned or mapped
  * object that maps to its key (a child deleted, a source relabelled), or {@link Controller.retryParked}; a
- * {@link TerminalError} parks at once; `requeueAfterMs` polls; a thrown non-Error is contained and counted as a panic; a reconcile
+ * {@link TerminalError} parks at once; a failure of an object being deleted while finalizers hold it
+ * never parks: it retries at most `FINALIZER_RETRY_INTERVAL_MS` apart, forever, and `onFailure` is
+ * told how long the deletion has waited; `requeueAfterMs` polls; a thrown non-Error is contained and counted as a panic; a reconcile
  * still failing after `reconcileTimeoutMs` counts as a timeout; every reconcile is reported to the
  * observer with one {@link ReconcileOutcome}; a failure is logged at error level with its message,
  * and with its stack frames the first time the object fails with that error (again after a success;
@@ -79,6 +81,8 @@ export class Controller<T extends KubeObject = KubeObject> {
   readonly #registrations: HandlerRegistration[] = []
   readonly #parked: ParkedKeys
   readonly #failures: FailureHandler
+  /** Keys whose object is being deleted while finalizers hold it, with the deletion's wall ms. */
+  readonly #deleting = new Map<string, number>()
   /** Keys being reconciled, and those of them whose object changed meanwhile (they must not park). */
   readonly #processing = new Map<string, boolean>()
   /** Stands in for workqueue metrics that {@link instrument} may bind later; undefined when given. */
@@ -123,6 +127,7 @@ export class Controller<T extends KubeObject = KubeObject> {
       processing: this.#processing,
       policy: options.retryPolicy ?? defaultRetryPolicy(),
       clock: this.#clock,
+      deletingSince: (key) => this.#deleting.get(key),
       observer: () => this.#observer,
       onFailure: options.onFailure,
     })
@@ -237,6 +242,9 @@ export class Controller<T extends KubeObject = KubeObject> {
       keys: (obj) => [primaryKey(obj)],
       primary: (old, obj, deleted) => {
         const key = primaryKey(obj)
+        const since = obj.metadata.deletionTimestamp
+        if (!deleted && since && obj.metadata.finalizers?.length) this.#deleting.set(key, Date.parse(since))
+        else this.#deleting.delete(key)
         if (!deleted && this.#recordedPark(old, obj, key)) return true
         // A change that re-arms: it reaches a parked key whatever the predicates say.
         if (!rearms(old, obj)) return this.#parked.has(key)

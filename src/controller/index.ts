@@ -45,6 +45,7 @@ export {
   defaultRetryPolicy,
   type ErrorClass,
   type FailureHistory,
+  FINALIZER_RETRY_INTERVAL_MS,
   FORBIDDEN_RETRY_DELAY_MS,
   type ParkReason,
   type RetryDecision,

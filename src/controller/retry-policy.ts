@@ -137,6 +137,16 @@ export const DEFAULT_RETRY_JITTER = DEFAULT_BACKOFF_JITTER
 export const DEFAULT_PARK_AFTER_MS = 3_600_000
 
 /**
+ * A deleting object whose reconcile keeps failing (its finalizer cannot finish) is retried at least
+ * every 5 min, forever, and never parked: the object cannot go away until the finalizer succeeds, and
+ * nobody looks at a parked deletion. The normal backoff runs first; once it would wait longer, or the
+ * policy would park, the key retries at this interval. 5 min: a thousand stuck deletions cost about
+ * 3 requests per second, and a dependency that comes back is seen within minutes (the
+ * `EdgeopObjectsStuckTerminating` alert fires once the oldest deletion has waited 30 min).
+ */
+export const FINALIZER_RETRY_INTERVAL_MS = 300_000
+
+/**
  * First delay of a `transient` failure: 800 ms, doubling. A 429, a 5xx, a timeout or a lost
  * connection says the server or the path to it is busy or down; client-go's reflector
  * (`tools/cache/reflector.go`, backoff 800 ms → 30 s) and kube-rs's watcher (`DefaultBackoff`) wait

@@ -10,7 +10,11 @@ import type { ControllerOptions } from '../../src/controller/controller-options.
 import type { FailureReport } from '../../src/controller/failure-handler.ts'
 import { RETRY_NOW_ANNOTATION } from '../../src/controller/parked-keys.ts'
 import { generationChanged } from '../../src/controller/predicates.ts'
-import { defaultRetryPolicy, FORBIDDEN_RETRY_DELAY_MS } from '../../src/controller/retry-policy.ts'
+import {
+  defaultRetryPolicy,
+  FINALIZER_RETRY_INTERVAL_MS,
+  FORBIDDEN_RETRY_DELAY_MS,
+} from '../../src/controller/retry-policy.ts'
 import { ManualClock } from '../../src/core/clock.ts'
 import { noopLogger } from '../../src/core/log.ts'
 import type { KubeObject } from '../../src/core/types.ts'
@@ -347,5 +351,34 @@ test('a standby replica: a park recorded by the leader reaches its parked view, 
   t.primary.update(parkedApp(1), { ...app(1), metadata: { ...app(1).metadata, resourceVersion: '30' } })
   await settle(t.clock, 1000)
   assert.deepEqual(t.ctl.parked(), [])
+  await t.stop()
+})
+
+test('a finalizer that keeps failing is never parked: it retries every FINALIZER_RETRY_INTERVAL_MS, and onFailure says how long the deletion has waited', async () => {
+  const t = setup(invalid, { retryPolicy: defaultRetryPolicy({ random: () => 0, maxAttempts: 2 }) })
+  const deletedAt = t.clock.now()
+  const deleting: KubeObject = {
+    ...app(1),
+    metadata: {
+      ...app(1).metadata,
+      deletionTimestamp: new Date(deletedAt).toISOString(),
+      finalizers: ['example.com/cleanup'],
+    },
+  }
+  t.primary.add(deleting)
+  await until(() => t.calls.length === 1 && t.reports.length === 1)
+  assert.deepEqual(t.ctl.parked(), [], 'a 422 parks anything else at once')
+  assert.equal(t.reports[0]!.finalizerWaitingMs, 0)
+  await settle(t.clock, FINALIZER_RETRY_INTERVAL_MS - 1)
+  assert.equal(t.calls.length, 1, 'not before the interval')
+  await settle(t.clock, 1)
+  await until(() => t.calls.length === 2 && t.reports.length === 2)
+  for (let i = 3; i <= 5; i++) {
+    await settle(t.clock, FINALIZER_RETRY_INTERVAL_MS)
+    await until(() => t.calls.length === i)
+  }
+  assert.deepEqual(t.ctl.parked(), [])
+  await until(() => t.reports.length === 5)
+  assert.equal(t.reports[4]!.finalizerWaitingMs, 4 * FINALIZER_RETRY_INTERVAL_MS)
   await t.stop()
 })

@@ -8,7 +8,7 @@ import type {
   ReconcileContext,
   ReconcileRequest,
 } from '../../controller/index.ts'
-import { RETRY_NOW_ANNOTATION } from '../../controller/index.ts'
+import { FINALIZER_RETRY_INTERVAL_MS, RETRY_NOW_ANNOTATION } from '../../controller/index.ts'
 import { realClock } from '../../core/index.ts'
 import { setCondition, updateStatusIfChanged } from '../../objects/index.ts'
 import { type AppService, CONDITION, REASON } from './api.ts'
@@ -16,7 +16,11 @@ import type { AppServiceDeps } from './reconcile-pass.ts'
 import { degraded } from './status.ts'
 
 /** Degraded reasons the controller's failure reports give (see {@link appServiceFailureReporter}). */
-export const FAILURE_REASON = { forbidden: 'Forbidden', parked: 'Parked' } as const
+export const FAILURE_REASON = {
+  forbidden: 'Forbidden',
+  parked: 'Parked',
+  finalizerRetrying: 'FinalizerRetrying',
+} as const
 
 /** The Degraded message of a parked key: why, after how many failures, of which class, the error, how to retry. */
 function parkedMessage(report: FailureReport & { parked: ParkReason }): string {
@@ -55,7 +59,8 @@ export function appServiceParkedRecord(app: AppService): ParkedRecord | undefine
 /**
  * The controller's `onFailure` hook: Degraded=True and a Warning event that say why the operator is
  * stuck. A 403 names the RBAC rule to grant (`Forbidden`); a parked key says why it stopped and how to
- * retry it (`Parked`). Best effort: what fails here is logged by the controller.
+ * retry it (`Parked`); a deletion whose finalizer keeps failing says how long it has waited
+ * (`FinalizerRetrying`). Best effort: what fails here is logged by the controller.
  */
 export function appServiceFailureReporter(
   deps: Pick<AppServiceDeps, 'getAppService' | 'appServices' | 'recorder' | 'clock'>,
@@ -65,7 +70,15 @@ export function appServiceFailureReporter(
     if (!app) return
     const [reason, message] = report.parked
       ? [FAILURE_REASON.parked, parkedMessage({ ...report, parked: report.parked })]
-      : [FAILURE_REASON.forbidden, `missing permission, grant ${report.missingPermission}: ${report.message}`]
+      : report.finalizerWaitingMs !== undefined
+        ? [
+            FAILURE_REASON.finalizerRetrying,
+            `deletion waiting ${Math.round(report.finalizerWaitingMs / 1000)} s; the finalizer is retried every ${FINALIZER_RETRY_INTERVAL_MS / 1000} s until it succeeds: ${report.message}`,
+          ]
+        : [
+            FAILURE_REASON.forbidden,
+            `missing permission, grant ${report.missingPermission}: ${report.message}`,
+          ]
     deps.recorder.event(app, 'Warning', reason, 'Reconcile', message)
     const now = new Date((deps.clock ?? realClock).now())
     const conditions = setCondition(

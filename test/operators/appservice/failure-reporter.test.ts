@@ -90,3 +90,17 @@ test('an unusable spec (Degraded InvalidConfiguration, the reconciler’s termin
     parkedAt: Date.parse('2026-12-01T10:00:00Z'),
   })
 })
+
+test('a deletion whose finalizer keeps failing: Degraded FinalizerRetrying says how long it has waited, and is no park', async () => {
+  const waiting = await report(
+    { errorClass: 'transient', attempts: 9, message: '"database down"', finalizerWaitingMs: 1_800_000 },
+    app(3),
+  )
+  const c = waiting.status?.conditions?.find((x) => x.type === 'Degraded')
+  assert.deepEqual([c?.status, c?.reason], ['True', 'FinalizerRetrying'])
+  assert.equal(
+    c?.message,
+    'deletion waiting 1800 s; the finalizer is retried every 300 s until it succeeds: "database down"',
+  )
+  assert.equal(appServiceParkedRecord(waiting), undefined)
+})
