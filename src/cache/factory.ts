@@ -208,23 +208,34 @@ export class InformerFactory {
   }
 
   /**
-   * Resolves when every informer created so far has synced. Rejects with
+   * Resolves when every informer created so far has synced (`acceptRestored`: or holds a restored
+   * cache snapshot, see the `SyncState` type). Rejects with
    * `EDGEOP_ERR_SYNC` (retryable) naming the informers that did not sync, with their last
    * error, once `timeoutMs` have passed on the factory's clock; with `EDGEOP_ERR_ABORTED`
    * when `signal` aborts first. If all have synced by then, it resolves instead.
    */
-  async whenSynced(signal?: AbortSignal, timeoutMs = DEFAULT_SYNC_TIMEOUT_MS): Promise<void> {
+  async whenSynced(
+    signal?: AbortSignal,
+    timeoutMs = DEFAULT_SYNC_TIMEOUT_MS,
+    acceptRestored = false,
+  ): Promise<void> {
     const all = this.informers
+    const reached = (i: SharedInformer<KubeObject>): boolean =>
+      acceptRestored ? i.syncState() !== 'unsynced' : i.hasSynced()
     try {
       await withDeadline(
-        Promise.all(all.map((i) => i.whenSynced())),
+        Promise.all(all.map((i) => (acceptRestored ? i.whenRestored() : i.whenSynced()))),
         this.#clock,
         timeoutMs,
-        () => notSyncedError(all, timeoutMs),
+        () =>
+          notSyncedError(
+            all.filter((i) => !reached(i)),
+            timeoutMs,
+          ),
         signal,
       )
     } catch (err) {
-      if (all.every((i) => i.hasSynced())) return
+      if (all.every(reached)) return
       throw err
     }
   }
@@ -236,19 +247,22 @@ export class InformerFactory {
   async waitForSync(timeoutMs = DEFAULT_SYNC_TIMEOUT_MS, signal?: AbortSignal): Promise<void> {
     const all = this.informers
     await this.whenSynced(signal, timeoutMs).catch((err: unknown) => {
-      throw isEdgeopError(err, 'EDGEOP_ERR_ABORTED') ? notSyncedError(all, timeoutMs) : err
+      throw isEdgeopError(err, 'EDGEOP_ERR_ABORTED')
+        ? notSyncedError(
+            all.filter((i) => !i.hasSynced()),
+            timeoutMs,
+          )
+        : err
     })
   }
 }
 
-/** The error naming each informer of `all` that has not synced, with its last error. */
-function notSyncedError(all: readonly SharedInformer<KubeObject>[], timeoutMs: number): EdgeopError {
-  const what = all
-    .filter((i) => !i.hasSynced())
-    .map((i) => {
-      const h = i.health()
-      return `${i.describe}${h.lastError ? ` (last error: ${h.lastError})` : ''}`
-    })
+/** The error naming each informer of `waiting` (those that have not synced), with its last error. */
+function notSyncedError(waiting: readonly SharedInformer<KubeObject>[], timeoutMs: number): EdgeopError {
+  const what = waiting.map((i) => {
+    const h = i.health()
+    return `${i.describe}${h.lastError ? ` (last error: ${h.lastError})` : ''}`
+  })
   return new EdgeopError(
     'EDGEOP_ERR_SYNC',
     `caches did not sync within ${timeoutMs} ms: ${what.join('; ')}`,

@@ -34,4 +34,5 @@ export {
   snapshotDueAt,
 } from './snapshot-schedule.ts'
 export * from './store.ts'
+export type { SyncState } from './sync-state.ts'
 export * from './transforms.ts'

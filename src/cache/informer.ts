@@ -1,7 +1,6 @@
 /**
  * @module informer — one list/watch feeding a cache and many event handlers.
  */
-import { raceAbort } from '../core/abort.ts'
 import { type CancelTimer, type Clock, realClock } from '../core/clock.ts'
 import { isEncodedObject, materialize } from '../core/encoded-object.ts'
 import { EdgeopError } from '../core/errors.ts'
@@ -17,6 +16,8 @@ import { MemoryIndexer } from './memory-indexer.ts'
 import { relistDiff } from './relist-diff.ts'
 import { SnapshotKeeper, type SnapshotOptions } from './snapshot-keeper.ts'
 import type { Indexer, IndexFunc } from './store.ts'
+import type { SyncState } from './sync-state.ts'
+import { SyncTracker } from './sync-tracker.ts'
 import { deepFreeze, stripManagedFields } from './transforms.ts'
 
 /** client-go `minimumResyncPeriod`: handler resync periods below 1 s are raised to 1 s. */
@@ -24,7 +25,7 @@ export const MIN_RESYNC_PERIOD_MS = 1000
 
 /** Options of {@link SharedInformer}. */
 export interface InformerOptions<T extends KubeObject>
-  extends Omit<WatcherOptions<T>, 'transform' | 'logger' | 'clock'> {
+  extends Omit<WatcherOptions<T>, 'transform' | 'logger' | 'clock' | 'onBookmark'> {
   /** Secondary indexes of the store, by name (the namespace index is always there). */
   indexers?: Record<string, IndexFunc<T>>
   /** Drop `metadata.managedFields` before caching. Default true. */
@@ -63,10 +64,16 @@ export interface InformerOptions<T extends KubeObject>
 
 /** Informer health: the watcher's plus the handlers' backlog. */
 export interface InformerHealth extends WatcherHealth {
+  /** True only in the `synced` state (the server's state), not while serving a restored snapshot. */
+  synced: boolean
+  /** What the store holds: nothing yet, a restored snapshot, or the server's state ({@link SyncState}). */
+  syncState: SyncState
   /** Notifications buffered across all handlers. */
   pendingNotifications: number
   /** Since when (ms since epoch) the store is a restored snapshot not yet confirmed by the server; undefined otherwise. */
   servingFromSnapshotSince: number | undefined
+  /** While `restored`: when the snapshot file was written (ms since epoch, its mtime); undefined otherwise. */
+  snapshotTakenAt: number | undefined
   /** Snapshot writes that failed (full disk, read-only directory); 0 without snapshots. */
   snapshotWriteFailures: number
 }
@@ -79,19 +86,23 @@ export interface InformerHealth extends WatcherHealth {
  * deletions for objects that vanished meanwhile (`finalStateUnknown: true`, with the
  * last known state) and does not report unchanged objects as updates (client-go
  * kubernetes/kubernetes#87957); a handler added after start first receives every cached object as an
- * initial add; `hasSynced()` turns true only after the first full state is in the store.
+ * initial add; `hasSynced()` turns true only once the store holds the server's state (`synced`,
+ * see {@link SyncState}).
  * Does not guarantee: ordering across handlers or across objects.
  *
  * With `snapshot`: `run` first loads a valid snapshot file (same resource, scope,
  * selectors, tag and format, checksum intact; anything else is one warning and a cold
- * start), delivers its objects to handlers as initial adds and counts as synced at once —
- * a snapshot is a full state at a known resourceVersion, exactly what a list gives, only
- * older, and a controller gated on sync must be able to work while the server is out of
- * reach. The watch then resumes from the snapshot's resourceVersion without listing;
- * changes since arrive as events, deletions included. A 410 relists and delivers the
- * differences as any relist does (tombstones for vanished objects). `health()` reports
- * `servingFromSnapshotSince` until the resumed watch delivers its first event or bookmark,
- * or the relist lands. The store is written back after `SNAPSHOT_QUIET_MS` without a
+ * start), delivers its objects to handlers as initial adds and is `restored`: a full state
+ * at a known resourceVersion, possibly old. {@link whenRestored} and handlers registered with
+ * `acceptRestored` see it as their first state (the node agent serves its files from it while the
+ * server is out of reach); {@link whenSynced}, `hasSynced()` and every other handler wait for
+ * `synced`. The watch then resumes from the snapshot's resourceVersion without listing; changes
+ * since arrive as events, deletions included. Beside it, one `limit=1` list reads the server's
+ * current resourceVersion; the informer is `synced` once the watch has delivered every change up
+ * to it, or at the watch's first bookmark (see {@link SyncState}). A
+ * 410 relists and delivers the differences as any relist does (tombstones for vanished objects),
+ * and the relist makes it `synced`. `health()` reports `servingFromSnapshotSince` and the
+ * snapshot's age while `restored`. The store is written back after `SNAPSHOT_QUIET_MS` without a
  * change, at most once per `SNAPSHOT_MIN_INTERVAL_MS`, and when `run` ends.
  */
 export class SharedInformer<T extends KubeObject = KubeObject> {
@@ -104,24 +115,18 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
   readonly #clock: Clock
   readonly #log: Logger
   #transform: ((obj: T) => T) | undefined
-  #synced = false
+  readonly #sync: SyncTracker
   #started = false
   #stopped = false
-  /** Resolves once, when the first full state is in the store. */
-  readonly #syncedOnce: Promise<void>
-  #markSynced: () => void = () => {}
   #cancelResync: CancelTimer | undefined
   readonly #keeper: SnapshotKeeper | undefined
   readonly #freeze: boolean
-  #snapshotSince: number | undefined
 
   /** An informer over `source`; it lists and watches only once {@link SharedInformer.run} is called. */
   constructor(source: ListerWatcher<T>, options: InformerOptions<T> = {}) {
     this.#clock = options.clock ?? realClock
-    this.#syncedOnce = new Promise((resolve) => {
-      this.#markSynced = resolve
-    })
     this.#log = (options.logger ?? noopLogger).child({ informer: source.describe })
+    this.#sync = new SyncTracker(this.#clock, this.#log, source.describe)
     const strip = options.stripManagedFields ?? true
     const freeze = options.freeze ?? true
     const compact = options.store === 'compact'
@@ -141,6 +146,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
       ...options,
       clock: this.#clock,
       logger: options.logger ?? noopLogger,
+      onBookmark: () => this.#sync.caughtUp('bookmark', this.#indexer.size),
       transform: compact
         ? (obj) => this.#compactTransform(obj, strip)
         : (obj) => {
@@ -179,30 +185,29 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
     this.#transform = transform
   }
 
-  /** The first full state is in the store. */
+  /** The store holds the server's state (`synced`; a restored snapshot is not enough). */
   hasSynced(): boolean {
-    return this.#synced
+    return this.#sync.state === 'synced'
+  }
+
+  /** What the store holds: nothing yet, a restored snapshot, or the server's state. */
+  syncState(): SyncState {
+    return this.#sync.state
   }
 
   /** Health for probes and metrics. */
   health(): InformerHealth {
     let pending = 0
     for (const l of this.#listeners) pending += l.pending
-    const h = this.watcher.health()
-    if (h.phase === 'watching' && h.lastHeardAt !== undefined) this.#caughtUp()
     return {
-      ...h,
-      synced: this.#synced,
+      ...this.watcher.health(),
+      synced: this.#sync.state === 'synced',
+      syncState: this.#sync.state,
       pendingNotifications: pending,
-      servingFromSnapshotSince: this.#snapshotSince,
+      servingFromSnapshotSince: this.#sync.servingSince,
+      snapshotTakenAt: this.#sync.takenAt,
       snapshotWriteFailures: this.#keeper?.failures ?? 0,
     }
-  }
-
-  #caughtUp(): void {
-    if (this.#snapshotSince === undefined) return
-    this.#snapshotSince = undefined
-    this.#log.info('cache snapshot confirmed by the server: serving live state')
   }
 
   /** Loads the snapshot (if valid) as the first full state and seeds the watch with its resourceVersion. */
@@ -211,19 +216,25 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
     if (!r) return
     this.#replace(this.#freeze ? r.objects.map(deepFreeze) : r.objects)
     this.watcher.resumeFrom(r.resourceVersion)
-    this.#snapshotSince = this.#clock.now()
-    this.#log.info('serving from cache snapshot until the server answers', {
+    this.#sync.restored(r.writtenAt)
+    this.#log.info('serving from cache snapshot until the watch catches up with the server', {
       objects: r.objects.length,
       resourceVersion: r.resourceVersion,
+      ...(r.writtenAt === undefined ? {} : { snapshotAgeMs: this.#clock.now() - r.writtenAt }),
     })
   }
 
   /**
    * Registers a handler. Before start it sees the first list as initial adds; after
    * start it first gets every cached object as an initial add. A resync period > 0
-   * re-delivers every cached object as `onUpdate(obj, obj)` that often (min 1 s).
+   * re-delivers every cached object as `onUpdate(obj, obj)` that often (min 1 s). The registration
+   * has synced once the informer is `synced` and the handler processed its initial adds;
+   * `acceptRestored`: already once it is `restored` (a snapshot, see {@link SyncState}).
    */
-  addEventHandler(handler: EventHandler<T>, options: { resyncPeriodMs?: number } = {}): HandlerRegistration {
+  addEventHandler(
+    handler: EventHandler<T>,
+    options: { resyncPeriodMs?: number; acceptRestored?: boolean } = {},
+  ): HandlerRegistration {
     if (this.#stopped)
       throw new EdgeopError('EDGEOP_ERR_INVALID', `informer for ${this.describe} has stopped`, {
         step: 'add event handler',
@@ -232,15 +243,15 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
     const listener = new Listener<T>(
       handler,
       period,
-      () => this.#synced,
-      () => this.#syncedOnce,
+      () => this.#sync.reached(options.acceptRestored ?? false),
+      () => this.#sync.once(options.acceptRestored ?? false),
       (l) => this.#listeners.delete(l),
       this.#log,
       (entry) => this.#indexer.resolve(entry),
     )
     listener.nextResyncAt = this.#clock.monotonic() + period
     this.#listeners.add(listener)
-    if (this.#synced)
+    if (this.#sync.reached(true))
       for (const obj of this.#indexer.entries()) listener.notify({ kind: 'add', obj, initial: true })
     if (this.#started) this.#scheduleResync()
     return listener
@@ -253,16 +264,15 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
    * bound it with core's `withDeadline` on the informer's clock.
    */
   whenSynced(signal?: AbortSignal): Promise<void> {
-    if (this.#synced) return Promise.resolve()
-    return raceAbort(
-      this.#syncedOnce,
-      signal,
-      () =>
-        new EdgeopError('EDGEOP_ERR_ABORTED', `stopped waiting for ${this.describe} to sync`, {
-          step: 'wait for cache sync',
-          cause: signal?.reason,
-        }),
-    )
+    return this.#sync.when(false, signal)
+  }
+
+  /**
+   * {@link whenSynced} for a full state that may be a restored snapshot: resolves once the informer is
+   * `restored` or `synced`.
+   */
+  whenRestored(signal?: AbortSignal): Promise<void> {
+    return this.#sync.when(true, signal)
   }
 
   /** Resolves true once synced, or false if `signal` aborts first ({@link whenSynced} as a boolean). */
@@ -281,6 +291,12 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
       })
     this.#started = true
     if (this.#keeper) await this.#restore(this.#keeper)
+    if (this.#sync.state === 'restored')
+      void this.#sync.askServerVersion(
+        (s) => this.watcher.source.list({ limit: 1 }, s),
+        () => this.#watchedTo(),
+        signal,
+      )
     this.#scheduleResync()
     try {
       await this.watcher.run((ev) => this.#apply(ev), signal)
@@ -293,11 +309,11 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
   }
 
   #apply(ev: WatcherEvent<T>): void {
-    this.#caughtUp()
     this.#keeper?.changed()
     switch (ev.type) {
       case 'replace':
         this.#replace(ev.objects)
+        this.#sync.caughtUp('list', this.#indexer.size)
         return
       case 'added':
       case 'modified': {
@@ -305,19 +321,26 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
         this.#broadcast(
           old ? { kind: 'update', old, obj: ev.object } : { kind: 'add', obj: ev.object, initial: false },
         )
+        this.#watchedTo()
         return
       }
       case 'deleted': {
         const old = this.#indexer.remove(objectKey(ev.object))
         if (old) this.#broadcast({ kind: 'delete', obj: ev.object, stale: false })
+        this.#watchedTo()
         return
       }
     }
   }
 
+  /** A restored store whose watch has delivered every change up to the server's version is synced. */
+  #watchedTo(): void {
+    this.#sync.watchedTo(this.watcher.health().resourceVersion, this.#indexer.size)
+  }
+
   /** A relist: apply {@link relistDiff}'s deltas (deletions first), notifying as each lands. */
   #replace(objects: T[]): void {
-    const initial = !this.#synced
+    const initial = !this.#sync.reached(true)
     const cached = { get: (k: string) => this.#indexer.entry(k), keys: () => this.#indexer.keys() }
     for (const d of relistDiff(cached, objects)) {
       if (d.kind === 'delete') {
@@ -328,11 +351,6 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
       this.#indexer.upsert(d.obj)
       if (d.kind === 'add') this.#broadcast({ kind: 'add', obj: d.obj, initial })
       else if (d.kind === 'update') this.#broadcast({ kind: 'update', old: d.old, obj: d.obj })
-    }
-    if (!this.#synced) {
-      this.#synced = true
-      this.#markSynced()
-      this.#log.info('cache synced', { objects: this.#indexer.size })
     }
   }
 
@@ -352,7 +370,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
       for (const l of this.#listeners) {
         if (l.resyncPeriodMs === 0 || now < l.nextResyncAt) continue
         l.nextResyncAt = now + l.resyncPeriodMs
-        if (this.#synced)
+        if (this.#sync.reached(true))
           for (const obj of this.#indexer.entries()) l.notify({ kind: 'update', old: obj, obj })
       }
       this.#scheduleResync()

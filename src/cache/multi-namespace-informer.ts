@@ -56,9 +56,9 @@ export class MultiNamespaceInformer<T extends KubeObject = KubeObject> {
     return this.informers.every((i) => i.hasSynced())
   }
 
-  /** Registers `handler` on every informer; one registration removes, counts and syncs them all. */
-  addEventHandler(handler: EventHandler<T>): HandlerRegistration {
-    return joinRegistrations(this.informers.map((i) => i.addEventHandler(handler)))
+  /** Registers `handler` on every informer (`acceptRestored`: see {@link SharedInformer.addEventHandler}); one registration removes, counts and syncs them all. */
+  addEventHandler(handler: EventHandler<T>, options?: { acceptRestored?: boolean }): HandlerRegistration {
+    return joinRegistrations(this.informers.map((i) => i.addEventHandler(handler, options)))
   }
 
   /** The informer that caches `namespace`; undefined when it is not watched. */

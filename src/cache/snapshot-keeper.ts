@@ -7,6 +7,7 @@
  * write that fails (full disk, read-only directory) is one warning per failure streak
  * and a count in the informer's health, and the informer goes on.
  */
+import { stat } from 'node:fs/promises'
 import type { CancelTimer, Clock } from '../core/clock.ts'
 import { errorMessage } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
@@ -73,11 +74,14 @@ export class SnapshotKeeper {
    */
   async restore<T extends KubeObject>(
     o: { keepBytes?: boolean } = {},
-  ): Promise<SnapshotContents<T> | undefined> {
+  ): Promise<(SnapshotContents<T> & { writtenAt: number | undefined }) | undefined> {
     let r: SnapshotContents<T> | { problem: string } | undefined
+    let writtenAt: number | undefined
     try {
       const bytes = await readRegularFile(this.#o.path, MAX_SNAPSHOT_BYTES)
       r = bytes && decodeSnapshot<T>(bytes, this.#o.identity, o)
+      // Its age, for the restored state's health: the file's mtime (written once, renamed into place).
+      if (r && !('problem' in r)) writtenAt = (await stat(this.#o.path).catch(() => undefined))?.mtimeMs
     } catch (err) {
       r = { problem: errorMessage(err) }
     }
@@ -86,7 +90,7 @@ export class SnapshotKeeper {
         snapshot: this.#o.path,
         problem: r.problem,
       })
-    else return r
+    else return r && { ...r, writtenAt }
   }
 
   /** Records a change of the store and arms the write. */

@@ -10,6 +10,7 @@ import type { QueueMetrics } from '../queue/metrics.ts'
 import type { RateLimiter } from '../queue/rate-limiter.ts'
 import type { Tracer } from '../tracing/tracer.ts'
 import type { FailureReport } from './failure-handler.ts'
+import type { ParkedRecord } from './parked-keys.ts'
 import type { ReconcileContext, ReconcileRequest, Reconciler } from './reconciler.ts'
 import type { RetryPolicy } from './retry-policy.ts'
 import type { MappedWatch, OwnedWatch, PrimaryWatch } from './watches.ts'
@@ -47,6 +48,14 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
    * it and every log line names it. Absent: the home cluster, requests without `cluster`.
    */
   cluster?: string
+  /**
+   * Start the workers once the caches hold a restored cache snapshot, before their watches caught up
+   * with the server (see the cache's `SyncState`). Default false: a snapshot may be hours old, and a
+   * reconcile on it may delete or provision from a state the server no longer has. Opt in only when
+   * acting on the last known state beats waiting (the node agent: serve the last known files while
+   * the API is away), and make every destructive step check the server first.
+   */
+  actOnRestored?: boolean
   /** Workers; one key is never reconciled by two at once. Default {@link DEFAULT_MAX_CONCURRENT_RECONCILES}. */
   maxConcurrentReconciles?: number
   /**
@@ -62,6 +71,15 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
    * bucket of 10 qps, burst 100 (client-go's overall limit).
    */
   retryPolicy?: RetryPolicy
+  /**
+   * Reads back what an object records about its own parking (the condition `onFailure` wrote when its
+   * key parked): a record for the object's current generation, or undefined. With it, parked keys
+   * survive a restart and a leader change and show on every replica: a key whose object carries a record
+   * is parked from the initial list without a reconcile, a record written by another replica parks it
+   * here too, and a record that disappears unparks it. Replay is unchanged (a re-arming change, the
+   * retry-now annotation, `retryParked`); a record still there after a re-arm does not park it again.
+   */
+  parkedFrom?(obj: T): ParkedRecord | undefined
   /** Cap of parked keys. Default `DEFAULT_MAX_PARKED_KEYS`. */
   maxParkedKeys?: number
   /**

@@ -9,6 +9,7 @@ import { deadlineSignal } from '../core/deadline.ts'
 import { definedProps } from '../core/defined-props.ts'
 import { EdgeopError, isEdgeopError } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
+import { quoteInput } from '../core/quote-input.ts'
 import { type KubeObject, splitObjectKey } from '../core/types.ts'
 import { defaultLogger } from '../logging/logger.ts'
 import type { ControllerObserver, ReconcileOutcome } from '../metrics/controller-observer.ts'
@@ -24,7 +25,7 @@ import {
   DEFAULT_MAX_CONCURRENT_RECONCILES,
 } from './controller-options.ts'
 import { FailureHandler, failureOutcome } from './failure-handler.ts'
-import { ParkedKeys, rearms } from './parked-keys.ts'
+import { MAX_PARKED_MESSAGE_CHARS, ParkedKeys, type ParkedRecord, rearms, sameRecord } from './parked-keys.ts'
 import type { Predicate } from './predicates.ts'
 import {
   type ReconcileContext,
@@ -51,12 +52,16 @@ export type { ControllerObserver, ReconcileOutcome } from '../metrics/controller
  * Guarantees: events only enqueue keys (deduplicated while waiting); a key is never
  * reconciled by two workers at once, and an event during its reconcile queues it
  * again afterwards; workers start only after every handler has processed its
- * informer's initial list (awaited, not polled); a failure goes to the retry policy (default
+ * informer's initial list (awaited, not polled) of the server's state (`synced`; with
+ * `actOnRestored`, a restored cache snapshot is enough); a failure goes to the retry policy (default
  * {@link defaultRetryPolicy}: by error class, with jitter), which retries it after a delay (never
  * faster than the overall 10 qps bucket) or parks it; a parked key is not reconciled, and shows in
  * {@link Controller.parked}, until a change of its object re-arms it (`rearms`: a new generation,
- * deletion, a new `edgeop.io/retry-now` annotation) or {@link Controller.retryParked}; a
- * {@link TerminalError} parks at once; `requeueAfterMs` polls; a thrown non-Error is contained and counted as a panic; a reconcile
+ * deletion, a new `edgeop.io/retry-now` annotation), any change (not a resync) of an owned or mapped
+ * object that maps to its key (a child deleted, a source relabelled), or {@link Controller.retryParked}; a
+ * {@link TerminalError} parks at once; a failure of an object being deleted while finalizers hold it
+ * never parks: it retries at most `FINALIZER_RETRY_INTERVAL_MS` apart, forever, and `onFailure` is
+ * told how long the deletion has waited; `requeueAfterMs` polls; a thrown non-Error is contained and counted as a panic; a reconcile
  * still failing after `reconcileTimeoutMs` counts as a timeout; every reconcile is reported to the
  * observer with one {@link ReconcileOutcome}; a failure is logged at error level with its message,
  * and with its stack frames the first time the object fails with that error (again after a success;
@@ -76,6 +81,8 @@ export class Controller<T extends KubeObject = KubeObject> {
   readonly #registrations: HandlerRegistration[] = []
   readonly #parked: ParkedKeys
   readonly #failures: FailureHandler
+  /** Keys whose object is being deleted while finalizers hold it, with the deletion's wall ms. */
+  readonly #deleting = new Map<string, number>()
   /** Keys being reconciled, and those of them whose object changed meanwhile (they must not park). */
   readonly #processing = new Map<string, boolean>()
   /** Stands in for workqueue metrics that {@link instrument} may bind later; undefined when given. */
@@ -120,6 +127,7 @@ export class Controller<T extends KubeObject = KubeObject> {
       processing: this.#processing,
       policy: options.retryPolicy ?? defaultRetryPolicy(),
       clock: this.#clock,
+      deletingSince: (key) => this.#deleting.get(key),
       observer: () => this.#observer,
       onFailure: options.onFailure,
     })
@@ -185,7 +193,11 @@ export class Controller<T extends KubeObject = KubeObject> {
     try {
       if (!(await this.#whenSynced(signal))) return
       const workers = this.maxConcurrentReconciles
-      this.#log.info('starting workers', { workers })
+      // Says on which state the workers start: an opted-in controller may act on a restored snapshot.
+      this.#log.info('starting workers', {
+        workers,
+        caches: this.#options.actOnRestored ? 'restored or synced' : 'synced',
+      })
       await Promise.all(Array.from({ length: workers }, () => this.#worker(signal)))
     } finally {
       signal.removeEventListener('abort', stop)
@@ -207,31 +219,78 @@ export class Controller<T extends KubeObject = KubeObject> {
   #wire(): void {
     const o = this.#options
     const sink: KeySink = {
-      enqueue: (k, writer) => {
-        if (k === undefined || this.#parked.has(k)) return
+      enqueue: (k, writer, rearm) => {
+        if (k === undefined) return
+        // A change that may be what a failure waited for: a key in flight must not park on it.
+        if (rearm && this.#processing.has(k)) this.#processing.set(k, true)
+        if (this.#parked.has(k)) {
+          if (rearm) this.retryParked(k)
+          return
+        }
         if (writer) this.#links.set(k, writer)
         this.queue.add(k)
       },
       writer: (obj, old) => (this.#tracer ? writerContext(obj, old) : undefined),
     }
     const watch = (source: EventSource, mapping: KeyMapping): void => {
-      this.#registrations.push(source.addEventHandler(keyHandler(mapping, sink)))
+      this.#registrations.push(
+        source.addEventHandler(keyHandler(mapping, sink), definedProps({ acceptRestored: o.actOnRestored })),
+      )
     }
     watch(o.for.source as EventSource, {
       predicates: o.for.predicates as Predicate[] | undefined,
       keys: (obj) => [primaryKey(obj)],
-      primary: (old, obj) => {
-        // A change that re-arms: it reaches a parked key whatever the predicates say.
+      primary: (old, obj, deleted) => {
         const key = primaryKey(obj)
+        const since = obj.metadata.deletionTimestamp
+        if (!deleted && since && obj.metadata.finalizers?.length) this.#deleting.set(key, Date.parse(since))
+        else this.#deleting.delete(key)
+        if (!deleted && this.#recordedPark(old, obj, key)) return true
+        // A change that re-arms: it reaches a parked key whatever the predicates say.
         if (!rearms(old, obj)) return this.#parked.has(key)
         if (this.#processing.has(key)) this.#processing.set(key, true)
         return this.retryParked(key)
       },
     })
     for (const w of o.owns ?? [])
-      watch(w.source, { predicates: w.predicates, keys: (obj) => [ownerKey(o.for as PrimaryWatch, obj)] })
+      watch(w.source, {
+        predicates: w.predicates,
+        keys: (obj) => [ownerKey(o.for as PrimaryWatch, obj)],
+        rearms: true,
+      })
     for (const w of o.watches ?? [])
-      watch(w.source, { predicates: w.predicates, keys: (obj) => w.map(obj).map(requestKey) })
+      watch(w.source, { predicates: w.predicates, keys: (obj) => w.map(obj).map(requestKey), rearms: true })
+  }
+
+  /**
+   * The object records a park this controller has not seen (a restart's initial list, another
+   * replica's park): its key parks here, unreconciled (true). A record that vanished unparks it.
+   */
+  #recordedPark(old: KubeObject | undefined, obj: KubeObject, key: string): boolean {
+    const from = this.#options.parkedFrom as ((o: KubeObject) => ParkedRecord | undefined) | undefined
+    if (!from) return false
+    const now = from(obj)
+    const was = old && from(old)
+    if (!now) {
+      const e = was && this.#parked.unpark(key)
+      if (e) this.#observer?.onParkedKeys?.(e.reason, this.#parked.count(e.reason))
+      return false
+    }
+    if ((was && sameRecord(was, now)) || this.#parked.has(key) || this.#processing.has(key)) return false
+    const at = now.parkedAt
+    const stored = this.#parked.park({
+      key,
+      reason: now.reason,
+      errorClass: now.errorClass,
+      lastError: quoteInput(now.lastError, MAX_PARKED_MESSAGE_CHARS),
+      attempts: now.attempts,
+      firstFailureAt: at,
+      lastFailureAt: at,
+    })
+    if (!stored) return false
+    this.#observer?.onParkedKeys?.(now.reason, this.#parked.count(now.reason))
+    this.#log.info('parked, as the object records', { object: key, reason: now.reason })
+    return true
   }
 
   async #worker(signal: AbortSignal): Promise<void> {

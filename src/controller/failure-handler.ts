@@ -18,6 +18,7 @@ import {
   classifyError,
   type ErrorClass,
   type FailureHistory,
+  FINALIZER_RETRY_INTERVAL_MS,
   type ParkReason,
   type RetryPolicy,
 } from './retry-policy.ts'
@@ -34,6 +35,11 @@ export interface FailureReport {
   missingPermission?: string
   /** Set when the key was parked: why. */
   parked?: ParkReason
+  /**
+   * Set for a deleting object retried at the finalizer interval (never parked): how long (ms) since
+   * its deletion began. The place to say so in a condition.
+   */
+  finalizerWaitingMs?: number
 }
 
 /** What a {@link FailureHandler} works on: its controller's queue, parked keys and keys in flight. */
@@ -44,6 +50,8 @@ export interface FailureHandlerDeps {
   processing: ReadonlyMap<string, boolean>
   policy: RetryPolicy
   clock: Clock
+  /** Wall ms when the key's object began deletion while finalizers hold it; undefined when it is not deleting. */
+  deletingSince(key: string): number | undefined
   /** The controller's observer now (a manager may give it one after construction). */
   observer(): ControllerObserver | undefined
   /** See `ControllerOptions.onFailure`. */
@@ -106,7 +114,17 @@ export class FailureHandler {
     h.lastFailureAt = now
     this.#failures.set(key, h)
     const errorClass = classifyError(err)
-    const decision = policy.decide(err, h, now)
+    let decision = policy.decide(err, h, now)
+    // A finalizer never parks and never waits longer than the finalizer interval.
+    const deletingSince = this.#deps.deletingSince(key)
+    let finalizerWaitingMs: number | undefined
+    if (
+      deletingSince !== undefined &&
+      (decision.action === 'park' || decision.delayMs > FINALIZER_RETRY_INTERVAL_MS)
+    ) {
+      decision = { action: 'retry', delayMs: FINALIZER_RETRY_INTERVAL_MS }
+      finalizerWaitingMs = Math.max(0, now - deletingSince)
+    }
     const message = quoteInput(errorMessage(err), MAX_PARKED_MESSAGE_CHARS)
     const log = context.log
     const base = { ...fields, errorClass, attempts: h.attempts }
@@ -130,14 +148,17 @@ export class FailureHandler {
       const delayMs = Math.max(decision.delayMs, this.#retryBucket.reserve())
       queue.addAfter(key, delayMs)
       log.error(
-        errorClass === 'unknown' && !(err instanceof Error)
-          ? 'reconcile threw a non-error value'
-          : 'reconcile failed; will retry',
-        { ...base, retryInMs: Math.round(delayMs) },
+        finalizerWaitingMs !== undefined
+          ? 'reconcile of a deleting object failed; retrying until its finalizer succeeds'
+          : errorClass === 'unknown' && !(err instanceof Error)
+            ? 'reconcile threw a non-error value'
+            : 'reconcile failed; will retry',
+        { ...base, retryInMs: Math.round(delayMs), ...definedProps({ finalizerWaitingMs }) },
       )
     }
     const permission = errorClass === 'forbidden' ? forbiddenPermission(err) : undefined
-    if (!hook || errorClass === 'terminal' || (errorClass !== 'forbidden' && !parked)) return
+    const told = errorClass === 'forbidden' || parked !== undefined || finalizerWaitingMs !== undefined
+    if (!hook || errorClass === 'terminal' || !told) return
     try {
       await hook(
         request,
@@ -146,7 +167,7 @@ export class FailureHandler {
           attempts: h.attempts,
           message,
           ...(permission ? { missingPermission: formatRbacPermission(permission) } : {}),
-          ...definedProps({ parked }),
+          ...definedProps({ parked, finalizerWaitingMs }),
         },
         context,
       )

@@ -11,9 +11,11 @@ export { mergeSources } from './merged-source.ts'
 export {
   DEFAULT_MAX_PARKED_KEYS,
   ParkedKeys,
+  type ParkedRecord,
   type ParkInput,
   RETRY_NOW_ANNOTATION,
   rearms,
+  sameRecord,
 } from './parked-keys.ts'
 export {
   allOf,
@@ -43,10 +45,11 @@ export {
   defaultRetryPolicy,
   type ErrorClass,
   type FailureHistory,
+  FINALIZER_RETRY_INTERVAL_MS,
   FORBIDDEN_RETRY_DELAY_MS,
   type ParkReason,
   type RetryDecision,
   type RetryPolicy,
   TRANSIENT_BASE_DELAY_MS,
 } from './retry-policy.ts'
-export type { EventSource, MappedWatch, OwnedWatch, PrimaryWatch } from './watches.ts'
+export type { EventSource, HandlerOptions, MappedWatch, OwnedWatch, PrimaryWatch } from './watches.ts'

@@ -5,7 +5,7 @@
 import { joinRegistrations } from '../cache/joined-registration.ts'
 import type { EventHandler, HandlerRegistration } from '../cache/listener.ts'
 import type { KubeObject } from '../core/types.ts'
-import type { EventSource } from './watches.ts'
+import type { EventSource, HandlerOptions } from './watches.ts'
 
 /**
  * Fans a handler out to every source; the registrations are joined into one
@@ -15,8 +15,8 @@ import type { EventSource } from './watches.ts'
 export function mergeSources<T extends KubeObject>(sources: readonly EventSource<T>[]): EventSource<T> {
   return {
     describe: sources.map((s) => s.describe).join(' + '),
-    addEventHandler(handler: EventHandler<T>): HandlerRegistration {
-      return joinRegistrations(sources.map((s) => s.addEventHandler(handler)))
+    addEventHandler(handler: EventHandler<T>, options?: HandlerOptions): HandlerRegistration {
+      return joinRegistrations(sources.map((s) => s.addEventHandler(handler, options)))
     },
   }
 }

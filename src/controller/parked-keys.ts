@@ -37,6 +37,35 @@ export function rearms(old: KubeObject | undefined, obj: KubeObject): boolean {
   )
 }
 
+/**
+ * What an object records about its own parking, read back by {@link ControllerOptions.parkedFrom}: the
+ * condition and Event an `onFailure` hook writes when a key parks are where a parked key survives a
+ * restart and reaches every replica, without a write of its own.
+ */
+export interface ParkedRecord {
+  /** Why it stopped. */
+  reason: ParkReason
+  /** Its last error's class. */
+  errorClass: string
+  /** Its last error's message (quoted and cut again when shown). */
+  lastError: string
+  /** Consecutive failures when it parked. */
+  attempts: number
+  /** Wall ms when it parked (e.g. the condition's `lastTransitionTime`). */
+  parkedAt: number
+}
+
+/** Whether two records describe the same park (a status write that kept the record is no new park). */
+export function sameRecord(a: ParkedRecord, b: ParkedRecord): boolean {
+  return (
+    a.reason === b.reason &&
+    a.errorClass === b.errorClass &&
+    a.lastError === b.lastError &&
+    a.attempts === b.attempts &&
+    a.parkedAt === b.parkedAt
+  )
+}
+
 /** A key to park: everything {@link ParkedKeyInfo} shows but the controller name and the times as numbers. */
 export interface ParkInput {
   /** The request key. */

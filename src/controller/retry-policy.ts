@@ -13,10 +13,12 @@ import { DEFAULT_BACKOFF_JITTER } from '../core/backoff.ts'
 import { EdgeopError } from '../core/errors.ts'
 import { DEFAULT_ITEM_BASE_DELAY_MS, DEFAULT_ITEM_MAX_DELAY_MS } from '../queue/rate-limiter.ts'
 import {
+  hasStatusCause,
   isBadRequest,
   isConflict,
   isForbidden,
   isInvalid,
+  isRequestEntityTooLarge,
   isTooManyRequests,
   isUnauthorized,
   suggestsClientDelay,
@@ -26,9 +28,13 @@ import { isTerminalError } from './reconciler.ts'
 /**
  * What kind of failure a reconcile had:
  * - `conflict`: 409, someone wrote first; a fresh read usually succeeds at once;
- * - `transient`: 429, 5xx, server/client timeouts, connection failures: the server or the path to it is busy;
- * - `forbidden`: 401/403, a credential or an RBAC grant is missing: a person has to act;
- * - `invalid`: 400/422, the request is wrong and stays wrong until the object changes;
+ * - `transient`: 429, 5xx, server/client timeouts, connection failures: the server or the path to it
+ *   is busy; a 403 `NamespaceTerminating` too (the namespace goes away by itself);
+ * - `forbidden`: 401, or a 403 of the authorizer: a credential or an RBAC grant is missing, a person
+ *   (the installer) has to act, and no watched object shows it;
+ * - `invalid`: 400, 413, 422, or a 403 of an admission webhook or policy: the request is wrong and
+ *   stays wrong until the user changes what it is made from (the object, or a source a mapped watch
+ *   sees), and that change re-arms the key;
  * - `terminal`: a {@link TerminalError}: the reconciler says retrying cannot help;
  * - `unknown`: anything else (a plain Error, a 404, a thrown non-Error).
  */
@@ -37,11 +43,24 @@ export type ErrorClass = 'conflict' | 'transient' | 'forbidden' | 'invalid' | 't
 /** How many `cause` links {@link classifyError} follows to find an API error inside a wrapper. */
 const MAX_CAUSE_DEPTH = 5
 
+/**
+ * A 403 written by admission, not by the authorizer: an admission webhook's denial (kube-apiserver
+ * `admission webhook "<name>" denied the request`) or a ValidatingAdmissionPolicy's (`… denied request`).
+ */
+const ADMISSION_DENIAL =
+  /admission webhook "[^"]*" denied the request|ValidatingAdmissionPolicy '[^']*' .*denied request/
+
 function classifyOne(err: unknown): ErrorClass {
   if (isTerminalError(err)) return 'terminal'
   if (isConflict(err)) return 'conflict'
-  if (isForbidden(err) || isUnauthorized(err)) return 'forbidden'
-  if (isInvalid(err) || isBadRequest(err)) return 'invalid'
+  if (isForbidden(err)) {
+    // The namespace is being deleted (kube-apiserver's NamespaceLifecycle admission says so in a cause).
+    if (hasStatusCause(err, 'NamespaceTerminating')) return 'transient'
+    if (ADMISSION_DENIAL.test(String((err as { message?: unknown }).message))) return 'invalid'
+    return 'forbidden'
+  }
+  if (isUnauthorized(err)) return 'forbidden'
+  if (isInvalid(err) || isBadRequest(err) || isRequestEntityTooLarge(err)) return 'invalid'
   if (isTooManyRequests(err)) return 'transient'
   const e = err as { code?: unknown; retryable?: unknown } | null
   if (typeof e?.code === 'string' && e.code.startsWith('EDGEOP_ERR_') && e.retryable === true)
@@ -116,6 +135,16 @@ export const DEFAULT_RETRY_JITTER = DEFAULT_BACKOFF_JITTER
  * restart); past it, the failure needs a person, who finds the key in `/debug/parked`.
  */
 export const DEFAULT_PARK_AFTER_MS = 3_600_000
+
+/**
+ * A deleting object whose reconcile keeps failing (its finalizer cannot finish) is retried at least
+ * every 5 min, forever, and never parked: the object cannot go away until the finalizer succeeds, and
+ * nobody looks at a parked deletion. The normal backoff runs first; once it would wait longer, or the
+ * policy would park, the key retries at this interval. 5 min: a thousand stuck deletions cost about
+ * 3 requests per second, and a dependency that comes back is seen within minutes (the
+ * `EdgeopObjectsStuckTerminating` alert fires once the oldest deletion has waited 30 min).
+ */
+export const FINALIZER_RETRY_INTERVAL_MS = 300_000
 
 /**
  * First delay of a `transient` failure: 800 ms, doubling. A 429, a 5xx, a timeout or a lost

@@ -14,9 +14,16 @@ export interface EventSource<T extends KubeObject = KubeObject> {
   readonly describe: string
   /**
    * Registers `handler`; the registration reports when the handler has processed the source's
-   * initial state ({@link HandlerRegistration.whenSynced}).
+   * initial state ({@link HandlerRegistration.whenSynced}): the server's state, or with
+   * `acceptRestored` already a restored cache snapshot (see the cache's `SyncState`).
    */
-  addEventHandler(handler: EventHandler<T>): HandlerRegistration
+  addEventHandler(handler: EventHandler<T>, options?: HandlerOptions): HandlerRegistration
+}
+
+/** How a handler is registered on an {@link EventSource}. */
+export interface HandlerOptions {
+  /** The registration syncs on a restored cache snapshot, before the watch caught up with the server. */
+  acceptRestored?: boolean
 }
 
 /** The primary resource: its events enqueue its own key. */
@@ -57,14 +64,23 @@ export interface KeyMapping {
   predicates: Predicate[] | undefined
   /** The keys an event on `obj` enqueues (undefined: none). */
   keys(obj: KubeObject): (string | undefined)[]
-  /** The primary watch sees each event first and returns true when it handled it. */
-  primary?(old: KubeObject | undefined, obj: KubeObject): boolean
+  /** The primary watch sees each event first (`deleted` for a delete) and returns true when it handled it. */
+  primary?(old: KubeObject | undefined, obj: KubeObject, deleted?: boolean): boolean
+  /**
+   * A change of this watch's objects re-arms the parked keys it maps to (owned and mapped watches:
+   * a child deleted, a source relabelled may be what the failure waited for). A resync (an update
+   * with the same resourceVersion) is no change.
+   */
+  rearms?: boolean
 }
 
 /** Where the keys go. */
 export interface KeySink {
-  /** Queues `key` (a parked or undefined key is not queued); `writer` is the span that wrote the object. */
-  enqueue(key: string | undefined, writer?: SpanContext): void
+  /**
+   * Queues `key` (an undefined key is not queued; a parked one only when `rearm`, which re-arms it);
+   * `writer` is the span that wrote the object.
+   */
+  enqueue(key: string | undefined, writer?: SpanContext, rearm?: boolean): void
   /** The writer's span an event names, when the controller traces. */
   writer(obj: KubeObject, old?: KubeObject): SpanContext | undefined
 }
@@ -77,9 +93,12 @@ export interface KeySink {
 export function keyHandler(mapping: KeyMapping, sink: KeySink): EventHandler {
   const preds = mapping.predicates ?? []
   const { keys, primary } = mapping
+  // An add, a delete, or an update to a new version (a resync re-delivers the same one).
+  const rearms = (old: KubeObject | undefined, obj: KubeObject): boolean =>
+    mapping.rearms === true && (!old || old.metadata.resourceVersion !== obj.metadata.resourceVersion)
   const add = (obj: KubeObject, old?: KubeObject): void => {
     const writer = sink.writer(obj, old)
-    for (const k of keys(obj)) sink.enqueue(k, writer)
+    for (const k of keys(obj)) sink.enqueue(k, writer, rearms(old, obj))
   }
   return {
     onAdd: (obj) => {
@@ -88,10 +107,10 @@ export function keyHandler(mapping: KeyMapping, sink: KeySink): EventHandler {
     onUpdate: (old, obj) => {
       if (primary?.(old, obj) || !allOf(preds, 'update', old, obj)) return
       add(obj, old)
-      for (const k of keys(old)) if (!keys(obj).includes(k)) sink.enqueue(k)
+      for (const k of keys(old)) if (!keys(obj).includes(k)) sink.enqueue(k, undefined, rearms(old, obj))
     },
     onDelete: (obj) => {
-      if (!primary?.(undefined, obj) && allOf(preds, 'delete', obj)) add(obj)
+      if (!primary?.(undefined, obj, true) && allOf(preds, 'delete', obj)) add(obj)
     },
   }
 }

@@ -228,27 +228,40 @@ export interface InformerReadiness {
     lastError: string | undefined
     /** Set while the informer serves a restored cache snapshot the server has not confirmed yet (epoch ms). */
     servingFromSnapshotSince?: number | undefined
+    /** `restored` while serving a snapshot (ready: it serves), `synced` once caught up. */
+    syncState?: string
+    /** While restored: when the snapshot was written (epoch ms). */
+    snapshotTakenAt?: number | undefined
   }
 }
 
 /**
- * Readiness of informers: fails while any has not synced, or its watch has failed
- * `failureThreshold` times in a row; the reason names each such informer (and its last error). A
- * passing check names the informers serving a cache snapshot, and since when (shown with `?verbose`).
+ * Readiness of informers: fails while any has neither synced nor restored a snapshot, or its watch has
+ * failed `failureThreshold` times in a row; the reason names each such informer (and its last error). A
+ * passing check names the informers serving a restored cache snapshot (state `restored`), since when and
+ * the snapshot's age (shown with `?verbose`).
  */
 export function informersCheck(
   informers: () => Iterable<InformerReadiness>,
   failureThreshold: number = DEFAULT_WATCH_FAILURE_THRESHOLD,
+  clock: Pick<Clock, 'now'> = realClock,
 ): HealthCheck {
   return () => {
     const problems: string[] = []
     const restored: string[] = []
     for (const i of informers()) {
       const h = i.health()
-      if (h.servingFromSnapshotSince !== undefined)
-        restored.push(`${i.describe} since ${new Date(h.servingFromSnapshotSince).toISOString()}`)
+      if (h.servingFromSnapshotSince !== undefined) {
+        const age =
+          h.snapshotTakenAt === undefined
+            ? ''
+            : `, snapshot ${Math.round((clock.now() - h.snapshotTakenAt) / 1000)} s old`
+        restored.push(
+          `${i.describe} restored since ${new Date(h.servingFromSnapshotSince).toISOString()}${age}`,
+        )
+      }
       const failing = h.consecutiveFailures >= failureThreshold
-      if (h.synced && !failing) continue
+      if ((h.synced || h.syncState === 'restored') && !failing) continue
       const why = failing ? `${h.consecutiveFailures} watch failures in a row` : 'not synced'
       problems.push(`${i.describe}: ${why}${h.lastError ? ` (last error: ${h.lastError})` : ''}`)
     }

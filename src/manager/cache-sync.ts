@@ -36,6 +36,12 @@ export interface CacheWaitDeps {
  * served; a missing one ends the wait at once. When discovery cannot be asked (network, RBAC),
  * the wait goes on and the sync timeout (`timeoutMs`) reports what failed. A stop (`signal`) ends the
  * wait without an error.
+ *
+ * A cache restored from a snapshot ends the wait for its informer (each controller then waits for
+ * the state it trusts, `synced` unless it opted in to `restored`), but only once discovery has
+ * answered: a restored cache of a resource whose CRD was deleted meanwhile would otherwise hide the
+ * missing CRD. Discovery that cannot be asked (the server out of reach: what a snapshot is for)
+ * lets the restored caches serve.
  */
 export async function waitForCaches(
   deps: CacheWaitDeps,
@@ -54,7 +60,7 @@ export async function waitForCaches(
     await sleep(UNSERVED_CONFIRM_DELAY_MS, clock, checking)
     return findUnserved(client.mapper, first, checking)
   }
-  void check().then(
+  const checked = check().then(
     (m) => {
       missing = m
       if (m.length > 0) unserved.abort()
@@ -65,7 +71,9 @@ export async function waitForCaches(
     },
   )
   try {
-    await factory.whenSynced(AbortSignal.any([signal, unserved.signal]), timeoutMs)
+    await factory.whenSynced(AbortSignal.any([signal, unserved.signal]), timeoutMs, true)
+    // Restored caches: wait for discovery's answer (or its failure) before they serve.
+    if (!factory.informers.every((i) => i.hasSynced())) await checked
   } catch (err) {
     // An abort is a stop (the caller's signal) or a missing resource (thrown below), not a sync failure.
     if (!isEdgeopError(err, 'EDGEOP_ERR_ABORTED')) throw err

@@ -215,7 +215,7 @@ export class Manager {
     this.healthz.add('event-loop', eventLoopCheck(lag))
     this.readyz.add(
       'informers',
-      informersCheck(() => this.factory.informers),
+      informersCheck(() => this.factory.informers, undefined, this.clock),
     )
     processMetrics(this.registry, { eventLoop: lag, heapAfterGc })
     informerMetrics(this.registry, () => this.factory.informers, this.clock)
@@ -271,7 +271,14 @@ export class Manager {
         signal,
       )
       if (signal.aborted) return
-      this.#log.info('caches synced', { informers: this.factory.informers.length })
+      const restored = this.factory.informers.filter((i) => !i.hasSynced()).map((i) => i.describe)
+      // Restored caches serve their snapshot; controllers that did not opt in wait for them to sync.
+      if (restored.length > 0)
+        this.#log.info('caches ready, some from snapshots not yet caught up', {
+          informers: this.factory.informers.length,
+          restored: restored.join('; '),
+        })
+      else this.#log.info('caches synced', { informers: this.factory.informers.length })
       if (this.elector) {
         this.#log.info('waiting for leadership', {
           lease: `${this.#o.leaderElection!.namespace}/${this.#o.leaderElection!.name}`,

@@ -262,6 +262,9 @@ export const isUnauthorized = (err: unknown): boolean => reasonOrCode(err, 'Unau
 export const isTimeout = (err: unknown): boolean => reasonOrCode(err, 'Timeout', 504)
 /** 500 ServerTimeout. Reason only. */
 export const isServerTimeout = (err: unknown): boolean => reasonOnly(err, 'ServerTimeout')
+/** 413 RequestEntityTooLarge (an object over the server's limit, 3 MiB by default). */
+export const isRequestEntityTooLarge = (err: unknown): boolean =>
+  reasonOrCode(err, 'RequestEntityTooLarge', 413)
 /** 400 BadRequest. */
 export const isBadRequest = (err: unknown): boolean => reasonOrCode(err, 'BadRequest', 400)
 /** 500 InternalError. */

@@ -44,6 +44,8 @@ export interface WatcherOptions<T extends KubeObject> extends StateOptions {
   /** Randomness in [0, 1) for the watch timeout. */
   random?: () => number
   logger?: Logger
+  /** Called at each bookmark the server sends, with its resourceVersion (the server has sent every change up to it). */
+  onBookmark?: (resourceVersion: string) => void
 }
 
 /** Health for readiness probes and metrics. */
@@ -143,11 +145,15 @@ export class Watcher<T extends KubeObject = KubeObject> {
       while (!signal.aborted) {
         const input = await this.#execute(next, signal)
         if (input === undefined) break
+        // A bookmark of a plain watch (a streaming list's initial-events-end bookmark is its `replace`).
+        const bookmark =
+          input.type === 'event' && input.event.type === 'BOOKMARK' && this.#state.phase === 'watching'
         const r = this.#advance(input)
         for (const e of r.emit) {
           if (e.type === 'replace') this.#lastSyncAt = this.#clock.now()
           await sink(e)
         }
+        if (bookmark) this.#options.onBookmark?.(this.#state.lastSyncRV)
         next = r.next
       }
     } finally {

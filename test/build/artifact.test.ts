@@ -84,13 +84,18 @@ const run = promisify(execFile)
  * fields written as plain properties instead of conditional spreads 1,919 / 464: 382,689 / 124,830, 1,950
  * gzip bytes over the budget. Raised 2026-12-02 to just above 383,403 bytes, 125,043 gzip -9 (zlib
  * memLevel 9; +714 / +213): a controller registered twice refused at add, and a second informer()
- * request's indexers added to the shared informer (issue 31 F1, F8: each an error message and its check). The
+ * request's indexers added to the shared informer (issue 31 F1, F8: each an error message and its check).
+ * Raised again to just above 388,951 bytes, 126,949 gzip -9 (+5,548 / +1,906): issue 36 and 31 F3, an
+ * informer's restored and synced states with the server-version read that ends the first, their
+ * gauges and readiness text, the manager's wait for discovery before restored caches serve, parked keys
+ * re-armed by owned and mapped changes and read back from the object's condition, 403s classified by
+ * who can fix them, and finalizers retried forever at their interval. The
  * minifiers have little left: terser's unsafe options, `pure_getters` (wrong for undici's getters)
  * and esbuild-only or terser-only builds measured at most 119 gzip less, most of them more. The
  * ceiling stays above the budget until code is cut.
  */
-const MAX_BYTES = 383_410
-const MAX_GZIP_BYTES = 125_050
+const MAX_BYTES = 388_960
+const MAX_GZIP_BYTES = 126_955
 
 async function artifact(): Promise<Buffer> {
   try {

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before } from 'node:test'
@@ -107,19 +107,21 @@ eachStore(
 )
 
 eachStore(
-  'warm start: restored objects are initial adds, synced at once, the watch resumes at the RV and nothing is listed',
+  'warm start: restored objects are initial adds, the state is restored (not synced), the watch resumes at the RV and nothing is listed',
   async () => {
     const path = join(dir, `warm-${storeMode()}.snapshot`)
     await writeFile(path, encodeSnapshot(ID, '42', [cm('a', '40'), cm('b', '41')]))
     const stream = new FakeStream()
     const t = start(path, [], [stream], 'auto')
-    await t.informer.whenSynced()
-    assert.equal(t.informer.hasSynced(), true)
+    await t.informer.whenRestored()
+    assert.equal(t.informer.syncState(), 'restored')
+    assert.equal(t.informer.hasSynced(), false, 'a snapshot is not proof of the server state')
     assert.deepEqual(t.seen, ['add a (initial)', 'add b (initial)'])
     assert.ok(Object.isFrozen(t.informer.store.get('ns/a')), 'restored objects are frozen like listed ones')
     assert.notEqual(t.informer.health().servingFromSnapshotSince, undefined)
-    await until(() => t.lw.calls.length === 1)
-    const call = t.lw.calls[0]!
+    await until(() => t.lw.calls.length === 2)
+    assert.deepEqual(t.lw.calls[0], { kind: 'list', request: { limit: 1 } }, 'one object: the server version')
+    const call = t.lw.calls[1]!
     assert.equal(call.kind, 'watch')
     assert.equal(call.kind === 'watch' && call.call.resourceVersion, '42')
     assert.equal(
@@ -131,7 +133,8 @@ eachStore(
     stream.push({ type: 'ADDED', object: cm('c', '44') })
     await until(() => t.seen.length === 4)
     assert.deepEqual(t.seen.slice(2), ['delete b', 'add c'])
-    assert.equal(t.informer.health().servingFromSnapshotSince, undefined, 'confirmed by the first event')
+    assert.equal(t.informer.syncState(), 'restored', 'an event is no proof of having caught up')
+    assert.notEqual(t.informer.health().servingFromSnapshotSince, undefined)
     assert.equal(t.informer.health().resourceVersion, '44')
     await t.stop()
     const r = decodeSnapshot(await readFile(path), ID)
@@ -141,25 +144,86 @@ eachStore(
   },
 )
 
-eachStore('a bookmark after the resume confirms the snapshot too', async () => {
+eachStore('the first bookmark of the resumed watch makes a restored informer synced', async () => {
   const path = join(dir, `bookmark-${storeMode()}.snapshot`)
   await writeFile(path, encodeSnapshot(ID, '42', [cm('a', '40')]))
   const stream = new FakeStream()
   const t = start(path, [], [stream])
-  await until(() => t.lw.calls.length === 1)
+  await until(() => t.lw.calls.length === 2)
   assert.notEqual(t.informer.health().servingFromSnapshotSince, undefined)
+  assert.equal(t.informer.syncState(), 'restored')
+  let synced = false
+  void t.informer.whenSynced().then(() => {
+    synced = true
+  })
   stream.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '50' } } })
-  await until(() => t.informer.health().resourceVersion === '50')
+  await until(() => synced)
+  assert.equal(t.informer.health().resourceVersion, '50')
+  assert.equal(t.informer.syncState(), 'synced')
   assert.equal(t.informer.health().servingFromSnapshotSince, undefined)
+  assert.equal(t.informer.health().syncState, 'synced')
   await t.stop()
 })
+
+eachStore(
+  'a quiet collection gets no bookmark: the restored informer is synced once its watch reached the version of a limit=1 list',
+  async () => {
+    const path = join(dir, `quiet-${storeMode()}.snapshot`)
+    await writeFile(path, encodeSnapshot(ID, '42', [cm('a', '40'), cm('b', '41')]))
+    const stream = new FakeStream()
+    const t = start(path, [list('44')], [stream])
+    await until(() => t.lw.calls.length === 2)
+    stream.push({ type: 'DELETED', object: cm('b', '43') })
+    await until(() => t.seen.length === 3)
+    assert.equal(t.informer.syncState(), 'restored', 'version 43 is older than the server (44)')
+    stream.push({ type: 'MODIFIED', object: cm('a', '44') })
+    await t.informer.whenSynced()
+    assert.deepEqual(t.seen.slice(2), ['delete b', 'update a'])
+    await t.stop()
+  },
+)
+
+eachStore(
+  'a snapshot already as new as the server is synced at the limit=1 list, without any event',
+  async () => {
+    const path = join(dir, `current-${storeMode()}.snapshot`)
+    await writeFile(path, encodeSnapshot(ID, '42', [cm('a', '40')]))
+    const t = start(path, [list('42')], [new FakeStream()])
+    await t.informer.whenSynced()
+    assert.equal(t.informer.health().servingFromSnapshotSince, undefined)
+    await t.stop()
+  },
+)
+
+eachStore(
+  'a handler that accepts restored data syncs on the snapshot; one that does not waits for the first bookmark',
+  async () => {
+    const path = join(dir, `levels-${storeMode()}.snapshot`)
+    await writeFile(path, encodeSnapshot(ID, '42', [cm('a', '40')]))
+    const written = new Date('2026-01-02T03:04:05Z')
+    await utimes(path, written, written)
+    const stream = new FakeStream()
+    const t = start(path, [], [stream])
+    const trusting = t.informer.addEventHandler({}, { acceptRestored: true })
+    const strict = t.informer.addEventHandler({})
+    await trusting.whenSynced()
+    assert.equal(strict.hasSynced(), false)
+    assert.equal(t.informer.health().syncState, 'restored')
+    assert.equal(t.informer.health().snapshotTakenAt, written.getTime(), 'the snapshot file was written then')
+    stream.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '50' } } })
+    await strict.whenSynced()
+    assert.equal(t.informer.health().snapshotTakenAt, undefined)
+    await t.stop()
+  },
+)
 
 eachStore('410 on the resumed watch: relist, and vanished objects are delivered as tombstones', async () => {
   const path = join(dir, `gone-${storeMode()}.snapshot`)
   await writeFile(path, encodeSnapshot(ID, '42', [cm('a', '40'), cm('b', '41')]))
   const first = new FakeStream()
-  const t = start(path, [list('90', cm('a', '40'), cm('c', '80'))], [first, new FakeStream()])
-  await until(() => t.lw.calls.length === 1)
+  // The server version (a limit=1 list) is past every event the watch delivers before the 410.
+  const t = start(path, [list('95'), list('90', cm('a', '40'), cm('c', '80'))], [first, new FakeStream()])
+  await until(() => t.lw.calls.length === 2)
   first.push(GONE)
   await until(() => t.clock.pending > 0)
   await t.clock.advance(60_000)
@@ -167,9 +231,10 @@ eachStore('410 on the resumed watch: relist, and vanished objects are delivered 
   assert.deepEqual(t.seen, ['add a (initial)', 'add b (initial)', 'delete b (stale)', 'add c'])
   assert.deepEqual(
     t.lw.calls.map((c) => c.kind),
-    ['watch', 'list', 'watch'],
+    ['list', 'watch', 'list', 'watch'],
   )
   assert.equal(t.informer.health().servingFromSnapshotSince, undefined)
+  assert.equal(t.informer.syncState(), 'synced', 'a fresh list is the server state')
   await t.stop()
 })
 

@@ -10,7 +10,11 @@ import type { ControllerOptions } from '../../src/controller/controller-options.
 import type { FailureReport } from '../../src/controller/failure-handler.ts'
 import { RETRY_NOW_ANNOTATION } from '../../src/controller/parked-keys.ts'
 import { generationChanged } from '../../src/controller/predicates.ts'
-import { defaultRetryPolicy, FORBIDDEN_RETRY_DELAY_MS } from '../../src/controller/retry-policy.ts'
+import {
+  defaultRetryPolicy,
+  FINALIZER_RETRY_INTERVAL_MS,
+  FORBIDDEN_RETRY_DELAY_MS,
+} from '../../src/controller/retry-policy.ts'
 import { ManualClock } from '../../src/core/clock.ts'
 import { noopLogger } from '../../src/core/log.ts'
 import type { KubeObject } from '../../src/core/types.ts'
@@ -110,6 +114,11 @@ function setup(fail: () => unknown, extra: Partial<ControllerOptions> = {}) {
   return { clock, primary, owned, child, ctl, calls, reports, registry, stop }
 }
 
+/** An object of a mapped watch (the source a child is derived from), at resourceVersion `rv`. */
+const relatedObject = (rv: string, team?: string): KubeObject => ({
+  metadata: { namespace: 'shop', name: 'creds', resourceVersion: rv, labels: team ? { team } : {} },
+})
+
 /** Lets queued work run without moving time further than `ms`. */
 async function settle(clock: ManualClock, ms = 0): Promise<void> {
   await clock.advance(ms)
@@ -134,7 +143,7 @@ test('a 403 retries at the slow delay, and the hook names the RBAC rule to grant
   await t.stop()
 })
 
-test('a 422 parks at once (no_retry): no retry as time passes nor on an owned object event; a new generation re-arms', async () => {
+test('a 422 parks at once (no_retry): no retry as time passes nor on a status-only update; a new generation re-arms', async () => {
   let n = 0
   const t = setup(() => (n++ === 0 ? invalid() : undefined))
   t.primary.add(app(1))
@@ -151,10 +160,13 @@ test('a 422 parks at once (no_retry): no retry as time passes nor on an owned ob
     ['no_retry'],
   )
   await settle(t.clock, 10 * 3_600_000)
-  t.owned.add(t.child())
   t.primary.update(app(1), { ...app(1), metadata: { ...app(1).metadata, resourceVersion: '11' } })
   await settle(t.clock, 1000)
-  assert.equal(t.calls.length, 1, 'parked: a status-only update and an owned object do not reconcile it')
+  assert.equal(
+    t.calls.length,
+    1,
+    'parked: a status-only update (its own condition, say) does not reconcile it',
+  )
   t.primary.update(app(1), app(2))
   await until(() => t.calls.length === 2)
   assert.deepEqual(t.ctl.parked(), [])
@@ -215,5 +227,158 @@ test('at the cap a key is not parked: it keeps retrying and the overflow is coun
   t.owned.add(t.child())
   // Not parked: any event reconciles it, as before parking existed.
   await until(() => t.calls.length === 2)
+  await t.stop()
+})
+
+test('F3: an owned object event re-arms a parked owner (a child deleted or changed by someone else)', async () => {
+  let n = 0
+  const t = setup(() => (n++ === 0 ? invalid() : undefined))
+  t.primary.add(app(1))
+  await until(() => t.ctl.parked().length === 1)
+  t.owned.delete(t.child())
+  await until(() => t.calls.length === 2)
+  assert.deepEqual(t.ctl.parked(), [])
+  await t.stop()
+})
+
+test('F3: an event of a mapped watch that maps to a parked key re-arms it; a resync of the same version does not', async () => {
+  const related = new Source()
+  let n = 0
+  const t = setup(() => (n++ === 0 ? invalid() : undefined), {
+    watches: [{ source: related, map: () => [{ namespace: 'shop', name: 'web' }] }],
+  })
+  t.primary.add(app(1))
+  await until(() => t.ctl.parked().length === 1)
+  related.update(relatedObject('5'), relatedObject('5'))
+  await settle(t.clock, 1000)
+  assert.equal(t.calls.length, 1, 'a resync (same resourceVersion) is no change: it stays parked')
+  related.update(relatedObject('5'), relatedObject('6', 'a'))
+  await until(() => t.calls.length === 2)
+  assert.deepEqual(t.ctl.parked(), [])
+  await t.stop()
+})
+
+test('F3: a mapped event during the reconcile that fails keeps the key from parking: it runs again', async () => {
+  const related = new Source()
+  let calls = 0
+  let release: () => void = () => {}
+  const t = setup(() => undefined, {
+    watches: [{ source: related, map: () => [{ namespace: 'shop', name: 'web' }] }],
+    reconcile: async () => {
+      if (++calls > 1) return
+      await new Promise<void>((r) => {
+        release = r
+      })
+      throw invalid()
+    },
+  })
+  t.primary.add(app(1))
+  await until(() => calls === 1)
+  related.update(relatedObject('5'), relatedObject('6', 'a'))
+  release()
+  await until(() => calls === 2)
+  assert.deepEqual(t.ctl.parked(), [])
+  await t.stop()
+})
+
+/** An App that records on itself that it is parked (as a Degraded/Parked condition would), at `generation`. */
+const parkedApp = (
+  generation: number,
+  observedGeneration = generation,
+  rv = generation * 10 + 1,
+): KubeObject => ({
+  ...app(generation),
+  metadata: { ...app(generation).metadata, resourceVersion: String(rv) },
+  status: { parked: { observedGeneration, reason: 'no_retry', attempts: 1, at: '2026-12-01T00:00:00Z' } },
+})
+const fromStatus = (obj: KubeObject) => {
+  const p = (obj as { status?: { parked?: { observedGeneration: number; attempts: number; at: string } } })
+    .status?.parked
+  if (!p || p.observedGeneration !== obj.metadata.generation) return undefined
+  return {
+    reason: 'no_retry' as const,
+    errorClass: 'invalid',
+    lastError: 'recorded on the object',
+    attempts: p.attempts,
+    parkedAt: Date.parse(p.at),
+  }
+}
+
+test('a restart: a key whose object records that it is parked is parked from the initial list, without a reconcile', async () => {
+  const t = setup(() => undefined, { parkedFrom: fromStatus })
+  for (const h of t.primary.handlers) h.onAdd?.(parkedApp(1), true)
+  await settle(t.clock, 1000)
+  assert.equal(t.calls.length, 0, 'nothing reconciled: it was parked before the restart')
+  assert.deepEqual(
+    t.ctl.parked().map((e) => [e.key, e.reason, e.errorClass, e.lastError, e.lastFailure]),
+    [['shop/web', 'no_retry', 'invalid', '"recorded on the object"', '2026-12-01T00:00:00.000Z']],
+  )
+  assert.match(t.registry.render(), /edgeop_controller_parked_keys\{controller="apps",reason="no_retry"\} 1/)
+  // Replayable as before: the retry-now annotation re-arms it, and the record, still there, does not park it again.
+  const annotated = {
+    ...parkedApp(1),
+    metadata: { ...parkedApp(1).metadata, annotations: { [RETRY_NOW_ANNOTATION]: '1' } },
+  }
+  t.primary.update(parkedApp(1), annotated)
+  await until(() => t.calls.length === 1)
+  t.primary.update(annotated, { ...annotated, metadata: { ...annotated.metadata, resourceVersion: '99' } })
+  await settle(t.clock, 1000)
+  assert.deepEqual(t.ctl.parked(), [], 'a stale record does not undo a re-arm')
+  await t.stop()
+})
+
+test('a record of an older generation parks nothing: the object changed while the process was down', async () => {
+  const t = setup(() => undefined, { parkedFrom: fromStatus })
+  for (const h of t.primary.handlers) h.onAdd?.(parkedApp(2, 1), true)
+  await until(() => t.calls.length === 1)
+  assert.deepEqual(t.ctl.parked(), [])
+  await t.stop()
+})
+
+test('a standby replica: a park recorded by the leader reaches its parked view, and its removal leaves it', async () => {
+  const t = setup(() => undefined, { parkedFrom: fromStatus })
+  t.primary.add(app(1))
+  await until(() => t.calls.length === 1)
+  // Another replica (the leader) parked it and wrote the record; this one sees the status update.
+  t.primary.update(app(1), parkedApp(1))
+  await settle(t.clock, 1000)
+  assert.deepEqual(
+    t.ctl.parked().map((e) => e.key),
+    ['shop/web'],
+  )
+  assert.equal(t.calls.length, 1)
+  // The leader re-armed and reconciled it: the record is gone.
+  t.primary.update(parkedApp(1), { ...app(1), metadata: { ...app(1).metadata, resourceVersion: '30' } })
+  await settle(t.clock, 1000)
+  assert.deepEqual(t.ctl.parked(), [])
+  await t.stop()
+})
+
+test('a finalizer that keeps failing is never parked: it retries every FINALIZER_RETRY_INTERVAL_MS, and onFailure says how long the deletion has waited', async () => {
+  const t = setup(invalid, { retryPolicy: defaultRetryPolicy({ random: () => 0, maxAttempts: 2 }) })
+  const deletedAt = t.clock.now()
+  const deleting: KubeObject = {
+    ...app(1),
+    metadata: {
+      ...app(1).metadata,
+      deletionTimestamp: new Date(deletedAt).toISOString(),
+      finalizers: ['example.com/cleanup'],
+    },
+  }
+  t.primary.add(deleting)
+  await until(() => t.calls.length === 1 && t.reports.length === 1)
+  assert.deepEqual(t.ctl.parked(), [], 'a 422 parks anything else at once')
+  assert.equal(t.reports[0]!.finalizerWaitingMs, 0)
+  await settle(t.clock, FINALIZER_RETRY_INTERVAL_MS - 1)
+  assert.equal(t.calls.length, 1, 'not before the interval')
+  await settle(t.clock, 1)
+  await until(() => t.calls.length === 2 && t.reports.length === 2)
+  for (let i = 3; i <= 5; i++) {
+    await settle(t.clock, FINALIZER_RETRY_INTERVAL_MS)
+    await until(() => t.calls.length === i)
+  }
+  assert.deepEqual(t.ctl.parked(), [])
+  await until(() => t.reports.length === 5)
+  assert.equal(t.reports[4]!.finalizerWaitingMs, 4 * FINALIZER_RETRY_INTERVAL_MS)
   await t.stop()
 })

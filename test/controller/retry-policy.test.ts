@@ -55,6 +55,59 @@ test('errors are classified by the API error predicates, through wrapping causes
     assert.equal(classifyError(err), want, String((err as Error).message ?? err))
 })
 
+test('F3: a child write refused with 4xx is classified by who can fix it: the object (invalid), a grant (forbidden), or time (transient)', () => {
+  const refused = (status: number, reason: string, message: string, causes?: { reason: string }[]) =>
+    new ApiError({
+      status,
+      reason,
+      message,
+      method: 'POST',
+      path: '/api/v1/namespaces/t1/secrets',
+      ...(causes ? { details: { causes } } : {}),
+    })
+  const cases: [ApiError, string][] = [
+    // The user fixes the object: its spec, or the source the child is derived from.
+    [refused(422, 'Invalid', 'Secret "s" is invalid: data[x]: Invalid value'), 'invalid'],
+    [refused(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728'), 'invalid'],
+    [
+      refused(
+        403,
+        'Forbidden',
+        'admission webhook "policy.example.com" denied the request: label team required',
+      ),
+      'invalid',
+    ],
+    [
+      refused(
+        403,
+        'Forbidden',
+        "secrets \"s\" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied request: no",
+      ),
+      'invalid',
+    ],
+    // An installer fixes the grant.
+    [
+      refused(
+        403,
+        'Forbidden',
+        'secrets is forbidden: User "op" cannot create resource "secrets" in API group "" in the namespace "t1"',
+      ),
+      'forbidden',
+    ],
+    // Time fixes it: the namespace goes away (and the key's next event or retry sees that).
+    [
+      refused(
+        403,
+        'Forbidden',
+        'secrets "s" is forbidden: unable to create new content in namespace t1 because it is being terminated',
+        [{ reason: 'NamespaceTerminating' }],
+      ),
+      'transient',
+    ],
+  ]
+  for (const [err, want] of cases) assert.equal(classifyError(err), want, err.message)
+})
+
 test('conflict: an immediate requeue (10 ms, jitter 0.1) for 5 conflicts, then exponential', () => {
   const p = defaultRetryPolicy({ random: high })
   const d = (attempts: number) => p.decide(api(409, 'Conflict'), { attempts, firstFailureAt: T0 }, T0)

@@ -116,26 +116,28 @@ describe('built-in checks', () => {
     check()
   })
 
-  test('informers serving a cache snapshot pass, and say so (and since when) with ?verbose', async () => {
+  test('informers serving a restored cache snapshot pass, and say so (since when, how old) with ?verbose', async () => {
     const since = Date.UTC(2026, 11, 1, 12, 0, 0)
     let restored: number | undefined = since
     const informers = () => [
       {
         describe: 'nodeconfigs',
         health: () => ({
-          synced: true,
+          synced: restored === undefined,
+          syncState: restored === undefined ? 'synced' : 'restored',
           consecutiveFailures: 0,
           lastError: undefined,
           servingFromSnapshotSince: restored,
+          snapshotTakenAt: restored && since - 3_600_000,
         }),
       },
     ]
     const readyz = new HealthChecks('/readyz')
-    readyz.add('informers', informersCheck(informers))
+    readyz.add('informers', informersCheck(informers, undefined, { now: () => since + 60_000 }))
     assert.deepEqual(await readyz.respond('', new URLSearchParams()), { status: 200, body: 'ok' })
     assert.deepEqual(await readyz.respond('', new URLSearchParams('verbose')), {
       status: 200,
-      body: '[+]informers ok: serving from cache snapshot: nodeconfigs since 2026-12-01T12:00:00.000Z\n/readyz check passed\n',
+      body: '[+]informers ok: serving from cache snapshot: nodeconfigs restored since 2026-12-01T12:00:00.000Z, snapshot 3660 s old\n/readyz check passed\n',
     })
     restored = undefined // the server confirmed the snapshot
     assert.deepEqual(await readyz.respond('', new URLSearchParams('verbose')), {

@@ -192,42 +192,66 @@ describe('informer, leader and process gauges', () => {
       { describe: 'secrets', health: () => ({ synced: false, lastSyncAt: undefined }) },
     ]
     const remove = informerMetrics(r, () => informers, clock)
-    assert.deepEqual(samples(r, 'edgeop_informer_'), [
+    const gauges = (): string[] =>
+      samples(r, 'edgeop_informer_').filter((l) => !l.startsWith('edgeop_informer_sync_state'))
+    assert.deepEqual(gauges(), [
       'edgeop_informer_last_sync_age_seconds{informer="configmaps in a"} 6',
       'edgeop_informer_synced{informer="configmaps in a"} 1',
       'edgeop_informer_synced{informer="secrets"} 0',
     ])
     clock.jump(1000)
     informers.pop()
-    assert.deepEqual(samples(r, 'edgeop_informer_'), [
+    assert.deepEqual(
+      samples(r, 'edgeop_informer_sync_state{informer="secrets"'),
+      [],
+      'gone with its informer',
+    )
+    assert.deepEqual(gauges(), [
       'edgeop_informer_last_sync_age_seconds{informer="configmaps in a"} 7',
       'edgeop_informer_synced{informer="configmaps in a"} 1',
     ])
     remove()
   })
 
-  test('edgeop_cache_snapshot_serving and _write_failures follow each informer health at scrape', () => {
+  test('edgeop_cache_snapshot_serving, _age_seconds, _write_failures and the sync state follow each informer health at scrape', () => {
     const r = new MetricsRegistry()
     let since: number | undefined = 5_000
-    informerMetrics(r, () => [
-      {
-        describe: 'nodeconfigs',
-        health: () => ({
-          synced: true,
-          lastSyncAt: 1,
-          servingFromSnapshotSince: since,
-          snapshotWriteFailures: 2,
-        }),
-      },
-      { describe: 'nodes', health: () => ({ synced: true, lastSyncAt: 1 }) },
+    const clock = new ManualClock(65_000)
+    informerMetrics(
+      r,
+      () => [
+        {
+          describe: 'nodeconfigs',
+          health: () => ({
+            synced: since === undefined,
+            syncState: since === undefined ? 'synced' : 'restored',
+            lastSyncAt: 1,
+            servingFromSnapshotSince: since,
+            snapshotTakenAt: since && since - 10_000,
+            snapshotWriteFailures: 2,
+          }),
+        },
+        { describe: 'nodes', health: () => ({ synced: true, lastSyncAt: 1 }) },
+      ],
+      clock,
+    )
+    assert.deepEqual(samples(r, 'edgeop_informer_sync_state{informer="nodeconfigs"'), [
+      'edgeop_informer_sync_state{informer="nodeconfigs",state="restored"} 1',
+      'edgeop_informer_sync_state{informer="nodeconfigs",state="synced"} 0',
+      'edgeop_informer_sync_state{informer="nodeconfigs",state="unsynced"} 0',
     ])
     assert.deepEqual(samples(r, 'edgeop_cache_snapshot_'), [
+      'edgeop_cache_snapshot_age_seconds{informer="nodeconfigs"} 70',
       'edgeop_cache_snapshot_serving{informer="nodeconfigs"} 1',
       'edgeop_cache_snapshot_serving{informer="nodes"} 0',
       'edgeop_cache_snapshot_write_failures{informer="nodeconfigs"} 2',
       'edgeop_cache_snapshot_write_failures{informer="nodes"} 0',
     ])
     since = undefined
+    assert.deepEqual(samples(r, 'edgeop_cache_snapshot_age'), [], 'no age once synced')
+    assert.deepEqual(samples(r, 'edgeop_informer_sync_state{informer="nodeconfigs",state="synced"'), [
+      'edgeop_informer_sync_state{informer="nodeconfigs",state="synced"} 1',
+    ])
     assert.deepEqual(samples(r, 'edgeop_cache_snapshot_serving'), [
       'edgeop_cache_snapshot_serving{informer="nodeconfigs"} 0',
       'edgeop_cache_snapshot_serving{informer="nodes"} 0',

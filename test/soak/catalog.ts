@@ -17,6 +17,7 @@ import {
   RSS_WINDOW_MS,
   type Settings,
 } from './settings.ts'
+import { NO_ACTION_BEFORE_SYNCED } from './warm-start.ts'
 
 const r1 = (n: number) => String(Math.round(n * 10) / 10)
 
@@ -66,6 +67,12 @@ export function defineInvariants(inv: Invariants, settings: Settings): void {
     'RSS of each operator and agent process stays flat after warm-up',
     `growth < ${RSS_GROWTH_BOUND * 100} % (median of the first ${RSS_WINDOW_MS / 1000} s after a ${Math.round(warmupMs / 1000)} s warm-up vs the last ${RSS_WINDOW_MS / 1000} s; processes observed ≥ ${RSS_MIN_SPAN_MS / 1000} s after warm-up)`,
   )
+  if (settings.snapshots)
+    inv.define(
+      NO_ACTION_BEFORE_SYNCED,
+      'With cache snapshots: an operator replica started warm starts its workers (every write, so every deletion) only once each informer restored from a snapshot has caught up with the server (the log lines of restore, catch-up and worker start)',
+      'never before (logs at the end); the agents act on restored caches by design and are judged by the node-files invariant',
+    )
   inv.define(
     'no-crash',
     'Processes end only when the schedule kills them, when an operator loses its Lease (exit 1, EDGEOP_ERR_LEADER), or on SIGTERM at the end (exit 0)',

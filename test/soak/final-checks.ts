@@ -19,6 +19,7 @@ import {
   summary,
   windowRates,
 } from './stats.ts'
+import { NO_ACTION_BEFORE_SYNCED, restoredAtWorkerStart } from './warm-start.ts'
 
 /** A work line within this long after a leadership interval ends still counts as inside it. */
 const LEADING_GRACE_MS = 1000
@@ -43,6 +44,28 @@ export function rssVerdict(
   return rssGrowth(proc.rss, warmEnd, { windowMs: RSS_WINDOW_MS, minSpanMs: RSS_MIN_SPAN_MS })
 }
 
+/** Each operator process started warm began its workers only once its restored informers had caught up. */
+function checkWarmStarts(ctx: SoakRun, f: Fleet): void {
+  let warm = 0
+  for (const p of f.all) {
+    if (p.role !== 'operator') continue
+    const early = restoredAtWorkerStart(p.proc.logs)
+    if (early === undefined) continue
+    warm++
+    ctx.inv.check(
+      NO_ACTION_BEFORE_SYNCED,
+      early.length === 0,
+      () => `${p.id} started its workers while serving a snapshot of ${early.join('; ')}`,
+    )
+  }
+  ctx.inv.note(NO_ACTION_BEFORE_SYNCED, `${warm} operator starts from snapshots whose workers started`)
+  if (warm === 0)
+    ctx.inv.note(
+      NO_ACTION_BEFORE_SYNCED,
+      'no warm start to judge: under the soak load a cache is never quiet for 5 s, so its first snapshot is written after SNAPSHOT_MIN_INTERVAL_MS (5 min); run --minutes ≥ 6',
+    )
+}
+
 /** Judges the end-of-run invariants; `quietStart` is when the quiet window began (ms since start). */
 export function checkEndOfRun(ctx: SoakRun, f: Fleet, quietStart: number): void {
   const { inv } = ctx
@@ -56,6 +79,7 @@ export function checkEndOfRun(ctx: SoakRun, f: Fleet, quietStart: number): void 
     const hits = ctx.records.filter((r) => r.kind === kind).reduce((n, r) => n + (r.hits ?? 0), 0)
     inv.check('faults-injected', hits > 0, () => `${kind} never hit anything (no hung write, no 403)`)
   }
+  if (ctx.settings.snapshots) checkWarmStarts(ctx, f)
   const intervals = f.leadershipIntervals()
   if (ctx.settings.sharded) checkSingleOwner(ctx, f, intervals)
   else checkSingleLeader(ctx, f, intervals)

@@ -128,6 +128,8 @@ export interface FleetOptions {
    * membership, so the single-leader samples are not taken.
    */
   shardLabel?: string
+  /** With snapshots: the cache directory of a slot (`--cache-dir`), the same for each of its restarts. */
+  cacheDir?: (slot: string) => Promise<string>
 }
 
 /** The processes. Call {@link Fleet.start}, then {@link Fleet.stop} at the end. */
@@ -219,6 +221,7 @@ export class Fleet {
     this.#seq.set(slot, n)
     const id = n === 1 ? slot : `${slot}.${n}`
     const args = role === 'operator' ? [...this.#o.operatorArgs] : [...this.#o.agentArgs[slot]!]
+    if (this.#o.cacheDir) args.push(`--cache-dir=${await this.#o.cacheDir(slot)}`)
     // The Lease holder identity and the event instance come from $HOSTNAME, as in a pod.
     // spawn() reads the environment synchronously, before startOperator's first await.
     const saved = process.env.HOSTNAME

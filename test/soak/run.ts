@@ -18,7 +18,7 @@ import { DEFAULT_RATE, DEFAULT_SHARDED_REPLICAS, MIN_SHARDED_REPLICAS, type Sabo
 import { runSoak } from './soak.ts'
 
 const USAGE = `Usage: node test/soak/run.ts --minutes N [--seed S] [--out dir] [--rate ops/s] [--keep-logs] [--debug]
-                         [--sabotage duplicate-db|fault-left-on] [--sharded [--replicas N]]
+                         [--sabotage duplicate-db|fault-left-on] [--sharded [--replicas N]] [--snapshots]
 
   --minutes   length of the chaos phase (≥ 1; setup, settling and teardown add 1–3 minutes)
   --seed      seed of the fault schedule and the driver (default 1)
@@ -29,6 +29,9 @@ const USAGE = `Usage: node test/soak/run.ts --minutes N [--seed S] [--out dir] [
   --sharded   run the operators with --shard (at debug level): a random replica is killed instead of
               the leader, replicas are added and removed, and single-owner replaces single-leader
   --replicas  operator replicas at the start (default 2; sharded ${DEFAULT_SHARDED_REPLICAS}, at least ${MIN_SHARDED_REPLICAS})
+  --snapshots every operator and agent keeps cache snapshots (--cache-dir per slot, warm restarts), and
+              no-action-before-synced checks that no operator starts its workers on a restored cache
+              (--minutes ≥ 6: under load a cache's first snapshot is written after 5 minutes)
   --sabotage  break something on purpose to see the soak fail:
               duplicate-db   the database stand-in re-creates entries on every PUT
               fault-left-on  a 503 on AppService status writes stays on after the chaos`
@@ -51,6 +54,7 @@ const { values } = (() => {
         debug: { type: 'boolean', default: false },
         sharded: { type: 'boolean', default: false },
         replicas: { type: 'string' },
+        snapshots: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h' },
       },
     })
@@ -77,6 +81,10 @@ if (
   !(values.sharded && Number.isInteger(replicas) && replicas >= MIN_SHARDED_REPLICAS)
 )
   usage(`--replicas: an integer ≥ ${MIN_SHARDED_REPLICAS}, with --sharded, is required`)
+// Under the soak's load a snapshot is first written after 5 min (SNAPSHOT_MIN_INTERVAL_MS): a shorter
+// run restarts nothing warm, and no-action-before-synced would have nothing to judge.
+if (values.snapshots && minutes < 6)
+  usage('--snapshots: --minutes ≥ 6 is required (the first snapshot comes after 5)')
 if (!existsSync(ARTIFACT)) usage(`${ARTIFACT} is missing: run \`npm run build\` first`)
 
 // Ctrl-C: exit, and the exit hook SIGKILLs every operator and agent process still running
@@ -94,6 +102,7 @@ const report = await runSoak({
   ...(sabotage ? { sabotage } : {}),
   ...(values.sharded ? { sharded: true } : {}),
   ...(replicas === undefined ? {} : { replicas }),
+  ...(values.snapshots ? { snapshots: true } : {}),
 })
 const files = await writeReport(report, out)
 for (const i of report.invariants)

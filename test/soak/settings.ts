@@ -38,6 +38,11 @@ export interface SoakOptions {
   sharded?: boolean
   /** Operator replicas at the start (default 2; sharded, {@link DEFAULT_SHARDED_REPLICAS}). */
   replicas?: number
+  /**
+   * Every operator and agent keeps cache snapshots (`--cache-dir`, one directory per process slot, kept
+   * across the slot's restarts, so a restart is warm), and the invariant `no-action-before-synced` is checked.
+   */
+  snapshots?: boolean
 }
 
 export const DEFAULT_RATE = 2
@@ -127,6 +132,8 @@ export interface Settings {
   rateBound: number
   /** … and in the quiet window. */
   quietRateBound: number
+  /** See {@link SoakOptions.snapshots}. */
+  snapshots: boolean
 }
 
 /** {@link Settings} of `options`. */
@@ -149,5 +156,6 @@ export function resolveSettings(options: SoakOptions): Settings {
     replicas,
     rateBound: bounds.chaos,
     quietRateBound: bounds.quiet,
+    snapshots: options.snapshots ?? false,
   }
 }

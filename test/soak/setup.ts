@@ -8,6 +8,7 @@ import { every, sleep } from './pace.ts'
 import { type Plane, startPlane } from './plane.ts'
 import { forgetfulDatabase } from './sabotage.ts'
 import { LEASE, LEASE_NAME, SHARD_LABEL } from './settings.ts'
+import { CacheDirs } from './warm-start.ts'
 import { Workload } from './workload.ts'
 
 /** The first leader is awaited this many times … */
@@ -28,6 +29,8 @@ export async function setUp(ctx: SoakRun): Promise<void> {
     databaseUrl = shim.url
     log('SABOTAGE: the database forgets entries before every PUT (duplicates expected)')
   }
+  const cacheDirs = new CacheDirs()
+  ctx.cleanups.push(() => cacheDirs.close())
   const f = new Fleet({
     start: ctx.start,
     operatorArgs: await operatorArgs(ctx, plane, databaseUrl),
@@ -37,6 +40,7 @@ export async function setUp(ctx: SoakRun): Promise<void> {
     log,
     replicas: ctx.settings.replicas,
     ...(ctx.settings.sharded ? { shardLabel: SHARD_LABEL } : {}),
+    ...(ctx.settings.snapshots ? { cacheDir: (slot: string) => cacheDirs.of(slot) } : {}),
   })
   ctx.fleet = f
   ctx.cleanups.push(() => f.stop(5000))

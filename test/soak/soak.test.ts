@@ -41,6 +41,7 @@ import {
   windowRates,
 } from './stats.ts'
 import { escapeXml, niceStep, rssChart } from './svg.ts'
+import { restoredAtWorkerStart } from './warm-start.ts'
 
 test('rng: the same seed gives the same sequence; forks and other seeds differ', () => {
   const seq = (seed: number, label?: string) => {
@@ -453,4 +454,32 @@ test('reportMarkdown: each process cell sits under its header (the committed 30-
   // Made before the breaker and parked keys were measured: the section says so.
   assert.ok(lines.includes('## Circuit breaker and parked keys'))
   assert.ok(lines.includes('Not measured in this run.'))
+})
+
+test('no-action-before-synced: an operator log whose workers start while an informer still serves its snapshot fails, one that waited passes', () => {
+  const restored = (informer: string) => ({
+    msg: 'serving from cache snapshot until the watch catches up with the server',
+    informer,
+  })
+  const caughtUp = (informer: string) => ({
+    msg: 'cache synced: the snapshot is caught up with the server',
+    informer,
+  })
+  const workers = { msg: 'starting workers', controller: 'appservice' }
+  assert.deepEqual(
+    restoredAtWorkerStart([
+      restored('appservices'),
+      restored('deployments'),
+      caughtUp('appservices'),
+      workers,
+    ]),
+    ['deployments'],
+  )
+  assert.deepEqual(restoredAtWorkerStart([restored('appservices'), caughtUp('appservices'), workers]), [])
+  assert.equal(
+    restoredAtWorkerStart([{ msg: 'cache synced', informer: 'x' }, workers]),
+    undefined,
+    'a cold start',
+  )
+  assert.equal(restoredAtWorkerStart([restored('appservices')]), undefined, 'never led')
 })

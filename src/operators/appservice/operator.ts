@@ -31,7 +31,7 @@ import { APPSERVICES, type AppService, GROUP, KIND } from './api.ts'
 import { type DatabaseApi, databaseApi } from './database-api.ts'
 import { OPERATOR_NAME } from './deployment-names.ts'
 import { CHILD_SELECTOR } from './desired.ts'
-import { appServiceFailureReporter } from './failure-reporter.ts'
+import { appServiceFailureReporter, appServiceParkedRecord } from './failure-reporter.ts'
 import { operatorRules } from './manifests.ts'
 import { appServiceReconciler } from './reconcile.ts'
 import { appServiceWebhooks } from './webhooks.ts'
@@ -112,6 +112,8 @@ export function appServiceController(o: AppServiceOperatorOptions): Controller<A
     observer: o.observer,
     queueMetrics: o.queueMetrics,
     retryPolicy: o.retryPolicy,
+    // A parked AppService records it in its Degraded condition: read back, it survives restarts and leader changes.
+    parkedFrom: appServiceParkedRecord,
     onFailure: appServiceFailureReporter({
       getAppService,
       appServices,

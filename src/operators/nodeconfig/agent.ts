@@ -122,6 +122,11 @@ export function nodeConfigAgent(o: NodeConfigAgentOptions): Controller<KubeObjec
     for: { source: nodes, kind: 'Node', group: '', namespaced: false, predicates: [labelsChanged] },
     watches: [{ source: configs, map: () => [key], predicates: [specOrDeletion] }],
     maxConcurrentReconciles: 1,
+    // The agent acts on a restored snapshot: it keeps serving the node's last known files while the
+    // API is away. Its reconciler only writes files of NodeConfigs it sees and removes files it wrote
+    // for NodeConfigs it no longer sees; a snapshot still holds those deleted while the agent was
+    // down, so their files stay until the watch delivers the deletion (the safe side).
+    actOnRestored: true,
     logger: o.logger,
     clock: o.clock,
     observer: o.observer,
