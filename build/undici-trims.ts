@@ -115,6 +115,21 @@ export const UPGRADE_AND_CONNECT: readonly FileTrim[] = [
 ]
 
 /**
+ * undici's `NODE_DEBUG=undici` (and `=fetch`) lines: debug logging that subscribes to undici's
+ * diagnostics channels when the variable names it. The artifact reports its requests itself (the
+ * client's spans with `--tracing`, its request errors with method, path and step), and the channels
+ * stay, so a `diagnostics_channel` subscriber (an APM agent) still sees every undici event. Cut to pay
+ * for the artifact's size budget (about 1.3 KB minified).
+ */
+export const DEBUG_LOGGING: readonly FileTrim[] = [
+  {
+    file: 'core/diagnostics.js',
+    reason: 'NODE_DEBUG=undici debug lines; the channels themselves stay',
+    stubs: [noop('trackClientEvents'), noop('trackRequestEvents')],
+  },
+]
+
+/**
  * Code reached only through a request option edgeop never sets: `responseHeaders: 'raw'`
  * (src/transport/transport.ts passes path, method, headers, body, signal and the two timeouts).
  */
@@ -267,4 +282,38 @@ export const HEADER_NAME_TABLES: esbuild.Plugin = {
       loader: 'js',
     }))
   },
+}
+
+/**
+ * undici's `Client` constructor validates each of its ~30 options with a sentence (1.5 KB in all). In the
+ * artifact every option is a constant of src/transport/connection-pool.ts (25 connections, the keep-alive,
+ * `allowH2` and the connector), so no message can be thrown; each is shortened to `invalid <option>`,
+ * which still names the option if one ever is (with it goes the deprecation warning for an h2 option
+ * passed outside `h2Options`, which only an invalid value triggers). Cut to pay for the size budget.
+ */
+export const CLIENT_OPTION_MESSAGES: esbuild.Plugin = {
+  name: 'undici-client-option-messages',
+  setup(b) {
+    b.onLoad({ filter: /undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/ }, async (args) => {
+      const source = applyStubs(await readFile(args.path, 'utf8'), {
+        file: 'dispatcher/client.js',
+        reason: 'warns only before an invalid option is thrown',
+        stubs: [noop('emitH2OptionsNamespaceWarning')],
+      })
+      let count = 0
+      const contents = source.replace(/new InvalidArgumentError\('([^']*)'\)/g, (_, message: string) => {
+        count++
+        return `new InvalidArgumentError('invalid ${shortOptionName(message)}')`
+      })
+      if (count < 20)
+        throw new Error(`undici trim: client.js has ${count} option messages, expected 30 (layout changed?)`)
+      return { contents, loader: 'js' }
+    })
+  },
+}
+
+/** The option a `Client` option message names: its first word, or the second after `invalid`/`unsupported`. */
+export function shortOptionName(message: string): string {
+  const words = message.split(/[\s,]+/)
+  return (/^(invalid|unsupported)$/.test(words[0]!) ? words[1] : words[0]) ?? message
 }
