@@ -217,8 +217,10 @@ export class Controller<T extends KubeObject = KubeObject> {
     const watch = (source: EventSource, mapping: KeyMapping): void => {
       this.#registrations.push(source.addEventHandler(keyHandler(mapping, sink)))
     }
+    // The primary key, parking (rearms), owner keys and the writer's span read metadata only.
     watch(o.for.source as EventSource, {
       predicates: o.for.predicates as Predicate[] | undefined,
+      reads: 'metadata',
       keys: (obj) => [primaryKey(obj)],
       primary: (old, obj) => {
         // A change that re-arms: it reaches a parked key whatever the predicates say.
@@ -229,9 +231,13 @@ export class Controller<T extends KubeObject = KubeObject> {
       },
     })
     for (const w of o.owns ?? [])
-      watch(w.source, { predicates: w.predicates, keys: (obj) => [ownerKey(o.for as PrimaryWatch, obj)] })
+      watch(w.source, {
+        predicates: w.predicates,
+        reads: 'metadata',
+        keys: (obj) => [ownerKey(o.for as PrimaryWatch, obj)],
+      })
     for (const w of o.watches ?? [])
-      watch(w.source, { predicates: w.predicates, keys: (obj) => w.map(obj).map(requestKey) })
+      watch(w.source, { predicates: w.predicates, reads: w.reads, keys: (obj) => w.map(obj).map(requestKey) })
   }
 
   async #worker(signal: AbortSignal): Promise<void> {

@@ -94,10 +94,12 @@ const run = promisify(execFile)
  * the class fields assigned in constructors (build/tsconfig.artifact.json: −210), undici's
  * NODE_DEBUG=undici lines cut (−272) and its Client option messages shortened (−178). GNU gzip -9 pays
  * 851 bytes for the base64 sharing a 32K-symbol block with code (each part alone: 94,105 + 28,634),
- * zlib 514, so the largest measure is GNU's. Still 704 over the 122,880 budget.
+ * zlib 514, so the largest measure is GNU's. Still 704 over the 122,880 budget. Raised 2026-12-02 to
+ * just above 317,206 bytes, 123,659 (GNU; +222 / +75): handlers, predicates and a controller's key
+ * functions say when they read only metadata, so a compact store delivers their events undecoded.
  */
-const MAX_BYTES = 317_000
-const MAX_GZIP_BYTES = 123_600
+const MAX_BYTES = 317_210
+const MAX_GZIP_BYTES = 123_660
 
 async function artifact(): Promise<Buffer> {
   try {
