@@ -1,7 +1,7 @@
 /**
  * @module native-memory.bench — where the memory outside the JS heap goes when a list is cached, layer by layer.
  *
- *   node test/bench/native-memory.bench.ts [objects]     (default 5,000 Pod-like objects of about 3 KB)
+ *   node test/bench/native-memory.bench.ts [objects]     (default 5,000 Pods of the bench's shape, about 2.4 KB)
  *
  * A script, not a test: nothing here is asserted. A server child serves one JSON list of `objects` objects
  * over plain HTTP/1.1 and over HTTP/2 with TLS. Each row is a fresh client child (`--expose-gc`, plus the
@@ -27,6 +27,7 @@ import { decodeListBytes } from '../../src/codec/json-stubs.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { selfSignedCertificate } from '../../src/tls/self-signed-cert.ts'
 import { Pool, request } from '../../src/transport/undici.ts'
+import { podSpec } from './lib/pods.ts'
 
 const SELF = fileURLToPath(import.meta.url)
 const LAYERS = ['memory', 'http1', 'h2 tls', 'h2 tls, closed'] as const
@@ -39,24 +40,7 @@ const FLAGS: readonly (readonly string[])[] = [
 ]
 
 function listBody(n: number): Buffer {
-  const items = Array.from({ length: n }, (_, i) => ({
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      namespace: 'ns',
-      name: `p${i}`,
-      uid: `u${i}`,
-      resourceVersion: String(i),
-      labels: { app: 'web' },
-    },
-    spec: {
-      containers: Array.from({ length: 4 }, (_, c) => ({
-        name: `c${c}`,
-        image: 'registry.example.com/app:1.2.3',
-        env: Array.from({ length: 12 }, (_, e) => ({ name: `ENV_${e}`, value: `value-${i}-${e}` })),
-      })),
-    },
-  }))
+  const items = Array.from({ length: n }, (_, i) => podSpec('ns', i))
   return Buffer.from(
     JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items }),
   )
