@@ -21,6 +21,8 @@ import {
   DEBUG_LOGGING,
   HEADER_NAME_TABLES,
   REQUEST_BODY_WRITERS,
+  REQUEST_OPTION_MESSAGES,
+  RESPONSE_BODY_READERS,
   UNREFERENCED_EXPORTS,
   UNSET_OPTIONS,
   UPGRADE_AND_CONNECT,
@@ -40,6 +42,8 @@ export const ARTIFACT_PLUGINS: readonly esbuild.Plugin[] = [
     ...UNREFERENCED_EXPORTS,
     ...UNSET_OPTIONS,
     ...DEBUG_LOGGING,
+    ...RESPONSE_BODY_READERS,
+    ...REQUEST_OPTION_MESSAGES,
   ]),
   HEADER_NAME_TABLES,
   CLIENT_OPTION_MESSAGES,
@@ -133,7 +137,7 @@ export { ${Object.keys(PACKED_MODULES)
     logLevel: 'warning',
   })
   const { code } = await minify(result.outputFiles[0]!.text, TERSER_OPTIONS)
-  const source = code!
+  const source = withoutSymbolDescriptions(code!)
   const packed = brotliCompressSync(source, {
     params: {
       [zlibConstants.BROTLI_PARAM_QUALITY]: zlibConstants.BROTLI_MAX_QUALITY,
@@ -169,6 +173,15 @@ export async function zodNamesUsed(): Promise<string[]> {
       if (exported.has(m[1]!)) names.add(m[1]!)
   }
   return [...names].sort()
+}
+
+/**
+ * `source` with every `Symbol("description")` made `Symbol()`. undici names its ~170 private property keys
+ * this way (`Symbol('connect-options')`, 2.3 KB of descriptions); a description only shows in `util.inspect`
+ * and neither undici nor zod reads one back (`Symbol.for` keys, which are looked up by name, are kept).
+ */
+export function withoutSymbolDescriptions(source: string): string {
+  return source.replace(/\bSymbol\("(?:[^"\\]|\\.)*"\)/g, 'Symbol()')
 }
 
 /** The source packed into `artifact` (its last line), inflated: what the artifact runs as undici and zod. */
