@@ -102,7 +102,9 @@ export const PACKED_FUNCTION = 'edgeopPacked'
  * sources, 125,043 gzip -9 became 123,891 (zlib's measure; undici alone −661, zod −491 more). The price,
  * paid once at start: inflating (about 1.3 ms on the shared 2-core machine) and compiling the packed top
  * level from source, outside the single executable's code cache; undici's stack frames read
- * `eval at` and a position in the inflated source, which `unpackDependencies` gives back.
+ * `eval at` and a position in the inflated source, which `unpackDependencies` gives back. Measured
+ * 2026-12-02, `node --optimize-for-size dist/edgeop.cjs version` 15 times each under /usr/bin/time at load
+ * 16 to 20: CPU 140 ms (median) before, 150 ms packed (the tool counts in 10 ms steps); peak RSS 61.5 and 61.4 MB.
  */
 export async function packDependencies(): Promise<{
   base64: string
