@@ -30,6 +30,8 @@ export interface FileTrim {
   /** Why nothing edgeop does reaches the replaced declarations. */
   readonly reason: string
   readonly stubs: readonly DeclarationStub[]
+  /** Exact texts replaced, each found exactly once (messages of paths the artifact cannot take). */
+  readonly replace?: readonly (readonly [string, string])[]
 }
 
 /**
@@ -111,6 +113,21 @@ export const UPGRADE_AND_CONNECT: readonly FileTrim[] = [
     reason:
       'NODE_DEBUG=websocket logs WebSocket events, which only the (unbundled) WebSocket client publishes',
     stubs: [noop('trackWebSocketEvents')],
+  },
+]
+
+/**
+ * undici's `NODE_DEBUG=undici` (and `=fetch`) lines: debug logging that subscribes to undici's
+ * diagnostics channels when the variable names it. The artifact reports its requests itself (the
+ * client's spans with `--tracing`, its request errors with method, path and step), and the channels
+ * stay, so a `diagnostics_channel` subscriber (an APM agent) still sees every undici event. Cut to pay
+ * for the artifact's size budget (about 1.3 KB minified).
+ */
+export const DEBUG_LOGGING: readonly FileTrim[] = [
+  {
+    file: 'core/diagnostics.js',
+    reason: 'NODE_DEBUG=undici debug lines; the channels themselves stay',
+    stubs: [noop('trackClientEvents'), noop('trackRequestEvents')],
   },
 ]
 
@@ -205,6 +222,48 @@ export const UNREFERENCED_EXPORTS: readonly FileTrim[] = [
   },
 ]
 
+/**
+ * undici's `Request` sentences for a FormData body and for options the client never sets (path, method,
+ * headers, a string body, the signal and the two timeouts are all it passes), shortened to the option's name.
+ * Cut to pay for the size budget.
+ */
+export const REQUEST_OPTION_MESSAGES: readonly FileTrim[] = [
+  {
+    file: 'core/request.js',
+    reason:
+      'the client passes path, method, headers, a string body, signal and the two timeouts, so the sentences for FormData bodies and options it never sets are shortened',
+    stubs: [],
+    replace: [
+      [
+        "'body must be a FormData created by this undici package instance; FormData from other sources, such as the built-in FormData provided by Node.js, is not supported'",
+        "'FormData body'",
+      ],
+      ["'maxRedirections is not supported, use the redirect interceptor'", "'maxRedirections'"],
+      ["'typeOfService must be an integer between 0 and 255'", "'invalid typeOfService'"],
+    ],
+  },
+]
+
+/** A response body reader edgeop never calls, replaced by one that says so if it ever is. */
+const unusedReader = (name: string): DeclarationStub => ({
+  kind: 'method',
+  name,
+  stub: `${name} () { throw new Error('edgeop: undici body.${name.replace(/^(async|get) /, '')} is not bundled') }`,
+})
+
+/**
+ * A response body's readers other than `text()`: edgeop reads every body with `text()` or by iterating it
+ * (`readText` and `readBytes` in src/transport/body-codec.ts), never as JSON, bytes, a Blob, an ArrayBuffer,
+ * FormData or a web stream (`body.body`). Cut to pay for the size budget.
+ */
+export const RESPONSE_BODY_READERS: readonly FileTrim[] = [
+  {
+    file: 'api/readable.js',
+    reason: 'bodies are read with text() or iterated',
+    stubs: ['json', 'blob', 'bytes', 'arrayBuffer', 'async formData', 'get body'].map(unusedReader),
+  },
+]
+
 /** `source` with each stubbed declaration replaced; throws when one is not found exactly once. */
 export function applyStubs(source: string, trim: FileTrim): string {
   let out = source
@@ -218,6 +277,12 @@ export function applyStubs(source: string, trim: FileTrim): string {
     const end = out.indexOf(close, start)
     if (end < 0) throw new Error(`undici trim: ${trim.file}: \`${name}\` has no closing line`)
     out = `${out.slice(0, start + 1)}${stub}${out.slice(end + close.length - 1)}`
+  }
+  for (const [from, to] of trim.replace ?? []) {
+    const at = out.indexOf(from)
+    if (at < 0 || out.indexOf(from, at + 1) >= 0)
+      throw new Error(`undici trim: ${trim.file} has no single \`${from}\` (undici layout changed?)`)
+    out = `${out.slice(0, at)}${to}${out.slice(at + from.length)}`
   }
   return out
 }
@@ -267,4 +332,38 @@ export const HEADER_NAME_TABLES: esbuild.Plugin = {
       loader: 'js',
     }))
   },
+}
+
+/**
+ * undici's `Client` constructor validates each of its ~30 options with a sentence (1.5 KB in all). In the
+ * artifact every option is a constant of src/transport/connection-pool.ts (25 connections, the keep-alive,
+ * `allowH2` and the connector), so no message can be thrown; each is shortened to `invalid <option>`,
+ * which still names the option if one ever is (with it goes the deprecation warning for an h2 option
+ * passed outside `h2Options`, which only an invalid value triggers). Cut to pay for the size budget.
+ */
+export const CLIENT_OPTION_MESSAGES: esbuild.Plugin = {
+  name: 'undici-client-option-messages',
+  setup(b) {
+    b.onLoad({ filter: /undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/ }, async (args) => {
+      const source = applyStubs(await readFile(args.path, 'utf8'), {
+        file: 'dispatcher/client.js',
+        reason: 'warns only before an invalid option is thrown',
+        stubs: [noop('emitH2OptionsNamespaceWarning')],
+      })
+      let count = 0
+      const contents = source.replace(/new InvalidArgumentError\('([^']*)'\)/g, (_, message: string) => {
+        count++
+        return `new InvalidArgumentError('invalid ${shortOptionName(message)}')`
+      })
+      if (count < 20)
+        throw new Error(`undici trim: client.js has ${count} option messages, expected 30 (layout changed?)`)
+      return { contents, loader: 'js' }
+    })
+  },
+}
+
+/** The option a `Client` option message names: its first word, or the second after `invalid`/`unsupported`. */
+export function shortOptionName(message: string): string {
+  const words = message.split(/[\s,]+/)
+  return (/^(invalid|unsupported)$/.test(words[0]!) ? words[1] : words[0]) ?? message
 }

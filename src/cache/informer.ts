@@ -39,7 +39,8 @@ export interface InformerOptions<T extends KubeObject>
   /**
    * How cached objects are kept. `eager` (default, except for a factory's informers on a resource type that
    * carries its protobuf kind: see `DEFAULT_PROTOBUF_STORE`): as decoded, frozen objects. `compact`: as their wire
-   * bytes with the scanned metadata, decoded on demand (reads and handler delivery) through a small
+   * bytes with the scanned metadata, decoded on demand (reads, and delivery to handlers that read more than
+   * metadata: `EventHandler.reads`) through a small
    * cache of decoded objects ({@link CompactIndexer}); what handlers and readers get is the same. The
    * factory then asks the client for bytes (`keepBytes`); a source that sends parsed objects works too
    * (each is kept as its JSON encoding). Index functions that read more than metadata decode (see

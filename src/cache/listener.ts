@@ -27,6 +27,18 @@ export interface DeleteInfo {
  * for the returned promise. They must not modify the objects they receive.
  */
 export interface EventHandler<T extends KubeObject = KubeObject> {
+  /**
+   * `metadata`: every callback reads only `apiVersion`, `kind` and the metadata a compact store scans
+   * (name, namespace, uid, resourceVersion, generation, deletionTimestamp, labels, annotations,
+   * ownerReferences), so a compact store delivers its entries as they are, decoding nothing (an eager
+   * store delivers its objects, which hold more). Unset: whole, decoded objects.
+   */
+  readonly reads?: 'metadata'
+  /**
+   * `metadata`: `onUpdate` reads only that metadata of the old state (as {@link reads} says), so a compact
+   * store decodes only the new one. Implied by `reads: 'metadata'`.
+   */
+  readonly readsOld?: 'metadata'
   /** `isInInitialList`: part of the state present when the handler was registered or at first sync. */
   onAdd?(obj: T, isInInitialList: boolean): unknown
   /** An object changed; a handler resync re-delivers every cached object as `onUpdate(obj, obj)`. */
@@ -161,16 +173,21 @@ export class Listener<T extends KubeObject> implements HandlerRegistration {
     this.#draining = false
   }
 
-  /** Delivers `n`, its entries resolved to objects only now (a compact store's backlog stays bytes). */
+  /**
+   * Delivers `n`, its entries resolved to objects only now (a compact store's backlog stays bytes), and only
+   * those the handler reads beyond metadata ({@link EventHandler.reads}, {@link EventHandler.readsOld}).
+   */
   #call(n: Notification<T>): unknown {
     const h = this.handler
+    const whole = h.reads !== 'metadata'
+    const resolve = (e: T): T => (whole ? this.#resolve(e) : e)
     switch (n.kind) {
       case 'add':
-        return h.onAdd?.(this.#resolve(n.obj), n.initial)
+        return h.onAdd?.(resolve(n.obj), n.initial)
       case 'update':
-        return h.onUpdate?.(this.#resolve(n.old), this.#resolve(n.obj))
+        return h.onUpdate?.(h.readsOld === 'metadata' ? n.old : resolve(n.old), resolve(n.obj))
       case 'delete':
-        return h.onDelete?.(this.#resolve(n.obj), { finalStateUnknown: n.stale })
+        return h.onDelete?.(resolve(n.obj), { finalStateUnknown: n.stale })
     }
   }
 }

@@ -62,6 +62,17 @@ export type {
   WatchOptions,
   WriteOptions,
 } from './list-options.ts'
+export {
+  PROTOBUF_CONFIG_MAPS,
+  PROTOBUF_DEPLOYMENTS,
+  PROTOBUF_EVENTS,
+  PROTOBUF_LEASES,
+  PROTOBUF_NAMESPACES,
+  PROTOBUF_NODES,
+  PROTOBUF_PODS,
+  PROTOBUF_SECRETS,
+  PROTOBUF_SERVICES,
+} from './protobuf-types.ts'
 export type { RawWatchOptions, WatchStream } from './raw-watch.ts'
 export { apiVersionOf, CORE_TYPES, type ResourceType, resourcePath } from './resource.ts'
 export { type JsonPatchOp, type PatchType, ResourceClient, type Scale } from './resource-client.ts'

@@ -237,8 +237,11 @@ export class Controller<T extends KubeObject = KubeObject> {
         source.addEventHandler(keyHandler(mapping, sink), definedProps({ acceptRestored: o.actOnRestored })),
       )
     }
+    // The primary key, parking (rearms), owner keys and the writer's span read metadata only; a
+    // park recorded on the object (`parkedFrom`) is read from its status, so that needs it decoded.
     watch(o.for.source as EventSource, {
       predicates: o.for.predicates as Predicate[] | undefined,
+      ...(o.parkedFrom ? {} : { reads: 'metadata' as const }),
       keys: (obj) => [primaryKey(obj)],
       primary: (old, obj, deleted) => {
         const key = primaryKey(obj)
@@ -255,11 +258,17 @@ export class Controller<T extends KubeObject = KubeObject> {
     for (const w of o.owns ?? [])
       watch(w.source, {
         predicates: w.predicates,
+        reads: 'metadata',
         keys: (obj) => [ownerKey(o.for as PrimaryWatch, obj)],
         rearms: true,
       })
     for (const w of o.watches ?? [])
-      watch(w.source, { predicates: w.predicates, keys: (obj) => w.map(obj).map(requestKey), rearms: true })
+      watch(w.source, {
+        predicates: w.predicates,
+        reads: w.reads,
+        keys: (obj) => w.map(obj).map(requestKey),
+        rearms: true,
+      })
   }
 
   /**

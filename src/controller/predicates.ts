@@ -8,6 +8,12 @@ import type { KubeObject } from '../core/types.ts'
 
 /** Decides per event whether to enqueue. Omitted methods pass everything. */
 export interface Predicate<T extends KubeObject = KubeObject> {
+  /**
+   * `metadata`: the methods read only `apiVersion`, `kind` and the metadata a compact store scans (see
+   * `EventHandler.reads`); with every predicate and key function of a watch so marked, a compact store
+   * decodes nothing to deliver its events. The predicates here all are.
+   */
+  readonly reads?: 'metadata'
   /** Whether the creation (or first sight) of `obj` enqueues. */
   create?(obj: T): boolean
   /** Whether the change from `oldObj` to `newObj` enqueues. */
@@ -22,27 +28,32 @@ export interface Predicate<T extends KubeObject = KubeObject> {
  * without a generation (most built-ins' metadata-only changes) pass.
  */
 export const generationChanged: Predicate = {
+  reads: 'metadata',
   update: (a, b) => a.metadata.generation === undefined || a.metadata.generation !== b.metadata.generation,
 }
 
 /** Updates pass only when labels changed. */
 export const labelsChanged: Predicate = {
+  reads: 'metadata',
   update: (a, b) => !shallowEqual(a.metadata.labels, b.metadata.labels),
 }
 
 /** Updates pass only when annotations changed. */
 export const annotationsChanged: Predicate = {
+  reads: 'metadata',
   update: (a, b) => !shallowEqual(a.metadata.annotations, b.metadata.annotations),
 }
 
 /** Updates pass only when the resourceVersion changed (drops resync re-deliveries). */
 export const resourceVersionChanged: Predicate = {
+  reads: 'metadata',
   update: (a, b) => a.metadata.resourceVersion !== b.metadata.resourceVersion,
 }
 
-/** Passes when any of `preds` passes (for each event kind). */
+/** Passes when any of `preds` passes (for each event kind); reads only metadata when each of them does. */
 export function anyOf<T extends KubeObject>(...preds: Predicate<T>[]): Predicate<T> {
   return {
+    ...(readsMetadata(preds) ? { reads: 'metadata' as const } : {}),
     create: (o) => preds.some((p) => p.create?.(o) ?? true),
     update: (a, b) => preds.some((p) => p.update?.(a, b) ?? true),
     delete: (o) => preds.some((p) => p.delete?.(o) ?? true),
@@ -77,6 +88,11 @@ export function allOf<T extends KubeObject>(
     if (!ok) return false
   }
   return true
+}
+
+/** Whether every one of `preds` reads only metadata. */
+export function readsMetadata(preds: readonly Predicate<never>[]): boolean {
+  return preds.every((p) => p.reads === 'metadata')
 }
 
 function shallowEqual(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {

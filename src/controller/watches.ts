@@ -5,7 +5,7 @@
 import type { EventHandler, HandlerRegistration } from '../cache/listener.ts'
 import type { KubeObject } from '../core/types.ts'
 import type { SpanContext } from '../tracing/trace-context.ts'
-import { allOf, type Predicate } from './predicates.ts'
+import { allOf, type Predicate, readsMetadata } from './predicates.ts'
 import { type ReconcileRequest, requestKey } from './reconciler.ts'
 
 /** Anything that delivers object events (a `SharedInformer` does). */
@@ -54,6 +54,11 @@ export interface MappedWatch {
   source: EventSource
   /** The requests an event on `obj` (and, on update, on its old state) enqueues. */
   map(obj: KubeObject): ReconcileRequest[]
+  /**
+   * `metadata`: `map` reads only `apiVersion`, `kind` and the metadata a compact store scans (see
+   * `EventHandler.reads`), so with metadata predicates the watch's events are delivered undecoded.
+   */
+  reads?: 'metadata'
   /** Events pass only when every predicate passes. */
   predicates?: Predicate[]
 }
@@ -72,6 +77,8 @@ export interface KeyMapping {
    * with the same resourceVersion) is no change.
    */
   rearms?: boolean
+  /** `metadata`: `keys` and `primary` read only the scanned metadata (see `EventHandler.reads`). */
+  reads?: 'metadata'
 }
 
 /** Where the keys go. */
@@ -81,14 +88,16 @@ export interface KeySink {
    * `writer` is the span that wrote the object.
    */
   enqueue(key: string | undefined, writer?: SpanContext, rearm?: boolean): void
-  /** The writer's span an event names, when the controller traces. */
+  /** The writer's span an event names, when the controller traces (it reads annotations only). */
   writer(obj: KubeObject, old?: KubeObject): SpanContext | undefined
 }
 
 /**
  * The event handler of one watch: each event's object (and, on update, its old state) mapped to keys,
  * after predicates. On update, a key the old state mapped to and the new one does not is enqueued too:
- * an owner or mapping may have changed, and the old one must learn (controller-runtime).
+ * an owner or mapping may have changed, and the old one must learn (controller-runtime). When the
+ * mapping and every predicate read only metadata, so does the handler: a compact store then delivers its
+ * entries without decoding them.
  */
 export function keyHandler(mapping: KeyMapping, sink: KeySink): EventHandler {
   const preds = mapping.predicates ?? []
@@ -101,6 +110,7 @@ export function keyHandler(mapping: KeyMapping, sink: KeySink): EventHandler {
     for (const k of keys(obj)) sink.enqueue(k, writer, rearms(old, obj))
   }
   return {
+    ...(mapping.reads === 'metadata' && readsMetadata(preds) ? { reads: 'metadata' as const } : {}),
     onAdd: (obj) => {
       if (!primary?.(undefined, obj) && allOf(preds, 'create', obj)) add(obj)
     },

@@ -3,10 +3,12 @@ import { test } from 'node:test'
 import { CompactIndexer } from '../../src/cache/compact-indexer.ts'
 import { CONTROLLER_UID_INDEX, controllerUidIndexFunc, labelIndexFunc } from '../../src/cache/index-funcs.ts'
 import { SharedInformer } from '../../src/cache/informer.ts'
+import { type EventHandler, Listener } from '../../src/cache/listener.ts'
 import { MemoryIndexer } from '../../src/cache/memory-indexer.ts'
 import { jsonCodec } from '../../src/codec/json-codec.ts'
 import { ManualClock } from '../../src/core/clock.ts'
 import { encodedObject, isEncodedObject, type ObjectCodec } from '../../src/core/encoded-object.ts'
+import { noopLogger } from '../../src/core/log.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { asStub, FakeStream, keepingBytes, list, scripted } from '../support/fake-lister-watcher.ts'
 import { until } from '../support/http-stub.ts'
@@ -175,4 +177,65 @@ test('compact informer: a slow handler backlog holds stubs, decoded only at deli
   assert.equal(codec.decodes, 5)
   ac.abort()
   await done
+})
+
+/** A listener on `store` for `handler`, and a way to wait until it has delivered everything. */
+function listening(store: CompactIndexer, handler: EventHandler) {
+  const l = new Listener(
+    handler,
+    0,
+    () => true,
+    async () => {},
+    () => {},
+    noopLogger,
+    (e) => store.resolve(e),
+  )
+  return { l }
+}
+
+test('a handler that reads only metadata gets the compact store’s entries undecoded, with the scanned metadata', async () => {
+  const codec = counting()
+  const store = new CompactIndexer()
+  const [a1, a2] = [
+    stubOf(app(1, 'o'), codec),
+    stubOf({ ...app(1, 'o'), metadata: { ...app(1, 'o').metadata, resourceVersion: '7' } }, codec),
+  ]
+  store.upsert(a2!)
+  const seen: string[] = []
+  const { l } = listening(store, {
+    reads: 'metadata',
+    onAdd: (o) => void seen.push(`add ${o.metadata.name} ${o.metadata.labels?.tier}`),
+    onUpdate: (a, b) => void seen.push(`update ${a.metadata.resourceVersion}->${b.metadata.resourceVersion}`),
+    onDelete: (o) => void seen.push(`delete ${o.metadata.uid}`),
+  })
+  l.notify({ kind: 'add', obj: a1!, initial: true })
+  l.notify({ kind: 'update', old: a1!, obj: a2! })
+  l.notify({ kind: 'delete', obj: a2!, stale: false })
+  await until(() => seen.length === 3)
+  assert.deepEqual(seen, ['add a1 web', 'update 1->7', 'delete u1'])
+  assert.equal(codec.decodes, 0, 'nothing decoded')
+})
+
+test('an update’s old state is decoded only for a handler that reads more than its metadata', async () => {
+  const codec = counting()
+  const store = new CompactIndexer({ decodedCacheSize: 0 })
+  const [old, cur] = [stubOf(app(1, 'o'), codec), stubOf(app(1, 'o', { image: 'caddy' }), codec)]
+  const got: unknown[] = []
+  const { l } = listening(store, {
+    readsOld: 'metadata',
+    onUpdate: (a, b) =>
+      void got.push(isEncodedObject(a), isEncodedObject(b), (b as { spec?: { image?: string } }).spec?.image),
+  })
+  l.notify({ kind: 'update', old, obj: cur })
+  await until(() => got.length === 3)
+  assert.deepEqual(got, [true, false, 'caddy'])
+  assert.equal(codec.decodes, 1, 'only the new state decoded')
+  const full: unknown[] = []
+  const { l: l2 } = listening(store, {
+    onUpdate: (a, b) => void full.push(isEncodedObject(a), isEncodedObject(b)),
+  })
+  l2.notify({ kind: 'update', old, obj: cur })
+  await until(() => full.length === 2)
+  assert.deepEqual(full, [false, false], 'by default a handler gets both states decoded')
+  assert.equal(codec.decodes, 3)
 })

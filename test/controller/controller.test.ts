@@ -6,7 +6,12 @@ import { test } from 'node:test'
 import type { EventHandler, HandlerRegistration } from '../../src/cache/listener.ts'
 import { Controller, type ReconcileOutcome } from '../../src/controller/controller.ts'
 import type { ControllerOptions } from '../../src/controller/controller-options.ts'
-import { generationChanged } from '../../src/controller/predicates.ts'
+import {
+  anyOf,
+  generationChanged,
+  labelsChanged,
+  resourceVersionChanged,
+} from '../../src/controller/predicates.ts'
 import { type ReconcileRequest, TerminalError } from '../../src/controller/reconciler.ts'
 import { clientGoRetryPolicy } from '../../src/controller/retry-policy.ts'
 import type { EventSource } from '../../src/controller/watches.ts'
@@ -626,4 +631,47 @@ test('instrument gives its tracer to a controller without one, and not to one wi
   }
   assert.deepEqual(theirs, ['reconcile bare'])
   assert.deepEqual(mine, ['reconcile owned'])
+})
+
+test('the controller’s handlers read only metadata while its predicates and key functions do, so a compact store decodes nothing for them', async () => {
+  const owned = new FakeSource()
+  const mapped = new FakeSource()
+  const mappedMeta = new FakeSource()
+  const custom = new FakeSource()
+  const forSource = new FakeSource()
+  const t = setup(async () => {}, {
+    for: {
+      source: forSource,
+      kind: 'App',
+      group: 'example.com',
+      namespaced: true,
+      predicates: [anyOf(generationChanged, labelsChanged)],
+    },
+    owns: [
+      { source: owned, predicates: [resourceVersionChanged] },
+      { source: custom, predicates: [{ update: () => true }] },
+    ],
+    watches: [
+      { source: mapped, map: () => [] },
+      { source: mappedMeta, map: () => [], reads: 'metadata' },
+    ],
+  })
+  assert.equal(forSource.handlers[0]?.reads, 'metadata', 'the primary key, parking and metadata predicates')
+  assert.equal(owned.handlers[0]?.reads, 'metadata', 'owner references are metadata')
+  assert.equal(mappedMeta.handlers[0]?.reads, 'metadata', 'a map function that says so')
+  assert.equal(custom.handlers[0]?.reads, undefined, 'a predicate that does not say it reads only metadata')
+  assert.equal(mapped.handlers[0]?.reads, undefined, 'a map function that does not say so')
+  t.ac.abort()
+  await t.done
+})
+
+test('a controller that reads its parks back from the object (parkedFrom) gets the primary object decoded, since the park is in its status', async () => {
+  const forSource = new FakeSource()
+  const t = setup(async () => {}, {
+    for: { source: forSource, kind: 'App', group: 'example.com', namespaced: true },
+    parkedFrom: () => undefined,
+  })
+  assert.equal(forSource.handlers[0]?.reads, undefined)
+  t.ac.abort()
+  await t.done
 })
