@@ -87,10 +87,12 @@ const run = promisify(execFile)
  * request's indexers added to the shared informer (issue 31 F1, F8: each an error message and its check). The
  * minifiers have little left: terser's unsafe options, `pure_getters` (wrong for undici's getters)
  * and esbuild-only or terser-only builds measured at most 119 gzip less, most of them more. The
- * ceiling stays above the budget until code is cut.
+ * ceiling stays above the budget until code is cut. Raised 2026-12-02 to just above 383,434 bytes,
+ * 125,059 gzip -9 (+31 / +16): the transport's `exchange` option, the seam where `edgeop/testing`'s
+ * simulator answers requests without a socket (the simulator itself is not in the artifact).
  */
-const MAX_BYTES = 383_410
-const MAX_GZIP_BYTES = 125_050
+const MAX_BYTES = 383_440
+const MAX_GZIP_BYTES = 125_065
 
 async function artifact(): Promise<Buffer> {
   try {
