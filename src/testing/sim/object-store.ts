@@ -111,17 +111,16 @@ export class ObjectStore {
     this.#history.length = 0
   }
 
-  /** A copy of one object, or undefined. */
+  /** One object, or undefined. The store's own (frozen at the top): read it, never modify it. */
   get(collection: string, ns: string | undefined, name: string): KubeObject | undefined {
-    const e = this.#collections.get(collection)?.get(keyOf(ns, name))
-    return e && clone(e.object)
+    return this.#collections.get(collection)?.get(keyOf(ns, name))?.object
   }
 
-  /** Every object of `collection` now (copies, ordered by key). */
+  /** Every object of `collection` now, ordered by key; the store's own, as {@link get}. */
   list(collection: string): KubeObject[] {
     const m = this.#collections.get(collection)
     if (!m) return []
-    return [...m.keys()].sort().map((k) => clone((m.get(k) as Entry).object))
+    return [...m.keys()].sort().map((k) => (m.get(k) as Entry).object)
   }
 
   /** The objects of `collection` as they were at `rv`, by key. @throws ApiStatus 410 when compacted. */
@@ -202,7 +201,7 @@ export class ObjectStore {
       throw conflict(resourceOf(collection), name)
     if (body.metadata?.uid && body.metadata.uid !== entry.object.metadata.uid)
       throw conflict(resourceOf(collection), name)
-    return this.#replace(collection, entry, clone(body), subresource, ctx, false)
+    return this.#replace(collection, entry, body, subresource, ctx, false)
   }
 
   /** A patch already applied to a copy of the live object (`patched`), written like an update (no RV check unless the patch set one). */
@@ -260,7 +259,10 @@ export class ObjectStore {
     const owners: Ownership = new Map([...entry.owners].map(([k, v]) => [k, new Set(v)]))
     const orphaned = recordApply(owners, ctx.manager, paths)
     const { resourceVersion: _rv, ...appliedMeta } = applied.metadata ?? {}
-    const merged = deepMerge(live, { ...applied, metadata: appliedMeta } as unknown as Json) as KubeObject
+    // A copy: the merge shares the live object's untouched maps, and orphaned fields are removed in place.
+    const merged = clone(
+      deepMerge(live, { ...applied, metadata: appliedMeta } as unknown as Json),
+    ) as KubeObject
     for (const p of orphaned) removeAt(merged as unknown as Json, p)
     return this.#replace(collection, entry, merged, subresource, ctx, true, owners)
   }
@@ -289,8 +291,8 @@ export class ObjectStore {
     if (options.propagationPolicy === 'Orphan' && !finalizers.includes(ORPHAN)) finalizers.push(ORPHAN)
     if (finalizers.length === 0) return this.#remove(collection, entry)
     if (entry.object.metadata.deletionTimestamp && same(finalizers, entry.object.metadata.finalizers))
-      return clone(entry.object)
-    const next = clone(entry.object)
+      return entry.object
+    const next = { ...entry.object, metadata: { ...entry.object.metadata } }
     next.metadata.finalizers = finalizers
     next.metadata.deletionTimestamp ??= timestamp(ctx.now)
     next.metadata.generation = (next.metadata.generation ?? 0) + 1
@@ -315,7 +317,7 @@ export class ObjectStore {
     const old = entry.object
     const next = updatedObject(old, body, subresource, this.rules(collection).statusSubresource, collection)
     if (subresource === undefined) this.#admit(collection, next)
-    if (isNoOp(old, next)) return clone(old) // a no-op write keeps its resourceVersion
+    if (isNoOp(old, next)) return old // a no-op write keeps its resourceVersion
     const own = owners ?? new Map([...entry.owners].map(([k, v]) => [k, new Set(v)]))
     if (!applied)
       recordUpdate(
@@ -344,11 +346,13 @@ export class ObjectStore {
     const m = this.#collection(collection)
     const key = keyOf(entry.object.metadata.namespace, entry.object.metadata.name ?? '')
     m.delete(key)
-    const gone = clone(entry.object)
-    gone.metadata.resourceVersion = String(++this.rv)
+    const gone = {
+      ...entry.object,
+      metadata: { ...entry.object.metadata, resourceVersion: String(++this.rv) },
+    }
     Object.freeze(gone)
     this.#record({ rv: this.rv, type: 'DELETED', collection, key, object: gone, previous })
-    return clone(gone)
+    return gone
   }
 
   #commit(
@@ -366,7 +370,7 @@ export class ObjectStore {
     Object.freeze(obj)
     this.#collection(collection).set(key, { object: obj, owners })
     this.#record({ rv: this.rv, type, collection, key, object: obj, previous })
-    return clone(obj)
+    return obj
   }
 
   #record(e: StoreEvent): void {
