@@ -29,6 +29,7 @@ export type FaultKind = (typeof FAULT_KINDS)[number]
 export interface Fault {
   /** Index in the plan, named by the trace and by `skipFaults`. */
   id: number
+  /** What happens. */
   kind: FaultKind
   /** Virtual ms since the start. */
   at: number

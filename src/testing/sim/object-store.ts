@@ -4,7 +4,8 @@
  * (optimistic concurrency, generation, the status subresource, finalizers, schemas).
  */
 import type { KubeObject } from '../../core/types.ts'
-import { ApiStatus, conflict, expired, invalid, notFound } from './api-status.ts'
+import { ApiStatus, conflict, invalid, notFound } from './api-status.ts'
+import { DEFAULT_HISTORY_EVENTS, EventHistory, type StoreEvent } from './event-history.ts'
 import {
   applyConflicts,
   deepMerge,
@@ -26,31 +27,17 @@ import {
   updatedObject,
 } from './update-rules.ts'
 
+export { DEFAULT_HISTORY_EVENTS, type StoreEvent } from './event-history.ts'
 export type { ResourceRules, SpecSchema } from './update-rules.ts'
-
-/** One change, as a watch sees it. */
-export interface StoreEvent {
-  rv: number
-  type: 'ADDED' | 'MODIFIED' | 'DELETED'
-  /** `group/resource`. */
-  collection: string
-  /** `namespace/name` (or `name`). */
-  key: string
-  object: KubeObject
-  /** The object before the change (undefined for ADDED). */
-  previous: KubeObject | undefined
-}
 
 interface Entry {
   object: KubeObject
   owners: Ownership
 }
 
-/** Events kept for watches and paginated lists before the oldest are compacted away (etcd's compaction keeps 5 minutes of them; this bounds memory instead). */
-export const DEFAULT_HISTORY_EVENTS = 5_000
-
 /** Where a write comes from: the field manager (`fieldManager` or the User-Agent's product). */
 export interface WriteContext {
+  /** The field manager. */
   manager: string
   /** Virtual wall time for timestamps. */
   now: number
@@ -69,18 +56,21 @@ const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.str
 export class ObjectStore {
   /** The latest resourceVersion. */
   rv = 1
-  /** The oldest resourceVersion a watch or a paginated list may start from; older ones are 410. */
-  floor = 1
   readonly #collections = new Map<string, Map<string, Entry>>()
   readonly #rules = new Map<string, ResourceRules>()
-  readonly #history: StoreEvent[] = []
   readonly #listeners = new Set<(e: StoreEvent) => void>()
-  readonly #historyLimit: number
+  /** The changes watches and paginated lists replay. */
+  readonly history: EventHistory
   #uid = 0
 
   /** An empty store keeping `historyLimit` events for watches. */
   constructor(historyLimit = DEFAULT_HISTORY_EVENTS) {
-    this.#historyLimit = historyLimit
+    this.history = new EventHistory(historyLimit)
+  }
+
+  /** The oldest resourceVersion a watch or a paginated list may start from; older ones are 410. */
+  get floor(): number {
+    return this.history.floor
   }
 
   /** Sets the rules of `collection` (`group/resource`). */
@@ -101,14 +91,12 @@ export class ObjectStore {
 
   /** Events of `collection` after `rv`. @throws ApiStatus 410 when `rv` is older than {@link floor}. */
   eventsAfter(collection: string, rv: number): StoreEvent[] {
-    if (rv < this.floor - 1) throw expired(rv)
-    return this.#history.filter((e) => e.rv > rv && e.collection === collection)
+    return this.history.after(collection, rv)
   }
 
   /** Forgets every event up to now: older resourceVersions become 410 (etcd compaction). */
   compact(): void {
-    this.floor = this.rv + 1
-    this.#history.length = 0
+    this.history.compact(this.rv)
   }
 
   /** One object, or undefined. The store's own (frozen at the top): read it, never modify it. */
@@ -125,17 +113,9 @@ export class ObjectStore {
 
   /** The objects of `collection` as they were at `rv`, by key. @throws ApiStatus 410 when compacted. */
   stateAt(collection: string, rv: number): Map<string, KubeObject> {
-    if (rv < this.floor - 1) throw expired(rv)
-    const out = new Map<string, KubeObject>()
-    for (const [k, e] of this.#collections.get(collection) ?? []) out.set(k, e.object)
-    for (let i = this.#history.length - 1; i >= 0; i--) {
-      const e = this.#history[i] as StoreEvent
-      if (e.rv <= rv) break
-      if (e.collection !== collection) continue
-      if (e.previous) out.set(e.key, e.previous)
-      else out.delete(e.key)
-    }
-    return out
+    const now = new Map<string, KubeObject>()
+    for (const [k, e] of this.#collections.get(collection) ?? []) now.set(k, e.object)
+    return this.history.rewind(collection, rv, now)
   }
 
   /** Every collection's objects, for invariants and GC. */
@@ -374,11 +354,7 @@ export class ObjectStore {
   }
 
   #record(e: StoreEvent): void {
-    this.#history.push(e)
-    if (this.#history.length > this.#historyLimit) {
-      const dropped = this.#history.splice(0, this.#history.length - this.#historyLimit)
-      this.floor = (dropped[dropped.length - 1] as StoreEvent).rv + 1
-    }
+    this.history.record(e)
     for (const fn of this.#listeners) fn(e)
   }
 

@@ -46,7 +46,13 @@ export async function expectSimulation(o: SimulationOptions): Promise<Simulation
 export function failureReport(r: SimulationResult, lastSteps = 40): string {
   const f = r.failure
   if (!f) return `seed ${r.seed}: no failure`
-  const faultLines = formatTrace(r.trace.filter((e) => e.who === 'fault'))
+  const faultLines = formatTrace(
+    r.faults.map((x) => ({
+      at: x.at,
+      who: 'fault',
+      what: `#${x.id} ${x.kind} ${x.process}${x.forMs ? ` for ${x.forMs} ms` : ''}`,
+    })),
+  )
   return [
     `seed ${r.seed}: ${f.kind} invariant "${f.invariant}" failed at ${(f.at / 1000).toFixed(3)} virtual s: ${f.message}`,
     `replay: ${r.replay}`,

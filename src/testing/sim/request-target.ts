@@ -6,11 +6,17 @@
 export interface RequestTarget {
   /** `''` for the core group. */
   group: string
+  /** API version, e.g. `v1`. */
   version: string
+  /** Plural resource name. */
   resource: string
+  /** Undefined for cluster-scoped paths and all-namespace collections. */
   namespace: string | undefined
+  /** Undefined for a collection. */
   name: string | undefined
+  /** E.g. `status`. */
   subresource: string | undefined
+  /** The query parameters. */
   query: URLSearchParams
 }
 

@@ -33,6 +33,7 @@ export interface ProcessContext {
 
 /** A process of the simulated system (an operator replica, a node agent): restarted with fresh state after each crash. */
 export interface SimulatedProcess {
+  /** Unique among the processes: the trace, faults and the default field manager name it. */
   name: string
   /** Runs one incarnation until `ctx.signal` aborts. A rejection other than the abort is traced and the process restarted (a crash loop, as under a kubelet). */
   run(ctx: ProcessContext): Promise<void> | void
@@ -40,12 +41,15 @@ export interface SimulatedProcess {
 
 /** A property of the cluster: undefined when it holds, else what is wrong. */
 export interface Invariant {
+  /** Named in the failure report. */
   name: string
+  /** Undefined when the property holds, else what is wrong; objects from `cluster` are the store's own (read, never modify). */
   check(cluster: SimulatedCluster): string | undefined
 }
 
 /** A resource's rules in the model. */
 export interface SimulatedResource {
+  /** The resource the rules are for. */
   type: ResourceType
   /** Default true, except for the built-ins without one (ConfigMaps, Secrets, Leases, Events, RBAC). */
   statusSubresource?: boolean
@@ -55,10 +59,13 @@ export interface SimulatedResource {
 
 /** The simulated cluster, as invariants and setup hooks see it. */
 export interface SimulatedCluster {
+  /** The API server. */
   readonly model: ApiServerModel
+  /** Its objects. */
   readonly store: ObjectStore
+  /** The run's clock. */
   readonly clock: VirtualClock
-  /** The objects of `type` now. */
+  /** The objects of `type` now: the store's own, read them and never modify them. */
   list<T extends KubeObject = KubeObject>(type: ResourceType): T[]
   /** Records a step in the trace. */
   trace(who: string, what: string): void
@@ -66,14 +73,17 @@ export interface SimulatedCluster {
 
 /** Options of {@link simulate}. */
 export interface SimulationOptions {
+  /** Chooses the schedule, the faults and every jitter: the same seed, the same run. */
   seed: number
   /** Virtual run length (ms). */
   durationMs: number
   /** Liveness bound: faults stop this long before the end, and liveness invariants must hold at the end. Default {@link DEFAULT_SETTLE_MS}. */
   settleMs?: number
+  /** The system under test, started at once; faults hit only these. */
   processes: readonly SimulatedProcess[]
   /** The user's actions (create, update, delete objects): a process of its own that no fault hits. */
   workload?: (ctx: ProcessContext) => Promise<void>
+  /** Rules of resources beyond the defaults (status subresource everywhere but the built-ins without one; no schema). */
   resources?: readonly SimulatedResource[]
   /** Fault mix; false for none. Default: every kind, one per 20 virtual s on average. */
   faults?: FaultOptions | false
@@ -91,8 +101,11 @@ export interface SimulationOptions {
 
 /** What went wrong in a failed run. */
 export interface SimulationFailure {
+  /** Which list the invariant was in. */
   kind: 'safety' | 'liveness'
+  /** Its name. */
   invariant: string
+  /** What it said was wrong. */
   message: string
   /** Virtual ms. */
   at: number
@@ -100,7 +113,9 @@ export interface SimulationFailure {
 
 /** The outcome of one run. */
 export interface SimulationResult {
+  /** The seed run. */
   seed: number
+  /** The first invariant that failed, or undefined. */
   failure: SimulationFailure | undefined
   /** Virtual ms simulated. */
   virtualMs: number
@@ -114,7 +129,9 @@ export interface SimulationResult {
   faults: readonly Fault[]
   /** Invariant evaluations. */
   checks: number
+  /** The latest steps (bounded: `TRACE_ENTRIES`). */
   trace: readonly TraceEntry[]
+  /** Fault ids left out (`skipFaults`). */
   skipped: readonly number[]
   /** The command that replays this run. */
   replay: string

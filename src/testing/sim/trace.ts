@@ -8,6 +8,7 @@ export interface TraceEntry {
   at: number
   /** The process (or `model`, `fault`). */
   who: string
+  /** What happened. */
   what: string
 }
 

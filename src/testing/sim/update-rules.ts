@@ -7,6 +7,7 @@ import { notFound } from './api-status.ts'
 
 /** A spec schema as zod (and zod/mini) schemas are: `safeParse` returns the defaulted value or an error. */
 export interface SpecSchema {
+  /** The defaulted value, or why it is refused. */
   safeParse(value: unknown): { success: true; data: unknown } | { success: false; error: { message: string } }
 }
 

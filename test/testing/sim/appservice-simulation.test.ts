@@ -17,7 +17,7 @@ import {
 import { appServiceSimulation } from '../../support/appservice-simulation.ts'
 
 /** Seeds `npm test` runs (a longer sweep: `node test/testing/sim/sweep.ts`). */
-const SEEDS = simulationSeeds(1, 8)
+const SEEDS = simulationSeeds(1, 5)
 
 for (const seed of SEEDS) {
   test(`AppService operator, seed ${seed}: safe at every step, converged 2 virtual minutes after the last fault`, async () => {
