@@ -158,9 +158,11 @@ export class ApiServerModel {
           throw err
         }
         const readAt = live.metadata.resourceVersion
-        const out = patched as unknown as KubeObject
+        // A copy of the metadata: a merge patch shares the live object's untouched maps.
+        const out = { ...(patched as unknown as KubeObject) }
+        out.metadata = { ...out.metadata }
         // A patch that leaves the resourceVersion as read is not a precondition.
-        if (out.metadata?.resourceVersion === readAt) delete out.metadata.resourceVersion
+        if (out.metadata.resourceVersion === readAt) delete out.metadata.resourceVersion
         return json(200, s.writePatched(collection, t.namespace, name, out, readAt, t.subresource, ctx))
       }
       case 'DELETE': {
@@ -171,7 +173,18 @@ export class ApiServerModel {
           )
           return json(200, { kind: 'List', apiVersion: 'v1', metadata: {}, items })
         }
-        return json(200, s.delete(collection, t.namespace, t.name, options, ctx))
+        const out = s.delete(collection, t.namespace, t.name, options, ctx)
+        // A built-in resource removed at once answers a Status; custom resources and objects kept
+        // by finalizers answer the object (the registry's `ReturnDeletedObject`).
+        if (out.metadata.deletionTimestamp === undefined && isBuiltIn(t.group))
+          return json(200, {
+            kind: 'Status',
+            apiVersion: 'v1',
+            metadata: {},
+            status: 'Success',
+            details: { name: t.name, kind: t.resource, uid: out.metadata.uid },
+          })
+        return json(200, out)
       }
       default:
         throw new ApiStatus(405, 'MethodNotAllowed', `${req.method} is not supported`)
@@ -287,6 +300,9 @@ export class ApiServerModel {
     return statusResponse(new ApiStatus(404, 'NotFound', 'the server could not find the requested resource'))
   }
 }
+
+/** The core group, un-dotted groups (`apps`, `batch`) and `*.k8s.io` are kube-apiserver's own; the rest are CRDs. */
+const isBuiltIn = (group: string): boolean => !group.includes('.') || group.endsWith('.k8s.io')
 
 function need(t: RequestTarget): string {
   if (t.name === undefined)

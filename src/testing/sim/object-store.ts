@@ -46,6 +46,15 @@ export interface WriteContext {
 const clone = <T>(v: T): T => structuredClone(v)
 const keyOf = (ns: string | undefined, name: string): string => (ns ? `${ns}/${name}` : name)
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
+const sameOwners = (a: Ownership, b: Ownership): boolean => {
+  const flat = (o: Ownership) => JSON.stringify([...o].map(([m, p]) => [m, [...p].sort()]).sort())
+  return flat(a) === flat(b)
+}
+const deepFreeze = (v: unknown): void => {
+  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return
+  Object.freeze(v)
+  for (const x of Object.values(v)) deepFreeze(x)
+}
 
 /**
  * The state of the simulated cluster.
@@ -99,7 +108,7 @@ export class ObjectStore {
     this.history.compact(this.rv)
   }
 
-  /** One object, or undefined. The store's own (frozen at the top): read it, never modify it. */
+  /** One object, or undefined. The store's own (deeply frozen): read it, never modify it. */
   get(collection: string, ns: string | undefined, name: string): KubeObject | undefined {
     return this.#collections.get(collection)?.get(keyOf(ns, name))?.object
   }
@@ -297,7 +306,6 @@ export class ObjectStore {
     const old = entry.object
     const next = updatedObject(old, body, subresource, this.rules(collection).statusSubresource, collection)
     if (subresource === undefined) this.#admit(collection, next)
-    if (isNoOp(old, next)) return old // a no-op write keeps its resourceVersion
     const own = owners ?? new Map([...entry.owners].map(([k, v]) => [k, new Set(v)]))
     if (!applied)
       recordUpdate(
@@ -307,6 +315,8 @@ export class ObjectStore {
         next as unknown as Json,
         subresource === 'status',
       )
+    // A write that changes neither the object nor who owns its fields keeps its resourceVersion.
+    if (isNoOp(old, next) && sameOwners(own, entry.owners)) return old
     const key = keyOf(old.metadata.namespace, old.metadata.name ?? '')
     // The last finalizer gone from a deleted object: the update deletes it (one DELETED event).
     if (next.metadata.deletionTimestamp && !next.metadata.finalizers?.length)
@@ -330,9 +340,15 @@ export class ObjectStore {
       ...entry.object,
       metadata: { ...entry.object.metadata, resourceVersion: String(++this.rv) },
     }
-    Object.freeze(gone)
+    deepFreeze(gone)
     this.#record({ rv: this.rv, type: 'DELETED', collection, key, object: gone, previous })
-    return gone
+    // The watch sees the deletion's resourceVersion; the caller gets the object at its last one (etcd's previous state).
+    const answer = {
+      ...gone,
+      metadata: { ...gone.metadata, resourceVersion: previous.metadata.resourceVersion },
+    }
+    deepFreeze(answer)
+    return answer
   }
 
   #commit(
@@ -347,7 +363,7 @@ export class ObjectStore {
     obj.metadata.managedFields = [...owners.keys()]
       .sort()
       .map((manager) => ({ manager, fieldsType: 'FieldsV1' }))
-    Object.freeze(obj)
+    deepFreeze(obj) // what the store hands out is read-only: a stray write throws instead of changing history
     this.#collection(collection).set(key, { object: obj, owners })
     this.#record({ rv: this.rv, type, collection, key, object: obj, previous })
     return obj

@@ -217,3 +217,49 @@ test('a JSON patch whose test fails is 422 Invalid and changes nothing', async (
   )
   assert.equal((await cms.get('p')).metadata.resourceVersion, c.metadata.resourceVersion)
 })
+
+test('a merge patch that changes nothing answers the object at its resourceVersion and leaves the store as it was (found by the differential test, seed 4)', async () => {
+  const { client } = setup()
+  const cms = client.resource(CORE_TYPES.configMaps, 'default')
+  await cms.create(cm('n'))
+  const once = await cms.patch('n', { data: { w: '1' } })
+  const twice = await cms.patch('n', { data: { w: '1' } })
+  assert.equal(twice.metadata.resourceVersion, once.metadata.resourceVersion)
+  assert.equal((await cms.get('n')).metadata.resourceVersion, once.metadata.resourceVersion)
+})
+
+test('a ConfigMap deleted at once answers a Status, a custom resource its last state (found by the differential test, seed 1)', async () => {
+  const { client } = setup()
+  const cms = client.resource(CORE_TYPES.configMaps, 'default')
+  await cms.create(cm('d'))
+  assert.equal(((await cms.delete('d')) as { kind?: string }).kind, 'Status')
+  const apps = client.resource(APPSERVICES, 'default')
+  await apps.create({
+    apiVersion: 'platform.example.com/v1alpha1',
+    kind: 'AppService',
+    metadata: { name: 'web' },
+    spec: { image: 'nginx:1' },
+  } as never)
+  assert.equal(((await apps.delete('web')) as KubeObject).metadata.name, 'web')
+})
+
+test('removing the last finalizer of a deleted object answers it without the finalizer at its last resourceVersion, as etcd answers a delete with the previous state (found by the differential test, seed 4)', async () => {
+  const { client } = setup()
+  const cms = client.resource(CORE_TYPES.configMaps, 'default')
+  await cms.create({ ...cm('f'), metadata: { name: 'f', finalizers: ['x/y'] } })
+  const deleting = (await cms.delete('f')) as KubeObject
+  const gone = await cms.patch('f', { metadata: { finalizers: null } })
+  assert.equal(gone.metadata.finalizers, undefined)
+  assert.equal(gone.metadata.resourceVersion, deleting.metadata.resourceVersion)
+  await assert.rejects(cms.get('f'), isNotFound)
+})
+
+test('an apply of the same values by another manager is a write: managedFields change, the resourceVersion moves (found by the differential test, seed 8)', async () => {
+  const { client } = setup()
+  const cms = client.resource(CORE_TYPES.configMaps, 'default')
+  const one = await cms.apply({ ...cm('o'), data: { a: '1' } } as KubeObject, { fieldManager: 'one' })
+  const two = await cms.apply({ ...cm('o'), data: { a: '1' } } as KubeObject, { fieldManager: 'two' })
+  assert.notEqual(two.metadata.resourceVersion, one.metadata.resourceVersion)
+  const again = await cms.apply({ ...cm('o'), data: { a: '1' } } as KubeObject, { fieldManager: 'two' })
+  assert.equal(again.metadata.resourceVersion, two.metadata.resourceVersion)
+})
