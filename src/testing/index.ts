@@ -70,9 +70,11 @@ export type {
   SimulatedCluster,
   SimulatedProcess,
   SimulatedResource,
+  SimulatedWrite,
   SimulationFailure,
   SimulationOptions,
   SimulationResult,
+  WriteInvariant,
 } from './sim/simulation-options.ts'
 export type { TraceEntry } from './sim/trace.ts'
 export { SIMULATION_EPOCH_MS, VirtualClock } from './sim/virtual-clock.ts'

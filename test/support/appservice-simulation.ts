@@ -25,48 +25,48 @@ import type {
   SimulatedCluster,
   SimulatedProcess,
   SimulationOptions,
+  WriteInvariant,
 } from '../../src/testing/index.ts'
 import { deploymentRollouts } from '../../src/testing/index.ts'
 
 const NS = 'apps'
 const NAMES = ['web', 'api', 'worker', 'cache']
+const LEASE = 'appservice-operator'
 
-/** One replica of the operator: it reconciles only while it holds the Lease, with fresh caches each time it leads. */
-export function appServiceReplica(name: string): SimulatedProcess {
+/**
+ * One replica of the operator: it reconciles only while it holds the Lease, with fresh caches each
+ * time it leads (`elect: false`: always, a deliberately broken deployment for the tests that show the
+ * write invariant failing).
+ */
+export function appServiceReplica(name: string, elect = true): SimulatedProcess {
   return {
     name,
     async run({ client, clock, signal }: ProcessContext) {
-      const lock = LeaseLock.fromClient(client, {
-        namespace: 'ops',
-        name: 'appservice-operator',
-        identity: name,
-      })
+      const reconcile = async (leading: AbortSignal) => {
+        const factory = new InformerFactory(client, { clock, logger: noopLogger })
+        const recorder = new EventRecorder(client, {
+          controller: 'sim/appservice',
+          instance: name,
+          clock,
+          logger: noopLogger,
+        })
+        const controller = appServiceController({
+          client,
+          factory,
+          namespaces: [],
+          database: undefined,
+          recorder,
+          clock,
+          logger: noopLogger,
+          fencingToken: elect ? () => elector.fencingToken() : undefined,
+        })
+        factory.start(leading)
+        await controller.run(leading)
+      }
+      const lock = LeaseLock.fromClient(client, { namespace: 'ops', name: LEASE, identity: name })
       const elector = new LeaderElector({ lock, clock, logger: noopLogger })
-      await runWhileLeading(
-        elector,
-        async (leading) => {
-          const factory = new InformerFactory(client, { clock, logger: noopLogger })
-          const recorder = new EventRecorder(client, {
-            controller: 'sim/appservice',
-            instance: name,
-            clock,
-            logger: noopLogger,
-          })
-          const controller = appServiceController({
-            client,
-            factory,
-            namespaces: [],
-            database: undefined,
-            recorder,
-            clock,
-            logger: noopLogger,
-            fencingToken: () => elector.fencingToken(),
-          })
-          factory.start(leading)
-          await controller.run(leading)
-        },
-        signal,
-      )
+      if (!elect) return reconcile(signal)
+      await runWhileLeading(elector, reconcile, signal)
     },
   }
 }
@@ -143,6 +143,24 @@ export const APPSERVICE_SAFETY: Invariant[] = [
   },
 ]
 
+/** Checked at every write: leader election keeps a single writer (no split brain after a partition or a crash). */
+export const APPSERVICE_WRITE_SAFETY: WriteInvariant[] = [
+  {
+    name: 'only the Lease holder writes AppServices and their children',
+    check(w, c) {
+      if (!w.process.startsWith('operator-') || !WRITTEN_BY_LEADER.has(w.target.resource)) return undefined
+      const lease = c.store.get('coordination.k8s.io/leases', 'ops', LEASE) as
+        | (KubeObject & { spec?: { holderIdentity?: string } })
+        | undefined
+      const holder = lease?.spec?.holderIdentity
+      return holder === w.process
+        ? undefined
+        : `${w.process} wrote ${w.target.resource}/${w.target.name} while the Lease names ${holder || 'no one'}`
+    },
+  },
+]
+const WRITTEN_BY_LEADER = new Set(['appservices', 'deployments', 'services'])
+
 /** Checked at the end, after the faults stopped for the settle time. */
 export const APPSERVICE_LIVENESS: Invariant[] = [
   {
@@ -199,6 +217,7 @@ export function appServiceSimulation(seed: number, minutes = 10): SimulationOpti
     processes: [appServiceReplica('operator-a'), appServiceReplica('operator-b')],
     workload: appServiceWorkload(durationMs - settleMs),
     safety: APPSERVICE_SAFETY,
+    writeSafety: APPSERVICE_WRITE_SAFETY,
     liveness: APPSERVICE_LIVENESS,
   }
 }

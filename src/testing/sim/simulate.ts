@@ -154,12 +154,23 @@ export async function simulate(o: SimulationOptions): Promise<SimulationResult> 
     }, forMs)
   }
 
+  let failure: SimulationFailure | undefined
+  let checks = 0
   model.onWrite = (process, method, target, status) => {
     if (status >= 400) return
     t(
       process,
       `${method} ${target.resource}/${target.name ?? ''}${target.subresource ? `/${target.subresource}` : ''} → ${status}`,
     )
+    for (const inv of o.writeSafety ?? []) {
+      if (failure) break
+      checks++
+      const message = inv.check({ process, method, target }, cluster)
+      if (message !== undefined) {
+        failure = { kind: 'safety', invariant: inv.name, message, at: clock.elapsed }
+        t('invariant', `safety ${inv.name} violated: ${message}`)
+      }
+    }
     if (armedCrash.delete(process)) crash(process, DEFAULT_RESTART_MS, 'right after a write')
   }
   model.interceptor = (process, req, target): Interception => {
@@ -247,9 +258,7 @@ export async function simulate(o: SimulationOptions): Promise<SimulationResult> 
     start({ name: 'workload', run: (ctx) => w(ctx) }, false)
   }
 
-  let failure: SimulationFailure | undefined
   let steps = 0
-  let checks = 0
   const checkAll = (kind: 'safety' | 'liveness', list: readonly Invariant[] | undefined) => {
     for (const inv of list ?? []) {
       checks++

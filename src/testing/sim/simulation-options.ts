@@ -10,6 +10,7 @@ import type { ApiServerModel } from './api-server-model.ts'
 import type { Fault, FaultOptions } from './fault-plan.ts'
 import type { ObjectStore, SpecSchema } from './object-store.ts'
 import type { Prng } from './prng.ts'
+import type { RequestTarget } from './request-target.ts'
 import type { TraceEntry } from './trace.ts'
 import type { VirtualClock } from './virtual-clock.ts'
 
@@ -45,6 +46,24 @@ export interface Invariant {
   name: string
   /** Undefined when the property holds, else what is wrong; objects from `cluster` are the store's own (read, never modify). */
   check(cluster: SimulatedCluster): string | undefined
+}
+
+/** One successful write, as {@link WriteInvariant}s see it. */
+export interface SimulatedWrite {
+  /** The simulated process that sent it. */
+  process: string
+  /** HTTP method. */
+  method: string
+  /** What it addressed. */
+  target: RequestTarget
+}
+
+/** A property of every write: undefined when it holds, else what is wrong. */
+export interface WriteInvariant {
+  /** Named in the failure report. */
+  name: string
+  /** Checked with the store as the write left it. */
+  check(write: SimulatedWrite, cluster: SimulatedCluster): string | undefined
 }
 
 /** A resource's rules in the model. */
@@ -91,6 +110,8 @@ export interface SimulationOptions {
   safety?: readonly Invariant[]
   /** Checked at the end. */
   liveness?: readonly Invariant[]
+  /** Checked at every successful write, before its answer reaches the writer (who may write what, when). */
+  writeSafety?: readonly WriteInvariant[]
   /** Fault ids to leave out (a minimized replay). Default: from {@link SKIP_ENV}. */
   skipFaults?: readonly number[]
   /** Runs before any process starts (seed objects, built-in controllers such as {@link deploymentRollouts}). */

@@ -14,7 +14,7 @@ import {
   simulate,
   simulationSeeds,
 } from '../../../src/testing/index.ts'
-import { appServiceSimulation } from '../../support/appservice-simulation.ts'
+import { appServiceReplica, appServiceSimulation } from '../../support/appservice-simulation.ts'
 
 /** Seeds `npm test` runs (a longer sweep: `node test/testing/sim/sweep.ts`). */
 const SEEDS = simulationSeeds(1, 5)
@@ -78,4 +78,16 @@ test('a reconciler that writes its child before the finalizer fails the safety i
     assert.match(err.message, /buggy: PATCH deployments\/\w+ → 200/)
     return true
   })
+})
+
+test('two replicas without leader election are caught writing without the Lease', async () => {
+  const options = {
+    ...appServiceSimulation(2, 3),
+    processes: [appServiceReplica('operator-a', false), appServiceReplica('operator-b', false)],
+    faults: false as const,
+  }
+  await assert.rejects(
+    expectSimulation(options),
+    /safety invariant "only the Lease holder writes AppServices and their children" failed/,
+  )
 })
