@@ -15,7 +15,8 @@ import {
 } from '../../../src/client/index.ts'
 import type { KubeObject, WatchEvent } from '../../../src/core/index.ts'
 import { APPSERVICES, AppServiceSpec } from '../../../src/operators/appservice/index.ts'
-import { ApiServerModel } from '../../../src/testing/sim/api-server-model.ts'
+import { ApiServerModel, statusResponse } from '../../../src/testing/sim/api-server-model.ts'
+import { ApiStatus } from '../../../src/testing/sim/api-status.ts'
 import { collect } from '../../../src/testing/sim/garbage-collector.ts'
 import { ObjectStore } from '../../../src/testing/sim/object-store.ts'
 import { Prng } from '../../../src/testing/sim/prng.ts'
@@ -262,4 +263,24 @@ test('an apply of the same values by another manager is a write: managedFields c
   assert.notEqual(two.metadata.resourceVersion, one.metadata.resourceVersion)
   const again = await cms.apply({ ...cm('o'), data: { a: '1' } } as KubeObject, { fieldManager: 'two' })
   assert.equal(again.metadata.resourceVersion, two.metadata.resourceVersion)
+})
+
+test('the transport above the exchange runs unchanged: a 429 with Retry-After is retried after 1 virtual second', async () => {
+  const { client, model, clock } = setup()
+  const at: number[] = []
+  model.interceptor = () => {
+    at.push(clock.elapsed)
+    return at.length === 1
+      ? {
+          response: statusResponse(new ApiStatus(429, 'TooManyRequests', 'slow down'), {
+            'retry-after': '1',
+          }),
+        }
+      : undefined
+  }
+  const listing = client.resource(CORE_TYPES.configMaps, 'default').list()
+  await new Promise((r) => setImmediate(r))
+  while (clock.fireNext(clock.now() + 5_000)) await new Promise((r) => setImmediate(r))
+  assert.deepEqual((await listing).items, [])
+  assert.deepEqual(at, [0, 1_000])
 })
