@@ -17,7 +17,10 @@ import {
   AppServiceSpec,
   CONDITION,
 } from '../../src/operators/appservice/api.ts'
-import { appServiceController } from '../../src/operators/appservice/operator.ts'
+import {
+  type AppServiceOperatorOptions,
+  appServiceController,
+} from '../../src/operators/appservice/operator.ts'
 import { FINALIZER } from '../../src/operators/appservice/reconcile.ts'
 import type {
   Invariant,
@@ -41,34 +44,48 @@ const LEASE = 'appservice-operator'
 export function appServiceReplica(name: string, elect = true): SimulatedProcess {
   return {
     name,
-    async run({ client, clock, signal }: ProcessContext) {
-      const reconcile = async (leading: AbortSignal) => {
-        const factory = new InformerFactory(client, { clock, logger: noopLogger })
-        const recorder = new EventRecorder(client, {
-          controller: 'sim/appservice',
-          instance: name,
-          clock,
-          logger: noopLogger,
-        })
-        const controller = appServiceController({
-          client,
-          factory,
-          namespaces: [],
-          database: undefined,
-          recorder,
-          clock,
-          logger: noopLogger,
+    async run(ctx: ProcessContext) {
+      const { client, clock, signal } = ctx
+      const reconcile = (leading: AbortSignal) =>
+        runAppServiceController(ctx, leading, {
           fencingToken: elect ? () => elector.fencingToken() : undefined,
         })
-        factory.start(leading)
-        await controller.run(leading)
-      }
       const lock = LeaseLock.fromClient(client, { namespace: 'ops', name: LEASE, identity: name })
       const elector = new LeaderElector({ lock, clock, logger: noopLogger })
       if (!elect) return reconcile(signal)
       await runWhileLeading(elector, reconcile, signal)
     },
   }
+}
+
+/**
+ * The AppService controller of one incarnation, with fresh informers, until `leading` aborts; `extra`
+ * adds the shard and the fencing token.
+ */
+export async function runAppServiceController(
+  { client, clock, name }: ProcessContext,
+  leading: AbortSignal,
+  extra: Pick<AppServiceOperatorOptions, 'shard' | 'fencingToken'>,
+): Promise<void> {
+  const factory = new InformerFactory(client, { clock, logger: noopLogger })
+  const recorder = new EventRecorder(client, {
+    controller: 'sim/appservice',
+    instance: name,
+    clock,
+    logger: noopLogger,
+  })
+  const controller = appServiceController({
+    client,
+    factory,
+    namespaces: [],
+    database: undefined,
+    recorder,
+    clock,
+    logger: noopLogger,
+    ...extra,
+  })
+  factory.start(leading)
+  await controller.run(leading)
 }
 
 /**
