@@ -70,6 +70,7 @@ test('a reconciler that writes its child before the finalizer fails the safety i
     ...appServiceSimulation(5, 3),
     processes: [buggy],
     faults: false as const,
+    skipFaults: [],
     file: 'x.test.ts',
   }
   await assert.rejects(expectSimulation(options), (err: Error) => {
