@@ -34,7 +34,11 @@ export const SKIP_ENV = 'EDGEOP_SIM_SKIP'
 
 /** Virtual time a crashed process stays down before it restarts when its fault gives none: 1 s, a kubelet's first restart backoff is 10 s but the simulator wants restarts to overlap work. */
 export const DEFAULT_RESTART_MS = 1_000
-/** Default liveness bound: 2 virtual minutes after the last fault, past the operators' longest backoff (client-go's workqueue caps at 1000 s, but edgeop's retry policy at 5 min only after many failures). */
+/**
+ * Default liveness bound: 2 virtual minutes after the last fault, for a Lease to expire and be taken
+ * (15 s), watches to relist and the last failed keys' retries (800 ms doubling, `defaultRetryPolicy`)
+ * to come due; a key backed off past it is reported by the liveness invariants, as it should be.
+ */
 export const DEFAULT_SETTLE_MS = 120_000
 
 const SIM_CONFIG: ClusterConfig = {
