@@ -36,6 +36,50 @@ export {
 export { ManualClock } from './manual-clock.ts'
 export { createTestNamespace, TEST_NAMESPACE_LABEL, testNamespaceName } from './namespace.ts'
 export {
+  ApiServerModel,
+  type Exchange,
+  type Interception,
+  type Interceptor,
+  type WriteObserver,
+} from './sim/api-server-model.ts'
+export { DEFAULT_ROLLOUT_MS, deploymentRollouts } from './sim/deployment-rollouts.ts'
+export {
+  DEFAULT_FAULT_INTERVAL_MS,
+  FAULT_KINDS,
+  type Fault,
+  type FaultKind,
+  type FaultOptions,
+  MAX_FAULT_MS,
+} from './sim/fault-plan.ts'
+export { GC_DELAY_MS } from './sim/garbage-collector.ts'
+export {
+  DEFAULT_HISTORY_EVENTS,
+  ObjectStore,
+  type ResourceRules,
+  type SpecSchema,
+  type StoreEvent,
+  type WriteContext,
+} from './sim/object-store.ts'
+export { Prng } from './sim/prng.ts'
+export { expectSimulation, failureReport, MAX_MINIMIZE_RUNS, simulationSeeds } from './sim/replay.ts'
+export type { RequestTarget } from './sim/request-target.ts'
+export { DEFAULT_RESTART_MS, DEFAULT_SETTLE_MS, SEED_ENV, SKIP_ENV, simulate } from './sim/simulate.ts'
+export type {
+  Invariant,
+  ProcessContext,
+  SimulatedCluster,
+  SimulatedProcess,
+  SimulatedResource,
+  SimulatedWrite,
+  SimulationFailure,
+  SimulationOptions,
+  SimulationResult,
+  WriteInvariant,
+} from './sim/simulation-options.ts'
+export type { TraceEntry } from './sim/trace.ts'
+export { SIMULATION_EPOCH_MS, VirtualClock } from './sim/virtual-clock.ts'
+export { BOOKMARK_INTERVAL_MS, type WatchView } from './sim/watch-session.ts'
+export {
   DEFAULT_START_TIMEOUT_MS,
   EXISTING_CLUSTER_ENV,
   resolveTestEnvironmentOptions,

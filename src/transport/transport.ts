@@ -20,7 +20,7 @@ import type { ApiError } from './api-error.ts'
 import { currentCredentials, requestHeaders } from './auth-headers.ts'
 import { decodeJson, encodeBody, readBytes, readText, streamChunks } from './body-codec.ts'
 import { ConnectionPool } from './connection-pool.ts'
-import type { ExchangeResponse } from './exchange.ts'
+import type { ExchangeRequest, ExchangeResponse } from './exchange.ts'
 import {
   abortedWhileWaiting,
   errorCodeOf,
@@ -102,6 +102,12 @@ export interface TransportOptions {
   clock?: Clock
   /** Receives per-attempt statuses and throttle waits. Default: none. */
   observer?: RequestObserver
+  /**
+   * Answers every attempt instead of the connection pool (no socket is opened): an in-memory API
+   * server, such as `edgeop/testing`'s simulator. Everything above it (throttling, retries,
+   * errors, decoding) runs as it does over HTTP. Default: the pool.
+   */
+  exchange?: (req: ExchangeRequest) => Promise<ExchangeResponse>
 }
 
 /**
@@ -127,6 +133,7 @@ export class Transport {
   readonly #clock: Clock
   readonly #observer: RequestObserver
   readonly #pool: ConnectionPool
+  readonly #exchange: TransportOptions['exchange']
   #closed = false
 
   /**
@@ -170,6 +177,7 @@ export class Transport {
     this.#bodyTimeoutMs = options.bodyTimeoutMs
     this.#maxRetries = Math.max(0, options.maxRetries ?? DEFAULT_MAX_RETRIES)
     this.#observer = options.observer ?? {}
+    this.#exchange = options.exchange
     this.#pool = new ConnectionPool(config, this.origin, {
       http2: options.http2 ?? true,
       connectTimeoutMs: options.connectTimeoutMs,
@@ -268,7 +276,7 @@ export class Transport {
       if (attempt > 0) await this.#throttle(signal)
       const provider = this.config.credentials
       const credentials = provider ? await currentCredentials(provider, spec, signal) : undefined
-      const send = this.#pool.for(credentials, spec)
+      const send = this.#exchange ?? this.#pool.for(credentials, spec)
       const started = this.#clock.monotonic()
       let err: ApiError
       let outcome: AttemptOutcome

@@ -1,0 +1,56 @@
+/**
+ * A long sweep of the AppService simulation, run by hand (not in `npm test`):
+ * `node test/testing/sim/sweep.ts [first seed] [count] [virtual minutes] [sharded]`. Prints one line per failed
+ * seed (with its replay command) and the totals: seeds, faults injected, invariant checks, virtual
+ * seconds per wall second.
+ */
+import { argv, cpuUsage } from 'node:process'
+import { failureReport, simulate } from '../../../src/testing/index.ts'
+import { shardedAppServiceSimulation } from '../../support/appservice-sharding-simulation.ts'
+import { appServiceSimulation } from '../../support/appservice-simulation.ts'
+
+const first = Number(argv[2] ?? 1)
+const count = Number(argv[3] ?? 100)
+const minutes = Number(argv[4] ?? 10)
+const sharded = argv[5] === 'sharded'
+const options = sharded ? shardedAppServiceSimulation : appServiceSimulation
+let virtualMs = 0
+let wallMs = 0
+let faults = 0
+let checks = 0
+let requests = 0
+const failed: number[] = []
+const cpuStart = cpuUsage()
+for (let seed = first; seed < first + count; seed++) {
+  const file = `test/testing/sim/appservice-${sharded ? 'sharding-' : ''}simulation.test.ts`
+  const r = await simulate({ ...options(seed, minutes), file })
+  virtualMs += r.virtualMs
+  wallMs += r.wallMs
+  faults += r.faults.length
+  checks += r.checks
+  requests += r.requests
+  if (r.failure) {
+    failed.push(seed)
+    console.log(failureReport(r, 20))
+  }
+}
+const cpu = cpuUsage(cpuStart)
+const cpuMs = (cpu.user + cpu.system) / 1000
+console.log(
+  JSON.stringify({
+    cpuSeconds: Number((cpuMs / 1000).toFixed(2)),
+    virtualSecondsPerCpuSecond: Math.round(virtualMs / cpuMs),
+    operator: sharded ? 'AppService, 3 sharded members' : 'AppService, 2 leader-elected replicas',
+    seeds: count,
+    firstSeed: first,
+    virtualMinutesPerSeed: minutes,
+    failed,
+    faults,
+    invariantChecks: checks,
+    requests,
+    virtualSeconds: virtualMs / 1000,
+    wallSeconds: Number((wallMs / 1000).toFixed(2)),
+    virtualSecondsPerWallSecond: Math.round(virtualMs / wallMs),
+    wallMsPerSeed: Math.round(wallMs / count),
+  }),
+)
