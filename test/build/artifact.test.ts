@@ -86,11 +86,14 @@ const run = promisify(execFile)
  * memLevel 9; +714 / +213): a controller registered twice refused at add, and a second informer()
  * request's indexers added to the shared informer (issue 31 F1, F8: each an error message and its check). The
  * minifiers have little left: terser's unsafe options, `pure_getters` (wrong for undici's getters)
- * and esbuild-only or terser-only builds measured at most 119 gzip less, most of them more. The
- * ceiling stays above the budget until code is cut.
+ * and esbuild-only or terser-only builds measured at most 119 gzip less, most of them more. Raised
+ * 2026-12-02 to just above 390,843 bytes, 127,181 gzip -9 (+7,440 / +2,138): the NodeConfig agent at
+ * fleet scale (issue 33): per-node NodeConfigReports and their CRD, rollout waves, and the
+ * `agent-aggregator` command with its aggregate status. The ceiling stays above the budget until
+ * code is cut.
  */
-const MAX_BYTES = 383_410
-const MAX_GZIP_BYTES = 125_050
+const MAX_BYTES = 390_850
+const MAX_GZIP_BYTES = 127_190
 
 async function artifact(): Promise<Buffer> {
   try {

@@ -10,7 +10,15 @@ import type { KubeObject } from '../../../src/core/types.ts'
 import type { NodeConfig, NodeConfigNodeStatus } from '../../../src/operators/nodeconfig/api.ts'
 import { FileStore, RECORD_PATH } from '../../../src/operators/nodeconfig/file-store.ts'
 import { nodeConfigReconciler } from '../../../src/operators/nodeconfig/reconcile.ts'
-import { STATUS_RESEND_AFTER_MS } from '../../../src/operators/nodeconfig/status-reporter.ts'
+import {
+  type NodeConfigReport,
+  reportBody,
+  reportEntry,
+} from '../../../src/operators/nodeconfig/report-api.ts'
+import {
+  REPORT_FIELD_MANAGER,
+  STATUS_RESEND_AFTER_MS,
+} from '../../../src/operators/nodeconfig/status-reporter.ts'
 import { ApiError } from '../../../src/transport/api-error.ts'
 
 const dirs: string[] = []
@@ -18,7 +26,11 @@ after(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true })
 })
 
-/** A fake API server + cache for NodeConfigs: applies merge this node's entry as SSA would. */
+/**
+ * A fake API server + cache for NodeConfigs and this node's NodeConfigReports: a report is
+ * kept as this node's entry of the NodeConfig's `status.nodes` (the shape the tests read),
+ * and the cache's reports are made from those entries.
+ */
 class FakeCluster {
   readonly objects = new Map<string, NodeConfig>()
   readonly applies: { name: string; manager: string; entry: NodeConfigNodeStatus | undefined }[] = []
@@ -51,11 +63,22 @@ class FakeCluster {
   }
 
   readonly api = {
-    apply: async (body: Partial<NodeConfig> & KubeObject, o: ApplyOptions & { subresource?: string }) => {
-      assert.equal(o.subresource, 'status')
+    delete: async (reportName: string) => {
+      const name = reportName.slice(0, -'.edge-1'.length)
+      this.applies.push({ name, manager: REPORT_FIELD_MANAGER, entry: undefined })
+      const obj = this.objects.get(name)
+      if (obj)
+        this.objects.set(name, {
+          ...obj,
+          status: { nodes: (obj.status?.nodes ?? []).filter((e) => e.name !== 'edge-1') },
+        })
+      return { kind: 'Status' } as never
+    },
+    apply: async (body: NodeConfigReport, o: ApplyOptions & { subresource?: string }) => {
+      assert.equal(o.subresource, undefined)
       assert.equal(o.force, true)
-      const name = body.metadata.name!
-      const entry = body.status?.nodes?.[0]
+      const name = body.spec.nodeConfig
+      const entry = reportEntry(body)
       this.applies.push({ name, manager: o.fieldManager, entry })
       if (this.failNextApply) {
         const status = this.failNextApply
@@ -75,8 +98,26 @@ class FakeCluster {
       const next = { ...obj, metadata: { ...obj.metadata, resourceVersion: String(++this.#rv) } }
       next.status = { nodes: entry ? [...others, entry] : others }
       this.objects.set(name, next)
-      return next
+      return body
     },
+  }
+
+  /** This node's reports as the agent's cache holds them. */
+  reports(): NodeConfigReport[] {
+    return [...this.objects.values()].flatMap((c) => {
+      const e = c.status?.nodes?.find((n) => n.name === 'edge-1')
+      if (!e) return []
+      const r = reportBody(c, e)
+      return [{ ...r, metadata: { ...r.metadata, resourceVersion: c.metadata.resourceVersion } }]
+    })
+  }
+
+  /** The NodeConfigs as the agent's cache holds them: every generation open to every node. */
+  configs(): NodeConfig[] {
+    return [...this.objects.values()].map((c) => ({
+      ...c,
+      status: { ...c.status, rollout: { generation: c.metadata.generation!, percent: 100 } },
+    }))
   }
 
   recorder = {
@@ -95,9 +136,10 @@ async function setup(options: { root?: string } = {}) {
       nodeName: 'edge-1',
       getNode: () =>
         cluster.labels === undefined ? undefined : { metadata: { name: 'edge-1', labels: cluster.labels } },
-      listNodeConfigs: () => [...cluster.objects.values()],
+      listNodeConfigs: () => cluster.configs(),
       store: new FileStore(root),
-      nodeConfigs: cluster.api,
+      reports: cluster.api,
+      listReports: () => cluster.reports(),
       recorder: cluster.recorder,
       clock,
       recheckIntervalMs: 5_000,
@@ -126,7 +168,7 @@ test('applies selected NodeConfigs, reports under its own field manager, then go
   assert.deepEqual(cluster.applies, [
     {
       name: 'chrony',
-      manager: 'edgeop-agent-edge-1',
+      manager: REPORT_FIELD_MANAGER,
       entry: {
         name: 'edge-1',
         observedGeneration: 1,
@@ -195,7 +237,7 @@ test('relabelled away: files removed, own status entry removed, other nodes’ e
   cluster.labels = { role: 'core' }
   await pass()
   await assert.rejects(stat(join(root, 'a')), { code: 'ENOENT' }, 'emptied directories removed too')
-  assert.deepEqual(cluster.applies.at(-1), { name: 'edge', manager: 'edgeop-agent-edge-1', entry: undefined })
+  assert.deepEqual(cluster.applies.at(-1), { name: 'edge', manager: REPORT_FIELD_MANAGER, entry: undefined })
   assert.deepEqual(
     cluster.objects.get('edge')!.status!.nodes!.map((e) => e.name),
     ['edge-2'],
