@@ -18,7 +18,6 @@ import { CORE_TYPES } from '../../src/client/resource.ts'
 import { loadClusterConfig } from '../../src/config/load.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { nodeConfigAgent } from '../../src/operators/nodeconfig/agent.ts'
-import { nodeConfigAggregator } from '../../src/operators/nodeconfig/aggregator.ts'
 import { NODECONFIGS, type NodeConfig } from '../../src/operators/nodeconfig/api.ts'
 import { NODECONFIGREPORTS, reportBody, reportName } from '../../src/operators/nodeconfig/report-api.ts'
 import { rolloutBucket } from '../../src/operators/nodeconfig/rollout.ts'
@@ -26,9 +25,13 @@ import { fieldManagerFor, nextEntry, statusApplyBody } from '../../src/operators
 import { eventually } from '../../src/testing/eventually.ts'
 import { kubeJson } from '../controlplane/kube-request.ts'
 import { adminClient } from '../support/kube.ts'
-import { stderrLogger } from '../support/stderr-logger.ts'
 import { useTestEnv } from '../support/test-env.ts'
-import { deployManifest, grantAgentRbac, installNodeConfigCrd } from './fixtures/nodeconfig-harness.ts'
+import {
+  deployManifest,
+  grantAgentRbac,
+  installNodeConfigCrd,
+  startAggregator,
+} from './fixtures/nodeconfig-harness.ts'
 
 const run = randomBytes(4).toString('hex')
 const { env, setup } = useTestEnv()
@@ -57,13 +60,10 @@ setup(async () => {
 
 let aggregating = false
 /** The aggregator, as its leader would run it (started after the measurement, which it would clean). */
-function startAggregator(): void {
+function aggregatorRunning(): void {
   if (aggregating) return
   aggregating = true
-  const factory = new InformerFactory(client)
-  const aggregator = nodeConfigAggregator({ client, factory, logger: stderrLogger({ test: 'aggregator' }) })
-  factory.start(stop.signal)
-  void aggregator.run(stop.signal)
+  startAggregator(client, stop.signal)
 }
 
 after(async () => {
@@ -186,7 +186,7 @@ const fleetNodes = [0, 1, 2].map((i) => `ncfleet-${run}-${i}`)
 const agents = new Map<string, Awaited<ReturnType<typeof startAgent>>>()
 
 test("each node reports in its own NodeConfigReport, the aggregator counts them, and an agent caches no other node's report", async () => {
-  startAggregator()
+  aggregatorRunning()
   for (const n of fleetNodes) agents.set(n, await startAgent(n))
   const name = `fleet-all-${run}`
   await putConfig(name, 'v1\n', { maxUnavailable: 100, maxFailures: 0 })
@@ -381,7 +381,7 @@ test("agent A writing node B's report is refused by the policy, with its message
 })
 
 test('a rollout in waves stops when failures pass maxFailures, with a condition saying why; the nodes of later waves never try it', async () => {
-  startAggregator()
+  aggregatorRunning()
   if (agents.size === 0) for (const n of fleetNodes) agents.set(n, await startAgent(n))
   const name = `fleet-wave-${run}`
   // A directory where the file must go: every node fails to write it.
@@ -416,7 +416,7 @@ test('a rollout in waves stops when failures pass maxFailures, with a condition 
 })
 
 test('migration: a shared status.nodes[] becomes one report per node, keeping each transition time, and the shared list is removed', async () => {
-  startAggregator()
+  aggregatorRunning()
   const name = `fleet-migrate-${run}`
   const nodes = [0, 1].map((i) => `ncfleet-${run}-m${i}`)
   created.add(name)
