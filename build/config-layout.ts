@@ -104,6 +104,7 @@ export function configFiles(deployFiles: Record<string, string>, root: string): 
   out['agent/crd.yaml'] = agent('crd.yaml', read('crd.yaml'))
   out['agent/report-crd.yaml'] = agent('report-crd.yaml', read('report-crd.yaml'))
   out['agent/report-policy.yaml'] = agent('report-policy.yaml', read('report-policy.yaml'))
+  out['agent/aggregator.yaml'] = agent('aggregator.yaml', read('aggregator.yaml'))
   out['agent/rbac.yaml'] = agent('rbac.yaml (without its Namespace)', withoutNamespace(read('rbac.yaml')))
   out['agent/daemonset.yaml'] = agent('daemonset.yaml', read('daemonset.yaml'))
   out['agent/networkpolicy.yaml'] = agent('networkpolicy.yaml', read('networkpolicy.yaml'))
@@ -114,6 +115,7 @@ export function configFiles(deployFiles: Record<string, string>, root: string): 
       'report-crd.yaml',
       'rbac.yaml',
       'report-policy.yaml',
+      'aggregator.yaml',
       'daemonset.yaml',
       'networkpolicy.yaml',
     ],
