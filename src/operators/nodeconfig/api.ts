@@ -41,8 +41,8 @@ export const MAX_CONTENT_BYTES = 256 * 1024
 /** Most files per NodeConfig: bounds one NodeConfig's share of each drift check. */
 export const MAX_FILES = 64
 /**
- * Longest `status.nodes[].message`: one NodeConfig may carry an entry per node, and
- * hundreds of 512-byte entries still fit an object comfortably.
+ * Longest message of a node's outcome (a NodeConfigReport's, formerly a `status.nodes[]`
+ * entry's): enough for a few paths and reasons, and a report stays around 1 KiB.
  */
 export const MAX_MESSAGE_LENGTH = 512
 
