@@ -103,27 +103,33 @@ export const DEFAULT_MAX_UNAVAILABLE_PERCENT = 10
 export const DEFAULT_MAX_FAILURES = 0
 
 /** `spec.rollout`: how a new generation reaches the selected nodes. */
-export const NodeConfigRollout = z.object({
-  maxUnavailable: z._default(
-    z.int().check(
-      z.minimum(1),
-      z.maximum(100),
-      z.meta({
-        description: `Percent of the selected nodes that may take a new generation per wave (default ${DEFAULT_MAX_UNAVAILABLE_PERCENT}); 100 applies it everywhere at once.`,
-      }),
+export const NodeConfigRollout = z
+  .object({
+    maxUnavailable: z._default(
+      z.int().check(
+        z.minimum(1),
+        z.maximum(100),
+        z.meta({
+          description: `Percent of the selected nodes that may take a new generation per wave (default ${DEFAULT_MAX_UNAVAILABLE_PERCENT}); 100 applies it everywhere at once.`,
+        }),
+      ),
+      DEFAULT_MAX_UNAVAILABLE_PERCENT,
     ),
-    DEFAULT_MAX_UNAVAILABLE_PERCENT,
-  ),
-  maxFailures: z._default(
-    z.int().check(
-      z.minimum(0),
-      z.meta({
-        description: `Nodes that may fail a generation before its rollout stops (default ${DEFAULT_MAX_FAILURES}).`,
-      }),
+    maxFailures: z._default(
+      z.int().check(
+        z.minimum(0),
+        z.meta({
+          description: `Nodes that may fail a generation before its rollout stops (default ${DEFAULT_MAX_FAILURES}).`,
+        }),
+      ),
+      DEFAULT_MAX_FAILURES,
     ),
-    DEFAULT_MAX_FAILURES,
-  ),
-})
+  })
+  .check(
+    z.meta({
+      description: 'How a new generation reaches the selected nodes: in waves, stopping on failures.',
+    }),
+  )
 export type NodeConfigRollout = z.infer<typeof NodeConfigRollout>
 
 /** `spec`: which nodes, which files. */

@@ -32,14 +32,20 @@ export const NODE_NAME_FIELD = 'spec.nodeName'
 export const NODECONFIG_FIELD = 'spec.nodeConfig'
 
 /** `spec` of a report: whose, about what, and the outcome (the shared list's entry, keyed). */
-export const NodeConfigReportSpec = z.object({
-  nodeName: z.string().check(z.minLength(1), z.meta({ description: 'The reporting node.' })),
-  nodeConfig: z.string().check(z.minLength(1), z.meta({ description: 'The NodeConfig reported on.' })),
-  observedGeneration: z.optional(z.int()),
-  state: z.enum([STATE.applied, STATE.failed]),
-  message: z.optional(z.string()),
-  lastTransitionTime: z.optional(z.string()),
-})
+export const NodeConfigReportSpec = z
+  .object({
+    nodeName: z.string().check(z.minLength(1), z.meta({ description: 'The reporting node.' })),
+    nodeConfig: z.string().check(z.minLength(1), z.meta({ description: 'The NodeConfig reported on.' })),
+    observedGeneration: z.optional(
+      z.int().check(z.meta({ description: 'The NodeConfig generation reported on.' })),
+    ),
+    state: z.enum([STATE.applied, STATE.failed]).check(z.meta({ description: 'Applied or Failed.' })),
+    message: z.optional(z.string().check(z.meta({ description: 'What is in place, or why not.' }))),
+    lastTransitionTime: z.optional(
+      z.string().check(z.meta({ description: 'When state last changed (RFC 3339).' })),
+    ),
+  })
+  .check(z.meta({ description: "One node's outcome for one NodeConfig, written by that node's agent." }))
 export type NodeConfigReportSpec = z.infer<typeof NodeConfigReportSpec>
 
 /** A NodeConfigReport object. */
