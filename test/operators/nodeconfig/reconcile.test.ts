@@ -112,12 +112,15 @@ class FakeCluster {
     })
   }
 
-  /** The NodeConfigs as the agent's cache holds them: every generation open to every node. */
+  /** NodeConfigs whose current generation the aggregator has not opened yet (the previous one is). */
+  readonly closed = new Set<string>()
+
+  /** The NodeConfigs as the agent's cache holds them: the current generation open to every node, unless closed. */
   configs(): NodeConfig[] {
-    return [...this.objects.values()].map((c) => ({
-      ...c,
-      status: { ...c.status, rollout: { generation: c.metadata.generation!, percent: 100 } },
-    }))
+    return [...this.objects.values()].map((c) => {
+      const generation = c.metadata.generation! - (this.closed.has(c.metadata.name!) ? 1 : 0)
+      return { ...c, status: { ...c.status, rollout: { generation, percent: 100 } } }
+    })
   }
 
   recorder = {
@@ -386,4 +389,22 @@ test('a recorded file now behind a symlink out of the root is forgotten, not rem
   await pass()
   assert.equal(await readFile(join(outside, 'x.conf'), 'utf8'), 'not ours')
   assert.deepEqual(await recorded(), ['y.conf'], 'the refused path is dropped; the other stays for a retry')
+})
+
+test('a generation not yet open to this node keeps its previous files and report; once opened, it is applied', async () => {
+  const { root, cluster, pass } = await setup()
+  cluster.put('chrony', [{ path: 'etc/chrony.conf', content: 'v1\n' }])
+  await pass()
+  assert.equal(entryOf(cluster, 'chrony')?.observedGeneration, 1)
+  cluster.closed.add('chrony')
+  cluster.put('chrony', [{ path: 'etc/other.conf', content: 'v2\n' }])
+  await pass()
+  assert.equal(await readFile(join(root, 'etc/chrony.conf'), 'utf8'), 'v1\n', 'the previous file stays')
+  await assert.rejects(stat(join(root, 'etc/other.conf')), { code: 'ENOENT' })
+  assert.equal(entryOf(cluster, 'chrony')?.observedGeneration, 1, 'the report still says generation 1')
+  cluster.closed.delete('chrony')
+  await pass()
+  await assert.rejects(stat(join(root, 'etc/chrony.conf')), { code: 'ENOENT' })
+  assert.equal(await readFile(join(root, 'etc/other.conf'), 'utf8'), 'v2\n')
+  assert.equal(entryOf(cluster, 'chrony')?.observedGeneration, 2)
 })
