@@ -87,13 +87,14 @@ const run = promisify(execFile)
  * request's indexers added to the shared informer (issue 31 F1, F8: each an error message and its check). The
  * minifiers have little left: terser's unsafe options, `pure_getters` (wrong for undici's getters)
  * and esbuild-only or terser-only builds measured at most 119 gzip less, most of them more. Raised
- * 2026-12-02 to just above 391,279 bytes, 127,315 gzip -9 (+7,876 / +2,272): the NodeConfig agent at
+ * 2026-12-02 to just above 391,470 bytes, 127,381 gzip -9 (+8,067 / +2,338): the NodeConfig agent at
  * fleet scale (issue 33): per-node NodeConfigReports and their CRD (descriptions for `kubectl
- * explain` included), rollout waves, and the `agent-aggregator` command with its aggregate status. The ceiling stays above the budget until
+ * explain` included), rollout waves, and the `agent-aggregator` command with its aggregate status
+ * (naming the nodes a wave waits for). The ceiling stays above the budget until
  * code is cut.
  */
-const MAX_BYTES = 391_290
-const MAX_GZIP_BYTES = 127_320
+const MAX_BYTES = 391_480
+const MAX_GZIP_BYTES = 127_390
 
 async function artifact(): Promise<Buffer> {
   try {

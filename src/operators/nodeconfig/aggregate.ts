@@ -10,7 +10,7 @@ import type { Condition } from '../../core/index.ts'
 import { setCondition } from '../../objects/index.ts'
 import { type NodeConfig, type NodeConfigStatus, STATE } from './api.ts'
 import type { NodeConfigReport } from './report-api.ts'
-import { type NodeOutcome, nextRollout, rolloutSettings } from './rollout.ts'
+import { type NodeOutcome, nextRollout, rolloutBucket, rolloutSettings } from './rollout.ts'
 
 /** The condition the aggregator sets. */
 export const PROGRESSING = 'Progressing'
@@ -21,7 +21,7 @@ export const ROLLOUT_REASON = {
   failureThreshold: 'FailureThresholdExceeded',
 } as const
 
-/** Failed nodes a halted condition names; the rest are counted. */
+/** Nodes a condition names (failed, or awaited); the rest are counted. */
 export const MAX_NAMED_FAILURES = 3
 
 /** The aggregate status (without the deprecated `nodes`) and whether the old shared list may go. */
@@ -82,11 +82,16 @@ export function aggregate(
       message: `generation ${generation} applied on all ${selected.length} selected nodes`,
     }
   } else {
+    // The open waves' nodes that have not reported: a node whose agent never reports holds its wave.
+    const uid = config.metadata.uid ?? ''
+    const waiting = selected.filter((n) => outcomes.get(n) === 'pending' && rolloutBucket(uid, n) < wave)
+    const shown = waiting.slice(0, MAX_NAMED_FAILURES)
+    const more = waiting.length - shown.length
     condition = {
       type: PROGRESSING,
       status: 'True',
       reason: ROLLOUT_REASON.rollingOut,
-      message: `generation ${generation} open to ${wave}% of the nodes; ${applied} of ${selected.length} applied`,
+      message: `generation ${generation} open to ${wave}% of the nodes; ${applied} of ${selected.length} applied${shown.length > 0 ? `; waiting for ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}` : ''}`,
     }
   }
   const conditions = setCondition(

@@ -31,6 +31,11 @@ test('desired, applied and failed count the selected nodes at the current genera
   )
   assert.deepEqual([status.desired, status.applied, status.failed, status.observedGeneration], [4, 1, 0, 3])
   assert.equal(status.conditions?.[0]?.reason, 'RollingOut')
+  assert.match(
+    status.conditions![0]!.message,
+    /1 of 4 applied; waiting for b, c, d$/,
+    'names the nodes the wave waits for',
+  )
 })
 
 test('all applied: RolloutComplete; a failure past maxFailures: Progressing=False naming the node and the limit', () => {
