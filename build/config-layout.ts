@@ -8,7 +8,7 @@
  *   (`kustomize edit set image ghcr.io/example/edgeop=<yours>` in any overlay).
  * - `config/prometheus`: default plus a ServiceMonitor for the metrics Service and config/monitoring
  *   (alerts as a PrometheusRule, the Grafana dashboard ConfigMap, a PodMonitor for the node agent).
- * - `config/agent`: default plus the NodeConfig node agent (its CRD, RBAC, DaemonSet and NetworkPolicy, copied
+ * - `config/agent`: default plus the NodeConfig node agent (its CRDs, RBAC, report policy, DaemonSet and NetworkPolicy, copied
  *   from deploy/agent/, whose Namespace is already the base's).
  * - `config/dev`: default with one replica and `--log-level=debug`.
  */
@@ -102,11 +102,23 @@ export function configFiles(deployFiles: Record<string, string>, root: string): 
     `# Copied by \`npm run build:manifests\` from deploy/agent/${file}. Do not edit.\n${text}`
   const read = (file: string) => readFileSync(join(root, 'deploy/agent', file), 'utf8')
   out['agent/crd.yaml'] = agent('crd.yaml', read('crd.yaml'))
+  out['agent/report-crd.yaml'] = agent('report-crd.yaml', read('report-crd.yaml'))
+  out['agent/report-policy.yaml'] = agent('report-policy.yaml', read('report-policy.yaml'))
+  out['agent/aggregator.yaml'] = agent('aggregator.yaml', read('aggregator.yaml'))
   out['agent/rbac.yaml'] = agent('rbac.yaml (without its Namespace)', withoutNamespace(read('rbac.yaml')))
   out['agent/daemonset.yaml'] = agent('daemonset.yaml', read('daemonset.yaml'))
   out['agent/networkpolicy.yaml'] = agent('networkpolicy.yaml', read('networkpolicy.yaml'))
   out['agent/kustomization.yaml'] = kustomization('build/config-layout.ts', {
-    resources: ['../default', 'crd.yaml', 'rbac.yaml', 'daemonset.yaml', 'networkpolicy.yaml'],
+    resources: [
+      '../default',
+      'crd.yaml',
+      'report-crd.yaml',
+      'rbac.yaml',
+      'report-policy.yaml',
+      'aggregator.yaml',
+      'daemonset.yaml',
+      'networkpolicy.yaml',
+    ],
     ...images(),
   })
   out['dev/patch-deployment.yaml'] = `${GENERATED('build/config-layout.ts')}${toYaml(devPatch())}`

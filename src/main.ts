@@ -1,5 +1,5 @@
 /**
- * @module main — the edgeop binary: `edgeop [run|check|agent|install|uninstall|migrate|crd|manifests|version] [flags]`.
+ * @module main — the edgeop binary: `edgeop [run|check|agent|agent-aggregator|install|uninstall|migrate|crd|manifests|version] [flags]`.
  *
  * `run` (the default) runs the AppService operator and `agent` the NodeConfig node agent, both through
  * `edgeop/operator` (flags, logger, metrics, events, probes, leader election with `--leader-elect`,
@@ -24,7 +24,14 @@ import {
   FIELD_MANAGER,
   operatorManifests,
 } from './operators/appservice/index.ts'
-import { NODECONFIGS, nodeConfigAgentOperator, nodeConfigCrd } from './operators/nodeconfig/index.ts'
+import {
+  NODECONFIGREPORTS,
+  NODECONFIGS,
+  nodeConfigAgentOperator,
+  nodeConfigAggregatorOperator,
+  nodeConfigCrd,
+  nodeConfigReportCrd,
+} from './operators/nodeconfig/index.ts'
 import { VERSION } from './version.ts'
 
 /** How to install what a missing-CRD error names: the CRDs alone, or everything the operator needs. */
@@ -43,22 +50,34 @@ void runCli({
       { ...nodeConfigAgentOperator, installHint: INSTALL_CRDS_HINT },
       { version: VERSION },
     ),
+    'agent-aggregator': operatorCommand(
+      { ...nodeConfigAggregatorOperator, installHint: INSTALL_CRDS_HINT },
+      { version: VERSION },
+    ),
     // CRDs, then the Namespace, then the RBAC in it: what the operator needs besides its pods.
     ...installCommands({
       objects: () => {
         const m = operatorManifests()
-        return [appServiceCrd(), nodeConfigCrd(), ...m['00-namespace.yaml']!, ...m['rbac.yaml']!]
+        return [
+          appServiceCrd(),
+          nodeConfigCrd(),
+          nodeConfigReportCrd(),
+          ...m['00-namespace.yaml']!,
+          ...m['rbac.yaml']!,
+        ]
       },
-      customResources: [APPSERVICES, NODECONFIGS],
+      customResources: [APPSERVICES, NODECONFIGS, NODECONFIGREPORTS],
       fieldManager: FIELD_MANAGER,
     }),
     migrate: migrateCommand({ crds: [APPSERVICES_CRD] }),
     crd: defineCommand({
       description:
-        'Print the CustomResourceDefinitions (AppService, NodeConfig), generated from their schemas',
+        'Print the CustomResourceDefinitions (AppService, NodeConfig, NodeConfigReport), generated from their schemas',
       flags: {},
       run: () =>
-        void process.stdout.write([appServiceCrd(), nodeConfigCrd()].map((c) => toYaml(c)).join('---\n')),
+        void process.stdout.write(
+          [appServiceCrd(), nodeConfigCrd(), nodeConfigReportCrd()].map((c) => toYaml(c)).join('---\n'),
+        ),
     }),
     manifests: defineCommand({
       description:

@@ -233,7 +233,7 @@ function undocumented(schema: Record<string, unknown>, path: string): string[] {
   return out
 }
 
-test('kubectl explain: every spec field of both kinds has a description in the served OpenAPI v3', async () => {
+test('kubectl explain: every spec field of every kind has a description in the served OpenAPI v3', async () => {
   type Doc = { components: { schemas: Record<string, { properties: { spec: Record<string, unknown> } }> } }
   let doc: Doc | undefined
   await eventually(
@@ -243,11 +243,13 @@ test('kubectl explain: every spec field of both kinds has a description in the s
         path: '/openapi/v3/apis/platform.example.com/v1alpha1',
       })
       const names = Object.keys(doc.components.schemas)
-      return names.some((n) => n.endsWith('.AppService')) && names.some((n) => n.endsWith('.NodeConfig'))
+      return ['AppService', 'NodeConfig', 'NodeConfigReport'].every((k) =>
+        names.some((n) => n.endsWith(`.${k}`)),
+      )
     },
-    { timeoutMs: 30_000, what: 'both kinds in the OpenAPI v3' },
+    { timeoutMs: 30_000, what: 'every kind in the OpenAPI v3' },
   )
-  for (const kind of ['AppService', 'NodeConfig']) {
+  for (const kind of ['AppService', 'NodeConfig', 'NodeConfigReport']) {
     const [, schema] = Object.entries(doc!.components.schemas).find(([n]) => n.endsWith(`.${kind}`))!
     assert.deepEqual(undocumented(schema.properties.spec, 'spec'), [], kind)
   }

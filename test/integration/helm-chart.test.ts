@@ -32,8 +32,8 @@ setup(async () => {
 })
 
 type Container = { args: string[]; env?: { name: string; value?: string }[]; image: string }
-const containerOf = (objects: KubeObject[], kind: string): Container =>
-  (one(objects, kind).spec as { template: { spec: { containers: Container[] } } }).template.spec
+const containerOf = (objects: KubeObject[], kind: string, suffix = ''): Container =>
+  (one(objects, kind, suffix).spec as { template: { spec: { containers: Container[] } } }).template.spec
     .containers[0]!
 
 test('helm lint --strict passes, with default values and with every toggle on', async () => {
@@ -71,6 +71,9 @@ test('helm template: defaults render the operator alone; toggles add the agent a
     'DaemonSet/edgeop-agent',
     'ServiceMonitor/edgeop-appservice',
     'ClusterRole/edgeop-agent',
+    'Deployment/edgeop-agent-aggregator',
+    'ValidatingAdmissionPolicy/edgeop-agent-own-reports',
+    'ValidatingAdmissionPolicyBinding/edgeop-agent-own-reports',
   ])
     assert.ok(names.includes(want), `${want} in ${names.join()}`)
   assert.ok(!names.includes('PodDisruptionBudget/edgeop-appservice'))
@@ -78,10 +81,11 @@ test('helm template: defaults render the operator alone; toggles add the agent a
     !names.includes('Role/edgeop-appservice-leader-election'),
     'no Lease Role without leader election',
   )
-  const operator = containerOf(toggled, 'Deployment')
+  const operator = containerOf(toggled, 'Deployment', 'appservice')
   assert.ok(!operator.args.some((a) => a.startsWith('--leader-elect')), operator.args.join(' '))
-  const pod = (one(toggled, 'Deployment').spec as { template: { spec: Record<string, unknown> } }).template
-    .spec
+  const pod = (
+    one(toggled, 'Deployment', 'appservice').spec as { template: { spec: Record<string, unknown> } }
+  ).template.spec
   assert.deepEqual(pod.tolerations, [{ operator: 'Exists' }])
   assert.ok(pod.affinity, 'affinity rendered')
   assert.equal(containerOf(toggled, 'DaemonSet').image, operator.image)

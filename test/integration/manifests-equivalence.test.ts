@@ -138,13 +138,14 @@ test('helm template with default values renders deploy/\'s operator (release "ed
   await dryRun('helm template (defaults)', chart)
   assert.deepEqual(operatorShape(chart), operatorShape(plain))
   // deploy/'s objects, less the Namespace (`helm install --create-namespace` makes it), plus the
-  // NodeConfig CRD (crds/ holds both, so enabling the agent later needs no CRD step).
+  // NodeConfig and NodeConfigReport CRDs (crds/ holds them all, so enabling the agent later needs no CRD step).
   const names = (objects: KubeObject[]) => objects.map((o) => `${o.kind}/${o.metadata.name}`).sort()
   assert.deepEqual(
     names(chart),
     [
       ...names(plain.filter((o) => o.kind !== 'Namespace')),
       'CustomResourceDefinition/nodeconfigs.platform.example.com',
+      'CustomResourceDefinition/nodeconfigreports.platform.example.com',
     ].sort(),
   )
 })

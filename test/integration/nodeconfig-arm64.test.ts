@@ -15,12 +15,17 @@ import { seaPath } from '../../build/sea.ts'
 import { commandFor } from '../../build/targets.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
-import { NODECONFIGS, type NodeConfig } from '../../src/operators/nodeconfig/api.ts'
+import { NODECONFIGS } from '../../src/operators/nodeconfig/api.ts'
+import {
+  NODECONFIGREPORTS,
+  type NodeConfigReport,
+  reportName,
+} from '../../src/operators/nodeconfig/report-api.ts'
 import { eventually } from '../../src/testing/eventually.ts'
 import { adminClient } from '../support/kube.ts'
 import { type OperatorProcess, startOperator } from '../support/operator-process.ts'
 import { useTestEnv } from '../support/test-env.ts'
-import { grantAgentRbac, installNodeConfigCrd } from './fixtures/nodeconfig-harness.ts'
+import { grantAgentRbac, installNodeConfigCrd, startAggregator } from './fixtures/nodeconfig-harness.ts'
 
 const run = randomBytes(4).toString('hex')
 const nodeName = `nc-arm64-${run}`
@@ -35,9 +40,12 @@ let client: KubeClient
 let root: string
 let agent: OperatorProcess | undefined
 
+const stop = new AbortController()
+
 setup(async () => {
   client = adminClient(env(), env().server)
   await installNodeConfigCrd(client)
+  startAggregator(client, stop.signal)
   await grantAgentRbac(client, group, `edgeop-nodeconfig-arm64-${run}`)
   await client
     .resource(CORE_TYPES.nodes)
@@ -57,6 +65,7 @@ setup(async () => {
 })
 
 after(async () => {
+  stop.abort()
   if (agent) {
     agent.kill('SIGTERM')
     await agent.exited
@@ -81,6 +90,7 @@ test('the arm64 agent writes the selected file and reports Applied for its node'
       metadata: { name: configName },
       spec: {
         nodeSelector: { arch: 'arm64', run },
+        rollout: { maxUnavailable: 100, maxFailures: 0 },
         files: [{ path: 'etc/arch.conf', content: 'arm64\n', mode: '0644' }],
       },
     },
@@ -90,17 +100,17 @@ test('the arm64 agent writes the selected file and reports Applied for its node'
     async () => (await readFile(join(root, 'etc/arch.conf'), 'utf8').catch(() => '')) === 'arm64\n',
     { timeoutMs: WAIT_MS, what: 'etc/arch.conf written by the arm64 agent' },
   )
-  let status: NodeConfig['status']
+  let report: NodeConfigReport | undefined
   await eventually(
     async () => {
       const obj = await client.resource(NODECONFIGS).get(configName)
-      status = obj.status
-      return (status?.nodes ?? []).some(
-        (e) =>
-          e.name === nodeName && e.state === 'Applied' && e.observedGeneration === obj.metadata.generation,
-      )
+      report = await client
+        .resource(NODECONFIGREPORTS)
+        .get(reportName(configName, nodeName))
+        .catch(() => undefined)
+      return report?.spec.state === 'Applied' && report.spec.observedGeneration === obj.metadata.generation
     },
-    { timeoutMs: WAIT_MS, what: `status Applied for ${nodeName} (last: ${JSON.stringify(status)})` },
+    { timeoutMs: WAIT_MS, what: `report Applied for ${nodeName} (last: ${JSON.stringify(report?.spec)})` },
   )
   // The process really is the emulated arm64 executable, not a host fallback.
   assert.equal(agent!.child.spawnargs[0], commandFor('arm64', [])[0])

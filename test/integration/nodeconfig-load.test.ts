@@ -24,7 +24,12 @@ import { eventually } from '../../src/testing/eventually.ts'
 import type { FaultProxy, RequestRecord } from '../controlplane/fault-proxy.ts'
 import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
-import { AgentProcess, grantAgentRbac, installNodeConfigCrd } from './fixtures/nodeconfig-harness.ts'
+import {
+  AgentProcess,
+  grantAgentRbac,
+  installNodeConfigCrd,
+  startAggregator,
+} from './fixtures/nodeconfig-harness.ts'
 
 const AGENTS = Number(process.env.EDGEOP_NODECONFIG_AGENTS ?? 10)
 const IDLE_MS = Number(process.env.EDGEOP_NODECONFIG_IDLE_MS ?? 60_000)
@@ -40,12 +45,14 @@ let proxy: FaultProxy
 let work: string
 let bundle: string
 const agents: AgentProcess[] = []
+const stop = new AbortController()
 
 setup(async () => {
   client = adminClient(env(), env().server)
   await installNodeConfigCrd(client)
   await grantAgentRbac(client, group, `edgeop-nodeconfig-load-${run}`)
   proxy = await env().startFaultProxy()
+  startAggregator(client, stop.signal)
   work = await realpath(await mkdtemp(join(tmpdir(), `ncload-${run}-`)))
   bundle = join(work, 'agent.cjs')
   await esbuild.build({
@@ -62,6 +69,7 @@ setup(async () => {
 })
 
 after(async () => {
+  stop.abort()
   await Promise.all(agents.map((a) => a.stop()))
   await client
     ?.resource(NODECONFIGS)
@@ -118,6 +126,7 @@ test(`${AGENTS} agents: requests to start, to apply one change, and per minute i
       metadata: { name: CONFIG },
       spec: {
         nodeSelector: { [RUN]: run },
+        rollout: { maxUnavailable: 100, maxFailures: 0 },
         files: [
           { path: 'etc/a.conf', content: 'a\n', mode: '0644' },
           { path: 'etc/b.conf', content: 'b\n', mode: '0644' },
@@ -129,7 +138,7 @@ test(`${AGENTS} agents: requests to start, to apply one change, and per minute i
   await eventually(
     async () => {
       const o = await client.resource(NODECONFIGS).get(CONFIG)
-      return (o.status?.nodes ?? []).filter((e) => e.state === 'Applied').length === AGENTS
+      return o.status?.applied === AGENTS && o.status.observedGeneration === o.metadata.generation
     },
     { timeoutMs: 120_000, what: `all ${AGENTS} agents applied` },
   )
@@ -162,8 +171,16 @@ test(`${AGENTS} agents: requests to start, to apply one change, and per minute i
   // Refused attempts (the RBAC binding still propagating) are retried with backoff; count the ones served.
   assert.equal(
     startup.filter((r) => r.watch && r.status === 200).length,
-    2 * AGENTS,
-    `two watches per agent, its Node and NodeConfigs: ${startup.map((r) => `${r.status} ${r.path}`).join(', ')}`,
+    3 * AGENTS,
+    `three watches per agent, its Node, NodeConfigs and its reports: ${startup.map((r) => `${r.status} ${r.path}`).join(', ')}`,
+  )
+  assert.ok(
+    startup.every(
+      (r) =>
+        !r.path.endsWith('/nodeconfigreports') ||
+        r.params.get('fieldSelector') === `spec.nodeName=${r.user!.slice('edgeop-agent:'.length)}`,
+    ),
+    'every report list/watch is for the agent’s own node only',
   )
   assert.ok(
     startup.every(
@@ -174,7 +191,8 @@ test(`${AGENTS} agents: requests to start, to apply one change, and per minute i
     'every Node list/watch is for the agent’s own node only',
   )
   assert.ok(!startup.some((r) => r.path.includes('/pods')), 'never Pods')
-  const statusWrites = change.filter((r) => r.method === 'PATCH' && r.path.endsWith('/status'))
-  assert.equal(statusWrites.length, AGENTS, 'one status write per node for one change')
+  const reportWrites = change.filter((r) => r.method === 'PATCH' && r.path.includes('/nodeconfigreports/'))
+  assert.equal(reportWrites.length, AGENTS, 'one report write per node for one change')
+  assert.ok(!change.some((r) => r.path.endsWith('/status')), 'no agent writes a NodeConfig status')
   assert.ok(idle.length <= AGENTS, `idle requests: ${describe(idle)}`)
 })

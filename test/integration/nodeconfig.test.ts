@@ -15,6 +15,7 @@ import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { NODECONFIGS, type NodeConfig, type NodeFile } from '../../src/operators/nodeconfig/api.ts'
+import { NODECONFIGREPORTS, type NodeConfigReport } from '../../src/operators/nodeconfig/report-api.ts'
 import { eventually } from '../../src/testing/eventually.ts'
 import type { FaultProxy } from '../controlplane/env.ts'
 import { adminClient } from '../support/kube.ts'
@@ -24,6 +25,7 @@ import {
   deployManifest,
   grantAgentRbac,
   installNodeConfigCrd,
+  startAggregator,
 } from './fixtures/nodeconfig-harness.ts'
 
 type Key = 'a' | 'b' | 'c'
@@ -49,12 +51,14 @@ const kubeconfigs = {} as Record<Key, string>
 const agents = {} as Record<Key, AgentProcess>
 const created = new Set<string>()
 let outside: string
+const stop = new AbortController()
 
 setup(async () => {
   client = adminClient(env(), env().server)
   await installNodeConfigCrd(client)
   await grantAgentRbac(client, group, `edgeop-nodeconfig-test-${run}`)
   proxy = await env().startFaultProxy()
+  startAggregator(client, stop.signal)
   outside = await realpath(await mkdtemp(join(tmpdir(), `nc-${run}-outside-`)))
   for (const k of KEYS) {
     await client
@@ -72,6 +76,7 @@ setup(async () => {
 })
 
 after(async () => {
+  stop.abort()
   await Promise.all(KEYS.map((k) => agents[k]?.stop()))
   for (const name of created)
     await ncs()
@@ -108,7 +113,12 @@ async function putConfig(
       apiVersion: 'platform.example.com/v1alpha1',
       kind: 'NodeConfig',
       metadata: { name },
-      spec: { nodeSelector: { [RUN]: run, ...selector }, files: files as NodeFile[] },
+      // Every node at once: these tests are about files and reports, not waves.
+      spec: {
+        nodeSelector: { [RUN]: run, ...selector },
+        files: files as NodeFile[],
+        rollout: { maxUnavailable: 100, maxFailures: 0 },
+      },
     },
     { fieldManager: 'edgeop-tests', force: true },
   )
@@ -134,29 +144,50 @@ async function filesAre(want: Partial<Record<Key, Record<string, string | undefi
     { timeoutMs: WAIT_MS, what: `${what} (${last})` },
   )
 }
-/** Waits until `name`'s status has exactly these nodes in these states (and returns the object). */
+/** A NodeConfig and its reports. */
+interface Reported {
+  config: NodeConfig
+  reports: NodeConfigReport[]
+}
+/**
+ * Waits until `name` has reports from exactly these nodes in these states at its generation,
+ * and an aggregate status that counts them (and returns both).
+ */
 async function statusIs(name: string, want: Partial<Record<Key, 'Applied' | 'Failed'>>, what: string) {
-  let obj: NodeConfig | undefined
+  let last: Reported | undefined
   const expected = Object.entries(want)
     .map(([k, s]) => `${node[k as Key]}=${s}`)
     .sort()
   await eventually(
     async () => {
-      obj = await ncs().get(name)
-      const got = (obj.status?.nodes ?? [])
-        .filter((e) => e.observedGeneration === obj!.metadata.generation)
-        .map((e) => `${e.name}=${e.state}`)
+      const config = await ncs().get(name)
+      const reports = (
+        await client.resource(NODECONFIGREPORTS).list({ fieldSelector: `spec.nodeConfig=${name}` })
+      ).items
+      last = { config, reports }
+      const got = reports
+        .filter((r) => r.spec.observedGeneration === config.metadata.generation)
+        .map((r) => `${r.spec.nodeName}=${r.spec.state}`)
         .sort()
-      return JSON.stringify(got) === JSON.stringify(expected) && obj.status!.nodes!.length === expected.length
+      const s = config.status
+      return (
+        JSON.stringify(got) === JSON.stringify(expected) &&
+        reports.length === expected.length &&
+        s !== undefined &&
+        s.observedGeneration === config.metadata.generation &&
+        s.desired === expected.length &&
+        s.applied === expected.filter((e) => e.endsWith('=Applied')).length &&
+        s.failed === expected.filter((e) => e.endsWith('=Failed')).length
+      )
     },
     {
       timeoutMs: WAIT_MS,
-      what: `${what}: ${name} status ${JSON.stringify(expected)} (last: ${JSON.stringify(obj?.status)})`,
+      what: `${what}: ${name} reports ${JSON.stringify(expected)} (last: ${JSON.stringify(last?.config.status)}, ${JSON.stringify(last?.reports.map((r) => r.spec))})`,
     },
   )
-  return obj!
+  return last!
 }
-const entry = (obj: NodeConfig, k: Key) => obj.status?.nodes?.find((e) => e.name === node[k])
+const entry = (r: Reported, k: Key) => r.reports.find((e) => e.spec.nodeName === node[k])?.spec
 async function managedFiles(k: Key): Promise<string[]> {
   const out: string[] = []
   const walk = async (dir: string, prefix: string): Promise<void> => {
@@ -174,7 +205,7 @@ const EDGE = `edge-${run}`
 const ALL = `all-${run}`
 const HELLO = '#!/bin/sh\necho hi\n'
 
-test('files appear exactly on the selected nodes; one status entry per node, each written by its own agent', async () => {
+test('files appear exactly on the selected nodes; one report per node, each written by its own agent, counted in the aggregate', async () => {
   await putConfig(EDGE, { role: 'edge' }, [
     { path: 'etc/edge.conf', content: 'edge v1\n' },
     { path: 'bin/hello.sh', content: HELLO, mode: '0755' },
@@ -194,25 +225,14 @@ test('files appear exactly on the selected nodes; one status entry per node, eac
   assert.equal((await stat(join(roots.a, 'bin/hello.sh'))).mode & 0o777, 0o755)
   assert.equal(entry(edge, 'a')?.message, '2 files in place')
 
-  // managedFields: each node's entry is owned by that node's agent and by nobody else.
-  const owners = new Map<string, string[]>()
-  for (const m of edge.metadata.managedFields ?? []) {
-    if (m.subresource !== 'status') continue
-    const nodes = (m.fieldsV1 as { 'f:status'?: { 'f:nodes'?: Record<string, unknown> } })['f:status']?.[
-      'f:nodes'
-    ]
-    owners.set(
-      m.manager!,
-      Object.keys(nodes ?? {})
-        .filter((key) => key.startsWith('k:'))
-        .map((key) => (JSON.parse(key.slice(2)) as { name: string }).name),
-    )
+  // Each report was written by its own node's agent, and by nobody else.
+  const writes = proxy.requests((r) => r.method !== 'GET' && r.path.includes('/nodeconfigreports/'))
+  assert.ok(writes.length > 0, 'reports written through the proxy')
+  for (const w of writes) {
+    const writer = w.user?.slice('edgeop-agent:'.length)
+    assert.ok(writer && w.path.endsWith(`.${writer}`), `${w.user} wrote ${w.path}`)
   }
-  assert.deepEqual(
-    Object.fromEntries(owners),
-    { [`edgeop-agent-${node.a}`]: [node.a], [`edgeop-agent-${node.b}`]: [node.b] },
-    'status managers',
-  )
+  assert.equal(edge.config.status?.nodes, undefined, 'nothing in the shared list')
 
   const events = (await client.resource(CORE_TYPES.events, 'default').list()).items as (KubeObject & {
     reason?: string
@@ -232,7 +252,7 @@ test('files appear exactly on the selected nodes; one status entry per node, eac
   assert.equal(new Set(writers).size, writers.length, 'no node reported twice')
 })
 
-test('relabelling nodes moves the files and the status entries', async () => {
+test('relabelling nodes moves the files and the reports', async () => {
   const nodes = client.resource(CORE_TYPES.nodes)
   await nodes.patch(node.b, { metadata: { labels: { role: 'core' } } }, 'merge')
   await nodes.patch(node.c, { metadata: { labels: { role: 'edge' } } }, 'merge')

@@ -19,11 +19,17 @@ import { test } from 'node:test'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import { NODECONFIGS } from '../../src/operators/nodeconfig/api.ts'
+import { NODECONFIGREPORTS, reportName } from '../../src/operators/nodeconfig/report-api.ts'
 import { eventually } from '../../src/testing/eventually.ts'
 import type { FaultProxy, RequestRecord } from '../controlplane/fault-proxy.ts'
 import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
-import { AgentProcess, grantAgentRbac, installNodeConfigCrd } from './fixtures/nodeconfig-harness.ts'
+import {
+  AgentProcess,
+  grantAgentRbac,
+  installNodeConfigCrd,
+  startAggregator,
+} from './fixtures/nodeconfig-harness.ts'
 
 const run = randomBytes(4).toString('hex')
 const RUN = 'edgeop.test/snapshot-run'
@@ -45,6 +51,9 @@ setup(async () => {
   uncached = await env().startFaultProxy({ apiserver: 'uncached' })
   defer(() => cached.close())
   defer(() => uncached.close())
+  const stop = new AbortController()
+  defer(() => stop.abort())
+  startAggregator(client, stop.signal)
 })
 
 const ncs = () => client.resource(NODECONFIGS)
@@ -102,6 +111,7 @@ async function edgeNode(name: string, proxy: FaultProxy) {
           metadata: { name },
           spec: {
             nodeSelector: { [RUN]: nodeName },
+            rollout: { maxUnavailable: 100, maxFailures: 0 },
             files: Object.entries(files).map(([path, content]) => ({ path, content, mode: '0644' })),
           },
         },
@@ -110,13 +120,17 @@ async function edgeNode(name: string, proxy: FaultProxy) {
     },
     remove: (config: string) => ncs().delete(`${nodeName}-${config}`),
     file: (path: string) => readFile(join(root, path), 'utf8').catch(() => undefined),
-    /** Waits until the snapshot files hold every one of `names` (NodeConfig names). */
+    /**
+     * Waits until all three snapshots (its Node, NodeConfigs, its reports) are written and the
+     * NodeConfigs' holds every one of `names` (a report names its NodeConfig too, as its owner).
+     */
     async snapshotHas(names: string[]) {
       await eventually(
         async () => {
           const files = (await readdir(cacheDir)).filter((f) => f.endsWith('.snapshot'))
-          if (files.length !== 2) return false
-          const text = (await Promise.all(files.map((f) => readFile(join(cacheDir, f), 'utf8')))).join('')
+          const configs = files.find((f) => f.startsWith('nodeconfigs-'))
+          if (files.length !== 3 || !configs) return false
+          const text = await readFile(join(cacheDir, configs), 'utf8')
           return names.every((n) => text.includes(`"name":"${nodeName}-${n}"`))
         },
         { timeoutMs: WAIT_MS, what: `snapshots of ${nodeName} hold ${names.join(', ')}` },
@@ -233,8 +247,14 @@ test('start while the apiserver is unreachable: serves files from the snapshot, 
   await filesAre(n, { 'etc/a.conf': 'A\n', 'etc/b.conf': 'B\n' }, 'first pass')
   await n.snapshotHas(['a', 'b'])
   await eventually(
-    async () => (await ncs().get(`${n.nodeName}-b`)).status?.nodes?.some((e) => e.state === 'Applied'),
-    { timeoutMs: WAIT_MS, what: 'status written (so the snapshot holds it)' },
+    async () =>
+      (
+        await client
+          .resource(NODECONFIGREPORTS)
+          .get(reportName(`${n.nodeName}-b`, n.nodeName))
+          .catch(() => undefined)
+      )?.spec.state === 'Applied',
+    { timeoutMs: WAIT_MS, what: 'report written (so the snapshot holds it)' },
   )
   assert.equal(await n.agent.stop(), 0)
 

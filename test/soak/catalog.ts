@@ -39,7 +39,7 @@ export function defineInvariants(inv: Invariants, settings: Settings): void {
   )
   inv.define(
     NODE_FILES,
-    'Files under each node root match the NodeConfigs selecting that node exactly (content and mode, nothing extra); each NodeConfig reports Applied at its generation for exactly the selected nodes; roots empty after everything is deleted',
+    'Files under each node root match the NodeConfigs selecting that node exactly (content and mode, nothing extra); each NodeConfig has a report Applied at its generation from exactly the selected nodes, and an aggregate status counting them (desired = applied, none failed); roots empty after everything is deleted',
     `${boundMs / 1000} s after the last change to the NodeConfig, the node's labels or the file`,
   )
   if (sharded)

@@ -254,8 +254,11 @@ export class FaultInjector {
         method: ['PATCH', 'POST', 'PUT'],
         path: new RegExp(`/namespaces/(${nsAlt})/(appservices|deployments|services)`),
       },
-      'agent-status': { method: 'PATCH', path: /\/nodeconfigs\/[^/]+\/status$/ },
-      watch: { watch: true, path: /\/(appservices|nodeconfigs|deployments|services|nodes)$/ },
+      'agent-status': { method: 'PATCH', path: /\/nodeconfigreports\/[^/]+$/ },
+      watch: {
+        watch: true,
+        path: /\/(appservices|nodeconfigs|nodeconfigreports|deployments|services|nodes)$/,
+      },
       lease: { path: new RegExp(`/namespaces/${this.#plane.opNs}/leases/`) },
     }
     return targets[target]

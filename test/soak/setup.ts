@@ -1,7 +1,8 @@
 /**
  * @module setup — the soak's first phase: the plane, then the processes (two operator replicas and
- * three agents, the built artifact) behind the fault proxy, the samplers, and the initial population.
+ * three agents, the built artifact) behind the fault proxy, the NodeConfig aggregator in this process, the samplers, and the initial population.
  */
+import { startAggregator } from '../integration/fixtures/nodeconfig-harness.ts'
 import type { SoakRun } from './context.ts'
 import { Fleet, type FleetProcess, METRICS_INTERVAL_MS, RSS_INTERVAL_MS } from './fleet.ts'
 import { every, sleep } from './pace.ts'
@@ -44,6 +45,11 @@ export async function setUp(ctx: SoakRun): Promise<void> {
   })
   ctx.fleet = f
   ctx.cleanups.push(() => f.stop(5000))
+  // The NodeConfig aggregator, as the leader of `edgeop agent-aggregator` runs it: it opens
+  // each generation's rollout waves to the agents and writes the aggregate the checker reads.
+  const aggregator = new AbortController()
+  ctx.cleanups.push(async () => aggregator.abort())
+  startAggregator(plane.admin, aggregator.signal)
   await f.start()
 
   // Samplers: metrics, RSS, proxy traffic.

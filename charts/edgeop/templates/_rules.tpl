@@ -114,9 +114,14 @@
 - apiGroups:
   - platform.example.com
   resources:
-  - nodeconfigs/status
+  - nodeconfigreports
   verbs:
+  - get
+  - list
+  - watch
+  - create
   - patch
+  - delete
 - apiGroups:
   - ""
   resources:

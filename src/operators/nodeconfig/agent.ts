@@ -3,8 +3,9 @@
  *
  * `edgeop agent --node-name=$NODE_NAME --root=/var/lib/edgeop/files` runs one of these
  * on every node, without leader election: each node is its own shard. It watches every
- * NodeConfig (they are cluster-scoped and few) and only its own Node, through the field
- * selector `metadata.name=<node>` — never all Nodes, never Pods.
+ * NodeConfig (they are cluster-scoped and few, and only the aggregator writes their status),
+ * its own Node (field selector `metadata.name=<node>`) and its own NodeConfigReports (field
+ * selector `spec.nodeName=<node>`): never all Nodes, never another node's report, never Pods.
  */
 import type { InformerFactory } from '../../cache/index.ts'
 import { CORE_TYPES, type KubeClient } from '../../client/index.ts'
@@ -33,10 +34,11 @@ import {
   validateMetricsOptions,
 } from '../../operator/index.ts'
 import type { QueueMetrics } from '../../queue/index.ts'
-import { NODECONFIGS } from './api.ts'
+import { NODECONFIGS, type NodeConfig } from './api.ts'
 import type { EventSink } from './event-sink.ts'
 import { FileStore } from './file-store.ts'
 import { DEFAULT_RECHECK_INTERVAL_MS, nodeConfigReconciler } from './reconcile.ts'
+import { NODE_NAME_FIELD, NODECONFIGREPORTS } from './report-api.ts'
 import { cacheDirProblem, checkAgentRoot } from './root-check.ts'
 import { keepOwnEntry } from './status.ts'
 
@@ -70,12 +72,12 @@ export interface NodeConfigAgentOptions {
 }
 
 /**
- * Spec edits and deletion wake the agent; status writes — every other agent's included —
- * do not, or N agents would wake each other N² times per change.
+ * Spec edits, deletion and a rollout wave opening wake the agent; other status writes do not.
  */
 const specOrDeletion: Predicate = {
   update: (a, b) =>
     a.metadata.generation !== b.metadata.generation ||
+    JSON.stringify((a as NodeConfig).status?.rollout) !== JSON.stringify((b as NodeConfig).status?.rollout) ||
     a.metadata.uid !== b.metadata.uid ||
     (!a.metadata.deletionTimestamp && !!b.metadata.deletionTimestamp),
 }
@@ -116,6 +118,10 @@ export function nodeConfigAgent(o: NodeConfigAgentOptions): Controller<KubeObjec
     { transform: nodeLabelsOnly },
   )
   const configs = o.factory.informer({ type: NODECONFIGS }, { transform: keepOwnEntry(o.nodeName) })
+  const reports = o.factory.informer({
+    type: NODECONFIGREPORTS,
+    fieldSelector: `${NODE_NAME_FIELD}=${o.nodeName}`,
+  })
   const key: ReconcileRequest = { namespace: undefined, name: o.nodeName }
   const controller = new Controller<KubeObject>({
     name: AGENT_CONTROLLER_NAME,
@@ -136,7 +142,8 @@ export function nodeConfigAgent(o: NodeConfigAgentOptions): Controller<KubeObjec
       getNode: () => nodes.store.get(o.nodeName),
       listNodeConfigs: () => configs.store.list(),
       store: new FileStore(o.root),
-      nodeConfigs: o.client.resource(NODECONFIGS),
+      reports: o.client.resource(NODECONFIGREPORTS),
+      listReports: () => reports.store.list(),
       recorder: o.recorder,
       clock: o.clock,
       recheckIntervalMs: o.recheckIntervalMs,

@@ -41,8 +41,8 @@ export const MAX_CONTENT_BYTES = 256 * 1024
 /** Most files per NodeConfig: bounds one NodeConfig's share of each drift check. */
 export const MAX_FILES = 64
 /**
- * Longest `status.nodes[].message`: one NodeConfig may carry an entry per node, and
- * hundreds of 512-byte entries still fit an object comfortably.
+ * Longest message of a node's outcome (a NodeConfigReport's, formerly a `status.nodes[]`
+ * entry's): enough for a few paths and reasons, and a report stays around 1 KiB.
  */
 export const MAX_MESSAGE_LENGTH = 512
 
@@ -90,9 +90,52 @@ export const NodeFile = z.object({
 })
 export type NodeFile = z.infer<typeof NodeFile>
 
+/**
+ * Default `spec.rollout.maxUnavailable`: 10 (percent of the selected nodes per wave). A
+ * DaemonSet's default is one node at a time, which at a thousand nodes is a thousand steps;
+ * ten waves still stop a bad file at the first tenth of the fleet.
+ */
+export const DEFAULT_MAX_UNAVAILABLE_PERCENT = 10
+/**
+ * Default `spec.rollout.maxFailures`: 0, so the first node that fails to apply a generation
+ * stops its rollout (the conservative choice: a bad file is seen on one node, not on a wave).
+ */
+export const DEFAULT_MAX_FAILURES = 0
+
+/** `spec.rollout`: how a new generation reaches the selected nodes. */
+export const NodeConfigRollout = z
+  .object({
+    maxUnavailable: z._default(
+      z.int().check(
+        z.minimum(1),
+        z.maximum(100),
+        z.meta({
+          description: `Percent of the selected nodes that may take a new generation per wave (default ${DEFAULT_MAX_UNAVAILABLE_PERCENT}); 100 applies it everywhere at once.`,
+        }),
+      ),
+      DEFAULT_MAX_UNAVAILABLE_PERCENT,
+    ),
+    maxFailures: z._default(
+      z.int().check(
+        z.minimum(0),
+        z.meta({
+          description: `Nodes that may fail a generation before its rollout stops (default ${DEFAULT_MAX_FAILURES}).`,
+        }),
+      ),
+      DEFAULT_MAX_FAILURES,
+    ),
+  })
+  .check(
+    z.meta({
+      description: 'How a new generation reaches the selected nodes: in waves, stopping on failures.',
+    }),
+  )
+export type NodeConfigRollout = z.infer<typeof NodeConfigRollout>
+
 /** `spec`: which nodes, which files. */
 export const NodeConfigSpec = z
   .object({
+    rollout: z.optional(NodeConfigRollout),
     nodeSelector: z.optional(
       z
         .record(z.string(), z.string())
@@ -127,10 +170,48 @@ export const NodeConfigNodeStatus = z.object({
 })
 export type NodeConfigNodeStatus = z.infer<typeof NodeConfigNodeStatus>
 
-/** `status`: one entry per selected node, a list-map keyed by node name. */
+/** A metav1.Condition, as the aggregator writes them. */
+export const NodeConfigCondition = z.object({
+  type: z.string(),
+  status: z.enum(['True', 'False', 'Unknown']),
+  reason: z.string(),
+  message: z.string(),
+  observedGeneration: z.optional(z.int()),
+  lastTransitionTime: z.string(),
+})
+export type NodeConfigCondition = z.infer<typeof NodeConfigCondition>
+
+/** `status.rollout`: the wave the aggregator has opened for a generation. */
+export const NodeConfigRolloutStatus = z.object({
+  generation: z.int(),
+  /** Nodes whose rollout bucket (0–99) is below this take the generation. */
+  percent: z.int().check(z.minimum(0), z.maximum(100)),
+})
+export type NodeConfigRolloutStatus = z.infer<typeof NodeConfigRolloutStatus>
+
+/**
+ * `status`: the aggregate, written only by the leader-elected aggregator (each node's own
+ * outcome is its NodeConfigReport). `nodes` is the first design's shared list, read once
+ * for the migration and then removed.
+ */
 export const NodeConfigStatus = z.object({
+  observedGeneration: z.optional(z.int()),
+  desired: z.optional(z.int().check(z.meta({ description: 'Nodes the NodeConfig selects.' }))),
+  applied: z.optional(
+    z.int().check(z.meta({ description: 'Selected nodes Applied at observedGeneration.' })),
+  ),
+  failed: z.optional(z.int().check(z.meta({ description: 'Selected nodes Failed at observedGeneration.' }))),
+  rollout: z.optional(NodeConfigRolloutStatus),
+  conditions: z.optional(
+    z.array(NodeConfigCondition).check(z.meta({ kubernetes: { listType: 'map', listMapKeys: ['type'] } })),
+  ),
   nodes: z.optional(
-    z.array(NodeConfigNodeStatus).check(z.meta({ kubernetes: { listType: 'map', listMapKeys: ['name'] } })),
+    z.array(NodeConfigNodeStatus).check(
+      z.meta({
+        description: 'Deprecated: the shared per-node list of the first agents; moved to NodeConfigReports.',
+        kubernetes: { listType: 'map', listMapKeys: ['name'] },
+      }),
+    ),
   ),
 })
 export type NodeConfigStatus = z.infer<typeof NodeConfigStatus>
@@ -162,6 +243,11 @@ export function nodeConfigCrd() {
     scope: 'Cluster',
     spec: NodeConfigSpec,
     status: NodeConfigStatus,
-    printerColumns: [{ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
+    printerColumns: [
+      { name: 'Desired', type: 'integer', jsonPath: '.status.desired' },
+      { name: 'Applied', type: 'integer', jsonPath: '.status.applied' },
+      { name: 'Failed', type: 'integer', jsonPath: '.status.failed' },
+      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+    ],
   })
 }

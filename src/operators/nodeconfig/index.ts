@@ -10,12 +10,16 @@
  * hold `NodeConfig`s without casts.
  */
 export * from './agent.ts'
+export * from './aggregate.ts'
+export * from './aggregator.ts'
 export * from './api.ts'
 export * from './event-sink.ts'
 export * from './file-store.ts'
 export * from './paths.ts'
 export * from './plan.ts'
 export * from './reconcile.ts'
+export * from './report-api.ts'
+export * from './rollout.ts'
 export * from './root-check.ts'
 export * from './status.ts'
 export * from './status-reporter.ts'

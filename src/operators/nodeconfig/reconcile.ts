@@ -16,6 +16,8 @@ import type { EventSink } from './event-sink.ts'
 import type { FileStore, OwnedFile, OwnershipRecord } from './file-store.ts'
 import { isPathRefused } from './paths.ts'
 import { applies, type ConfigPlan, type DesiredFile, type NodePlan, planNode } from './plan.ts'
+import type { NodeConfigReport } from './report-api.ts'
+import { mayApply } from './rollout.ts'
 import { appliedMessage, failureMessage, type Report } from './status.ts'
 import { StatusReporter } from './status-reporter.ts'
 
@@ -30,8 +32,10 @@ export interface NodeConfigAgentDeps {
   /** Every cached NodeConfig. */
   listNodeConfigs(): readonly NodeConfig[]
   store: FileStore
-  /** The NodeConfig client; only `apply` on the status subresource is used. */
-  nodeConfigs: Pick<ResourceClient<NodeConfig>, 'apply'>
+  /** The NodeConfigReport client; `apply` and `delete` of this node's reports. */
+  reports: Pick<ResourceClient<NodeConfigReport>, 'apply' | 'delete'>
+  /** This node's cached reports. */
+  listReports(): readonly NodeConfigReport[]
   recorder?: EventSink
   clock?: Clock
   /** Default {@link DEFAULT_RECHECK_INTERVAL_MS}. */
@@ -50,7 +54,8 @@ type Outcomes = Map<string, Report>
 /**
  * The agent's reconciler.
  *
- * Guarantees: a missing Node object changes nothing on disk; an unusable root or
+ * Guarantees: a missing Node object changes nothing on disk; a NodeConfig generation
+ * not yet open to this node's rollout wave changes none of its files here; an unusable root or
  * ownership record fails every applying NodeConfig's entry with the reason and touches
  * no file; one NodeConfig's failure never stops another's files; the status is written
  * only when this node's entry changes, and events only when something changed.
@@ -61,7 +66,8 @@ export function nodeConfigReconciler(deps: NodeConfigAgentDeps): Reconciler {
   const recheck = { requeueAfterMs: deps.recheckIntervalMs ?? DEFAULT_RECHECK_INTERVAL_MS }
   const reporter = new StatusReporter({
     nodeName: deps.nodeName,
-    nodeConfigs: deps.nodeConfigs,
+    reports: deps.reports,
+    listReports: deps.listReports,
     clock: deps.clock ?? realClock,
     recorder: deps.recorder,
   })
@@ -75,16 +81,26 @@ export function nodeConfigReconciler(deps: NodeConfigAgentDeps): Reconciler {
     }
     const labels = nodeObject.metadata.labels
     const all = deps.listNodeConfigs()
-    const report = (outcomes: Outcomes) => reporter.report(all, outcomes, ctx.signal)
+    // A NodeConfig whose current generation is not yet open to this node's wave is held:
+    // its files stay as they are, its report says what it said.
+    const held = new Set(
+      all.filter((c) => applies(c, labels) && !mayApply(c, deps.nodeName)).map((c) => c.metadata.uid),
+    )
+    const open = all.filter((c) => !held.has(c.metadata.uid))
+    const report = (outcomes: Outcomes) => reporter.report(open, outcomes, ctx.signal)
 
     const opened = await openRecord(pass)
     if (!opened.ok) {
-      const applying = all.filter((c) => applies(c, labels))
+      const applying = open.filter((c) => applies(c, labels))
       await report(failAll(applying, failureMessage([opened.problem])))
       return recheck
     }
     const record = opened.record
-    const plan = planNode(all, labels, record)
+    const planned = planNode(all, labels, record)
+    const plan: NodePlan = {
+      configs: planned.configs.filter((p) => !held.has(p.config.metadata.uid)),
+      removals: planned.removals.filter((r) => !held.has(r.owner.uid)),
+    }
     const next: OwnershipRecord = { version: 1, files: { ...record.files } }
     const claimProblem = await claimNewPaths(pass, plan, next)
     if (claimProblem !== undefined) {

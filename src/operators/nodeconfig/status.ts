@@ -1,10 +1,10 @@
 /**
- * @module status — pure: this node's entry of `status.nodes[]` and the server-side apply that writes it.
+ * @module status — pure: one node's outcome as an entry (the shape of a report's outcome), and the first design's shared list.
  *
- * Each agent applies only its own entry, under its own field manager, to the status
- * subresource. `status.nodes` is a list-map keyed by `name`, so the API server merges
- * the entries of hundreds of agents without conflicts; applying no entry removes the
- * one this manager wrote (server-side apply drops fields a manager stops setting).
+ * {@link nextEntry} and {@link sameReport} shape and compare what a NodeConfigReport says.
+ * The rest is the first design, where each agent applied its entry of the NodeConfig's
+ * `status.nodes[]` under its own field manager: the agent reads its old entry from there
+ * once (the migration), and the fleet measurements write it to compare.
  */
 import { createHash } from 'node:crypto'
 import type { KubeObject } from '../../core/index.ts'

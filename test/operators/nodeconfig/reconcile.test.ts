@@ -10,7 +10,15 @@ import type { KubeObject } from '../../../src/core/types.ts'
 import type { NodeConfig, NodeConfigNodeStatus } from '../../../src/operators/nodeconfig/api.ts'
 import { FileStore, RECORD_PATH } from '../../../src/operators/nodeconfig/file-store.ts'
 import { nodeConfigReconciler } from '../../../src/operators/nodeconfig/reconcile.ts'
-import { STATUS_RESEND_AFTER_MS } from '../../../src/operators/nodeconfig/status-reporter.ts'
+import {
+  type NodeConfigReport,
+  reportBody,
+  reportEntry,
+} from '../../../src/operators/nodeconfig/report-api.ts'
+import {
+  REPORT_FIELD_MANAGER,
+  STATUS_RESEND_AFTER_MS,
+} from '../../../src/operators/nodeconfig/status-reporter.ts'
 import { ApiError } from '../../../src/transport/api-error.ts'
 
 const dirs: string[] = []
@@ -18,7 +26,11 @@ after(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true })
 })
 
-/** A fake API server + cache for NodeConfigs: applies merge this node's entry as SSA would. */
+/**
+ * A fake API server + cache for NodeConfigs and this node's NodeConfigReports: a report is
+ * kept as this node's entry of the NodeConfig's `status.nodes` (the shape the tests read),
+ * and the cache's reports are made from those entries.
+ */
 class FakeCluster {
   readonly objects = new Map<string, NodeConfig>()
   readonly applies: { name: string; manager: string; entry: NodeConfigNodeStatus | undefined }[] = []
@@ -51,11 +63,22 @@ class FakeCluster {
   }
 
   readonly api = {
-    apply: async (body: Partial<NodeConfig> & KubeObject, o: ApplyOptions & { subresource?: string }) => {
-      assert.equal(o.subresource, 'status')
+    delete: async (reportName: string) => {
+      const name = reportName.slice(0, -'.edge-1'.length)
+      this.applies.push({ name, manager: REPORT_FIELD_MANAGER, entry: undefined })
+      const obj = this.objects.get(name)
+      if (obj)
+        this.objects.set(name, {
+          ...obj,
+          status: { nodes: (obj.status?.nodes ?? []).filter((e) => e.name !== 'edge-1') },
+        })
+      return { kind: 'Status' } as never
+    },
+    apply: async (body: NodeConfigReport, o: ApplyOptions & { subresource?: string }) => {
+      assert.equal(o.subresource, undefined)
       assert.equal(o.force, true)
-      const name = body.metadata.name!
-      const entry = body.status?.nodes?.[0]
+      const name = body.spec.nodeConfig
+      const entry = reportEntry(body)
       this.applies.push({ name, manager: o.fieldManager, entry })
       if (this.failNextApply) {
         const status = this.failNextApply
@@ -75,8 +98,29 @@ class FakeCluster {
       const next = { ...obj, metadata: { ...obj.metadata, resourceVersion: String(++this.#rv) } }
       next.status = { nodes: entry ? [...others, entry] : others }
       this.objects.set(name, next)
-      return next
+      return body
     },
+  }
+
+  /** This node's reports as the agent's cache holds them. */
+  reports(): NodeConfigReport[] {
+    return [...this.objects.values()].flatMap((c) => {
+      const e = c.status?.nodes?.find((n) => n.name === 'edge-1')
+      if (!e) return []
+      const r = reportBody(c, e)
+      return [{ ...r, metadata: { ...r.metadata, resourceVersion: c.metadata.resourceVersion } }]
+    })
+  }
+
+  /** NodeConfigs whose current generation the aggregator has not opened yet (the previous one is). */
+  readonly closed = new Set<string>()
+
+  /** The NodeConfigs as the agent's cache holds them: the current generation open to every node, unless closed. */
+  configs(): NodeConfig[] {
+    return [...this.objects.values()].map((c) => {
+      const generation = c.metadata.generation! - (this.closed.has(c.metadata.name!) ? 1 : 0)
+      return { ...c, status: { ...c.status, rollout: { generation, percent: 100 } } }
+    })
   }
 
   recorder = {
@@ -95,9 +139,10 @@ async function setup(options: { root?: string } = {}) {
       nodeName: 'edge-1',
       getNode: () =>
         cluster.labels === undefined ? undefined : { metadata: { name: 'edge-1', labels: cluster.labels } },
-      listNodeConfigs: () => [...cluster.objects.values()],
+      listNodeConfigs: () => cluster.configs(),
       store: new FileStore(root),
-      nodeConfigs: cluster.api,
+      reports: cluster.api,
+      listReports: () => cluster.reports(),
       recorder: cluster.recorder,
       clock,
       recheckIntervalMs: 5_000,
@@ -126,7 +171,7 @@ test('applies selected NodeConfigs, reports under its own field manager, then go
   assert.deepEqual(cluster.applies, [
     {
       name: 'chrony',
-      manager: 'edgeop-agent-edge-1',
+      manager: REPORT_FIELD_MANAGER,
       entry: {
         name: 'edge-1',
         observedGeneration: 1,
@@ -195,7 +240,7 @@ test('relabelled away: files removed, own status entry removed, other nodes’ e
   cluster.labels = { role: 'core' }
   await pass()
   await assert.rejects(stat(join(root, 'a')), { code: 'ENOENT' }, 'emptied directories removed too')
-  assert.deepEqual(cluster.applies.at(-1), { name: 'edge', manager: 'edgeop-agent-edge-1', entry: undefined })
+  assert.deepEqual(cluster.applies.at(-1), { name: 'edge', manager: REPORT_FIELD_MANAGER, entry: undefined })
   assert.deepEqual(
     cluster.objects.get('edge')!.status!.nodes!.map((e) => e.name),
     ['edge-2'],
@@ -344,4 +389,22 @@ test('a recorded file now behind a symlink out of the root is forgotten, not rem
   await pass()
   assert.equal(await readFile(join(outside, 'x.conf'), 'utf8'), 'not ours')
   assert.deepEqual(await recorded(), ['y.conf'], 'the refused path is dropped; the other stays for a retry')
+})
+
+test('a generation not yet open to this node keeps its previous files and report; once opened, it is applied', async () => {
+  const { root, cluster, pass } = await setup()
+  cluster.put('chrony', [{ path: 'etc/chrony.conf', content: 'v1\n' }])
+  await pass()
+  assert.equal(entryOf(cluster, 'chrony')?.observedGeneration, 1)
+  cluster.closed.add('chrony')
+  cluster.put('chrony', [{ path: 'etc/other.conf', content: 'v2\n' }])
+  await pass()
+  assert.equal(await readFile(join(root, 'etc/chrony.conf'), 'utf8'), 'v1\n', 'the previous file stays')
+  await assert.rejects(stat(join(root, 'etc/other.conf')), { code: 'ENOENT' })
+  assert.equal(entryOf(cluster, 'chrony')?.observedGeneration, 1, 'the report still says generation 1')
+  cluster.closed.delete('chrony')
+  await pass()
+  await assert.rejects(stat(join(root, 'etc/chrony.conf')), { code: 'ENOENT' })
+  assert.equal(await readFile(join(root, 'etc/other.conf'), 'utf8'), 'v2\n')
+  assert.equal(entryOf(cluster, 'chrony')?.observedGeneration, 2)
 })

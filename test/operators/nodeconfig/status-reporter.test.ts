@@ -1,9 +1,9 @@
-/** The agent's status reporter against a scripted apply: what is sent, skipped, thrown and announced. */
+/** The agent's report writer against a scripted apply: what is sent, skipped, thrown and announced. */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { ManualClock } from '../../../src/core/clock.ts'
-import type { KubeObject } from '../../../src/core/types.ts'
 import type { NodeConfig } from '../../../src/operators/nodeconfig/api.ts'
+import type { NodeConfigReport } from '../../../src/operators/nodeconfig/report-api.ts'
 import type { Report } from '../../../src/operators/nodeconfig/status.ts'
 import { StatusReporter } from '../../../src/operators/nodeconfig/status-reporter.ts'
 import { ApiError } from '../../../src/transport/api-error.ts'
@@ -26,14 +26,16 @@ function setup(answers: Record<string, Error | undefined> = {}) {
   const reporter = new StatusReporter({
     nodeName: 'edge-1',
     clock,
-    nodeConfigs: {
-      apply: async (body: KubeObject) => {
-        applied.push(body.metadata.name!)
-        const err = answers[body.metadata.name!]
+    reports: {
+      apply: async (body: NodeConfigReport) => {
+        applied.push(body.spec.nodeConfig)
+        const err = answers[body.spec.nodeConfig]
         if (err) throw err
-        return body as NodeConfig
+        return body
       },
+      delete: async () => ({ kind: 'Status' }) as never,
     },
+    listReports: () => [],
     recorder: {
       event: (o, type, reason, _a, note) => void events.push(`${o.metadata.name} ${type} ${reason} ${note}`),
     },

@@ -1,0 +1,283 @@
+/**
+ * @module nodeconfig-fleet.bench — one NodeConfig rollout to N agents, a script, never a test.
+ *
+ * For each fleet size (default 10, 100, 1,000) and design, N Node objects (no kubelet, as KWOK's
+ * are; KWOK's heartbeats are left out, so the apiserver sees only the agents) and N agents in this
+ * process, each with its own client certificate (user `edgeop-agent:<node>` in a group bound to
+ * deploy/agent/rbac.yaml), its own KubeClient and so its own connections; then one NodeConfig
+ * selecting all of them. Measured from the apply until every node is counted as applied:
+ * apiserver requests (`apiserver_request_total`, the driver's own polls included), watch events
+ * and their bytes for platform.example.com (`apiserver_watch_events_total`, `…_sizes_sum`), the
+ * apiserver's and etcd's CPU time (/proc/<pid>/stat) and RSS after, and the largest object.
+ *
+ * - `new`: the shipped agent (`nodeConfigAgent`, files under a temporary root) and the
+ *   aggregator, with the NodeConfig's default rollout (10 % waves).
+ * - `old`: the first design's traffic, emulated: each agent watches every NodeConfig and, on a new
+ *   generation, server-side applies its entry of `status.nodes[]` under its own field manager (what
+ *   the first agent sent); no files, no Node watch. "Applied" is N entries at the generation.
+ *
+ * What differs from real nodes: one process and one event loop for all agents (a slow agent delays
+ * the others), loopback network, one machine shared by the apiserver, etcd and the agents.
+ *
+ *   npm run bench:fleet [-- --sizes 10,100 --designs new,old --timeout 120]
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { InformerFactory } from '../../src/cache/factory.ts'
+import { KubeClient } from '../../src/client/kube-client.ts'
+import { CORE_TYPES } from '../../src/client/resource.ts'
+import { nodeConfigAgent } from '../../src/operators/nodeconfig/agent.ts'
+import { NODECONFIGS, type NodeConfig } from '../../src/operators/nodeconfig/api.ts'
+import { NODECONFIGREPORTS } from '../../src/operators/nodeconfig/report-api.ts'
+import { fieldManagerFor, nextEntry, statusApplyBody } from '../../src/operators/nodeconfig/status.ts'
+import { kubeRequest } from '../../src/testing/kube-request.ts'
+import { getTestEnv } from '../controlplane/env.ts'
+import {
+  grantAgentRbac,
+  installNodeConfigCrd,
+  RBAC,
+  startAggregator,
+} from '../integration/fixtures/nodeconfig-harness.ts'
+import { metricSum } from '../soak/fleet.ts'
+import { adminClient } from '../support/kube.ts'
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '10,100,1000' },
+    designs: { type: 'string', default: 'new,old' },
+    timeout: { type: 'string', default: '120' },
+  },
+})
+const SIZES = values.sizes.split(',').map(Number)
+const DESIGNS = values.designs.split(',') as ('new' | 'old')[]
+const TIMEOUT_MS = Number(values.timeout) * 1000
+const run = Math.random().toString(16).slice(2, 8)
+const group = `edgeop:fleet-bench-${run}`
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+const env = await getTestEnv()
+const admin = adminClient(env, env.server)
+await installNodeConfigCrd(admin)
+await grantAgentRbac(admin, group, `edgeop-fleet-bench-${run}`)
+// The old design's one extra permission: its own entry of a NodeConfig's status.
+await admin.resource(RBAC.clusterRoles).apply(
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: `edgeop-fleet-bench-old-${run}` },
+    rules: [{ apiGroups: ['platform.example.com'], resources: ['nodeconfigs/status'], verbs: ['patch'] }],
+  } as never,
+  { fieldManager: 'edgeop-bench', force: true },
+)
+await admin.resource(RBAC.clusterRoleBindings).apply(
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: `edgeop-fleet-bench-old-${run}` },
+    roleRef: {
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'ClusterRole',
+      name: `edgeop-fleet-bench-old-${run}`,
+    },
+    subjects: [{ kind: 'Group', name: group, apiGroup: 'rbac.authorization.k8s.io' }],
+  } as never,
+  { fieldManager: 'edgeop-bench', force: true },
+)
+
+/** The pids of the (cached) apiserver and etcd. */
+const procs = async () => {
+  const all = (await env.stats()).processes
+  const apiserver = all.find((p) => p.name.includes('apiserver') && !p.name.includes('uncached'))
+  const etcd = all.find((p) => p.name.includes('etcd'))
+  return { apiserver: { pid: apiserver!.pid! }, etcd: { pid: etcd!.pid! } }
+}
+const cpuMs = async (pid: number) => {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(f[11]) + Number(f[12])) * 10
+}
+const rssMiB = async (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))![1]) / 1024
+async function metrics() {
+  const text = (await kubeRequest(env.server, { caPem: env.caPem, ...env.admin }, 'GET', '/metrics')).body
+  const g = { group: 'platform.example.com' }
+  return {
+    requests: metricSum(text, 'apiserver_request_total') ?? 0,
+    events: metricSum(text, 'apiserver_watch_events_total', g) ?? 0,
+    bytes: metricSum(text, 'apiserver_watch_events_sizes_sum', g) ?? 0,
+  }
+}
+
+interface Row {
+  design: string
+  n: number
+  requests: number
+  events: number
+  bytes: number
+  ms: number | undefined
+  apiserverCpuMs: number
+  etcdCpuMs: number
+  apiserverRss: number
+  etcdRss: number
+  largest: number
+  note: string
+}
+
+async function one(design: 'new' | 'old', n: number): Promise<Row> {
+  const tag = `${run}-${design}-${n}`
+  const label = { 'edgeop.bench/fleet': tag }
+  const nodes = Array.from({ length: n }, (_, i) => `fleet-${tag}-${i}`)
+  const stop = new AbortController()
+  const clients: KubeClient[] = []
+  const work = await mkdtemp(join(tmpdir(), `fleet-${tag}-`))
+  for (const node of nodes)
+    await admin.resource(CORE_TYPES.nodes).create({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: node, labels: label, annotations: { 'kwok.x-k8s.io/node': 'fake' } },
+    })
+  if (design === 'new') startAggregator(admin, stop.signal)
+  const factories: InformerFactory[] = []
+  for (const [i, node] of nodes.entries()) {
+    const u = await env.userKubeconfig(`edgeop-agent:${node}`, [group])
+    const client = new KubeClient({
+      server: env.server,
+      tls: { ca: env.caPem, cert: u.certPem, key: u.keyPem, insecureSkipVerify: false },
+      namespace: 'default',
+      source: `agent ${node}`,
+    })
+    clients.push(client)
+    if (design === 'new') {
+      const factory = new InformerFactory(client)
+      const agent = nodeConfigAgent({ client, factory, nodeName: node, root: join(work, String(i)) })
+      factory.start(stop.signal)
+      factories.push(factory)
+      void agent.run(stop.signal).catch(() => {})
+    } else void oldAgent(client, node, stop.signal)
+  }
+  for (const f of factories) await f.waitForSync(120_000, stop.signal)
+  await sleep(2000)
+  const p = await procs()
+  const before = { m: await metrics(), api: await cpuMs(p.apiserver.pid), etcd: await cpuMs(p.etcd.pid) }
+  const name = `fleet-${tag}`
+  const started = performance.now()
+  await admin.resource(NODECONFIGS).apply(
+    {
+      apiVersion: 'platform.example.com/v1alpha1',
+      kind: 'NodeConfig',
+      metadata: { name },
+      spec: { nodeSelector: label, files: [{ path: 'etc/fleet.conf', content: 'fleet\n', mode: '0644' }] },
+    } as NodeConfig,
+    { fieldManager: 'edgeop-bench', force: true },
+  )
+  let ms: number | undefined
+  let largest = 0
+  while (performance.now() - started < TIMEOUT_MS) {
+    const nc = await admin.resource(NODECONFIGS).get(name)
+    const gen = nc.metadata.generation
+    const applied =
+      design === 'new'
+        ? nc.status?.applied === n && nc.status.observedGeneration === gen
+        : (nc.status?.nodes ?? []).filter((e) => e.observedGeneration === gen && e.state === 'Applied')
+            .length === n
+    largest = Math.max(largest, Buffer.byteLength(JSON.stringify(nc)))
+    if (applied) {
+      ms = performance.now() - started
+      break
+    }
+    await sleep(250)
+  }
+  await sleep(1500) // the last events delivered
+  const after = { m: await metrics(), api: await cpuMs(p.apiserver.pid), etcd: await cpuMs(p.etcd.pid) }
+  if (design === 'new') {
+    const reports = (
+      await admin.resource(NODECONFIGREPORTS).list({ fieldSelector: `spec.nodeConfig=${name}` })
+    ).items
+    for (const r of reports) largest = Math.max(largest, Buffer.byteLength(JSON.stringify(r)))
+  }
+  const row: Row = {
+    design,
+    n,
+    requests: after.m.requests - before.m.requests,
+    events: after.m.events - before.m.events,
+    bytes: after.m.bytes - before.m.bytes,
+    ms,
+    apiserverCpuMs: after.api - before.api,
+    etcdCpuMs: after.etcd - before.etcd,
+    apiserverRss: await rssMiB(p.apiserver.pid),
+    etcdRss: await rssMiB(p.etcd.pid),
+    largest,
+    note: ms === undefined ? `not all applied within ${TIMEOUT_MS / 1000} s` : '',
+  }
+  stop.abort()
+  await Promise.allSettled(clients.map((c) => c.close()))
+  await admin
+    .resource(NODECONFIGS)
+    .delete(name)
+    .catch(() => {})
+  for (const node of nodes)
+    await admin
+      .resource(CORE_TYPES.nodes)
+      .delete(node)
+      .catch(() => {})
+  await rm(work, { recursive: true, force: true })
+  return row
+}
+
+/** The first design's traffic for one node: watch every NodeConfig, apply its own status entry per new generation. */
+async function oldAgent(client: KubeClient, node: string, signal: AbortSignal): Promise<void> {
+  const ncs = client.resource(NODECONFIGS)
+  const done = new Map<string, number>()
+  while (!signal.aborted) {
+    try {
+      for await (const ev of ncs.watch({ signal, allowWatchBookmarks: true })) {
+        if (ev.type !== 'ADDED' && ev.type !== 'MODIFIED') continue
+        const c = ev.object as NodeConfig
+        const gen = c.metadata.generation ?? 0
+        if ((done.get(c.metadata.uid!) ?? 0) >= gen) continue
+        const entry = nextEntry(
+          c,
+          node,
+          { state: 'Applied', message: '1 file in place' },
+          undefined,
+          new Date(),
+        )
+        await ncs.apply(statusApplyBody(c, entry) as NodeConfig, {
+          fieldManager: fieldManagerFor(node),
+          force: true,
+          subresource: 'status',
+          signal,
+        })
+        done.set(c.metadata.uid!, gen)
+      }
+    } catch {
+      await sleep(500)
+    }
+  }
+}
+
+const rows: Row[] = []
+for (const n of SIZES)
+  for (const d of DESIGNS) {
+    console.error(
+      `fleet bench: ${d} design, ${n} agents (load ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')})`,
+    )
+    const r = await one(d, n)
+    console.error(JSON.stringify(r))
+    rows.push(r)
+  }
+const mb = (b: number) => (b / 2 ** 20).toFixed(1)
+console.log(
+  '| design | nodes | requests | watch events | event bytes | time to all applied | apiserver CPU | etcd CPU | apiserver RSS | etcd RSS | largest object |',
+)
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+for (const r of rows)
+  console.log(
+    `| ${r.design} | ${r.n} | ${r.requests} | ${r.events} | ${mb(r.bytes)} MiB | ${r.ms === undefined ? r.note : `${(r.ms / 1000).toFixed(1)} s`} | ${(r.apiserverCpuMs / 1000).toFixed(1)} s | ${(r.etcdCpuMs / 1000).toFixed(1)} s | ${r.apiserverRss.toFixed(0)} MiB | ${r.etcdRss.toFixed(0)} MiB | ${r.largest.toLocaleString('en')} B |`,
+  )
+await admin.close()
+process.exit(0)
