@@ -1,17 +1,25 @@
 /**
  * @module connection-pool — the connections of one cluster (HTTP/2: undici, HTTP/1.1: node:http) and their TLS context, rebuilt when the client certificate rotates.
  */
+import type { Duplex } from 'node:stream'
 import { createSecureContext, type SecureContext } from 'node:tls'
 import type { ClusterConfig, Credentials } from '../config/cluster-config.ts'
 import { definedProps } from '../core/defined-props.ts'
 import { EdgeopError } from '../core/errors.ts'
 import type { ExchangeRequest, ExchangeResponse } from './exchange.ts'
 import { Http1Dispatcher } from './http1-dispatcher.ts'
+import type { ProxyRoute } from './proxy-selection.ts'
+import { openTunnel } from './proxy-tunnel.ts'
 import { displayPath, type RequestSpec } from './request-spec.ts'
 import { NOT_H2, Pool, request, stepAwareConnector } from './undici.ts'
 
 /** Idle connections are kept 60 s; reopening after that costs one TLS handshake, and an idle edge node holds no socket for nothing. */
 export const DEFAULT_KEEP_ALIVE_MS = 60_000
+/**
+ * Initial delay of TCP keep-alive probes (ms): 60 s, undici's default for the connections it opens
+ * itself; the connection to a proxy (which carries the tunnel) gets the same.
+ */
+export const DEFAULT_TCP_KEEPALIVE_MS = 60_000
 /** Connections per cluster over HTTP/1.1 (`maxSockets`); client-go `MaxIdleConnsPerHost` is 25. */
 export const DEFAULT_MAX_CONNECTIONS = 25
 
@@ -29,6 +37,8 @@ export interface ConnectionPoolOptions {
   http2: boolean
   /** Limit on TCP connect plus TLS handshake (ms). Default {@link DEFAULT_CONNECT_TIMEOUT_MS}. */
   connectTimeoutMs?: number
+  /** The proxy every connection goes through (`proxy-selection.ts`); undefined = direct. */
+  proxy?: ProxyRoute | undefined
 }
 
 /**
@@ -147,7 +157,7 @@ export class ConnectionPool {
       connections: DEFAULT_MAX_CONNECTIONS,
       keepAliveTimeout: DEFAULT_KEEP_ALIVE_MS,
       allowH2: true,
-      connect: stepAwareConnector({ ...this.#tls(), allowH2: true, timeout }),
+      connect: stepAwareConnector({ ...this.#tls(), allowH2: true, timeout }, this.#tunnel()),
     })
   }
 
@@ -157,8 +167,24 @@ export class ConnectionPool {
       keepAliveMs: DEFAULT_KEEP_ALIVE_MS,
       connectTimeoutMs: this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       ...this.#tls(),
+      tunnel: this.#tunnel(),
     })
     return this.#h1
+  }
+
+  /** Opens a tunnel through the proxy, reached with this pool's TLS settings; undefined without a proxy. */
+  #tunnel(): ((host: string, port: number) => Promise<Duplex>) | undefined {
+    const proxy = this.#options.proxy
+    if (!proxy) return undefined
+    const tls = this.#tls()
+    const timeoutMs = this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
+    return (host, port) =>
+      openTunnel(proxy, host, port, {
+        timeoutMs,
+        secureContext: tls.secureContext,
+        rejectUnauthorized: tls.rejectUnauthorized,
+        keepAliveMs: DEFAULT_TCP_KEEPALIVE_MS,
+      })
   }
 
   #newSecureContext(

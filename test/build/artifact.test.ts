@@ -85,12 +85,15 @@ const run = promisify(execFile)
  * gzip bytes over the budget. Raised 2026-12-02 to just above 383,403 bytes, 125,043 gzip -9 (zlib
  * memLevel 9; +714 / +213): a controller registered twice refused at add, and a second informer()
  * request's indexers added to the shared informer (issue 31 F1, F8: each an error message and its check). The
+ * Raised 2026-12-02 to 392,177 bytes, 128,103 gzip -9 (+8,767 / +3,053) for edge networks (issue 34): proxies
+ * as client-go reaches them (kubeconfig proxy-url and HTTPS_PROXY/NO_PROXY, HTTP CONNECT over http and https,
+ * a SOCKS5 handshake of our own), without which an operator behind an egress proxy cannot connect at all. The
  * minifiers have little left: terser's unsafe options, `pure_getters` (wrong for undici's getters)
  * and esbuild-only or terser-only builds measured at most 119 gzip less, most of them more. The
  * ceiling stays above the budget until code is cut.
  */
-const MAX_BYTES = 383_410
-const MAX_GZIP_BYTES = 125_050
+const MAX_BYTES = 392_180
+const MAX_GZIP_BYTES = 128_110
 
 async function artifact(): Promise<Buffer> {
   try {
