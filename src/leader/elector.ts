@@ -38,6 +38,15 @@ import { type ElectionTiming, jitteredRetry, leaseDurationSeconds, resolveTiming
  */
 export const DEFAULT_HEALTH_TOLERANCE_MS = 20_000
 
+/**
+ * A renewal attempt gets a third of the renew deadline. A request sent on a connection that died
+ * without a reset (a NAT or firewall dropping the flow) never answers; given the whole deadline it
+ * would cost the lease, cut short it leaves room for two more attempts, which the transport sends on
+ * a new connection (it retires an HTTP/2 connection whose request timed out waiting for headers).
+ * client-go gives each attempt the whole deadline and loses the lease then (openshift/library-go#636 met it).
+ */
+export const RENEW_ATTEMPTS_PER_DEADLINE = 3
+
 const noop = (): void => {}
 
 /**
@@ -258,7 +267,10 @@ export class LeaderElector {
           lose(`no successful renewal within the renew deadline (${this.timing.renewDeadlineMs} ms)`)
           break
         }
-        const outcome = await this.#attempt(loop.signal, undefined)
+        const outcome = await this.#attempt(
+          loop.signal,
+          Math.floor(this.timing.renewDeadlineMs / RENEW_ATTEMPTS_PER_DEADLINE),
+        )
         if (loop.signal.aborted) break
         if (outcome.acquired) {
           disarm()

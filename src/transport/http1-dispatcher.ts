@@ -29,6 +29,8 @@ export interface Http1Options {
   connections: number
   /** How long an idle connection is kept (ms). */
   keepAliveMs: number
+  /** Idle time before TCP keep-alive probes (ms); Node's agent default is 1 s. */
+  tcpKeepAliveMs: number
   /** Limit on TCP connect plus TLS handshake (ms). */
   connectTimeoutMs: number
   secureContext?: SecureContext | undefined
@@ -97,7 +99,12 @@ export class Http1Dispatcher {
     this.#target = urlToHttpOptions(url)
     this.#send = tls ? httpsRequest : httpRequest
     this.#connectTimeoutMs = o.connectTimeoutMs
-    const common = { keepAlive: true, timeout: o.keepAliveMs, maxSockets: o.connections }
+    const common = {
+      keepAlive: true,
+      keepAliveMsecs: o.tcpKeepAliveMs,
+      timeout: o.keepAliveMs,
+      maxSockets: o.connections,
+    }
     this.#agent = tls
       ? new HttpsAgent({
           ...common,

@@ -304,6 +304,9 @@ export class Transport {
       } catch (cause) {
         this.#observer.onResponse?.(spec.method, 0, this.#clock.monotonic() - started)
         err = transportError(cause, ctx)
+        // No headers before a timeout: the connection may have died without a reset. New requests
+        // get a new one; its other streams drain (or the PING and keep-alive checks end them).
+        if (err.code === 'EDGEOP_ERR_TIMEOUT' || isTimeoutReason(spec.signal)) this.#pool.retire()
         // Watches too (client-go `Watch()` retries probable EOF and HTTP/2 connection loss
         // the same way): a watch reopened just after its connection dropped may be sent on
         // the dead connection; without this retry that costs a relist and a backoff step
@@ -342,6 +345,13 @@ export class Transport {
       throw abortedWhileWaiting(spec, cause)
     }
   }
+}
+
+/** Whether the caller gave up with a timeout (an `EDGEOP_ERR_TIMEOUT` or a `TimeoutError` reason), not a shutdown. */
+function isTimeoutReason(signal: AbortSignal | undefined): boolean {
+  if (!signal?.aborted) return false
+  const reason = signal.reason as { code?: unknown; name?: unknown } | undefined
+  return reason?.code === 'EDGEOP_ERR_TIMEOUT' || reason?.name === 'TimeoutError'
 }
 
 function withServerTimeout(path: string, timeoutMs: number): string {

@@ -87,13 +87,15 @@ const run = promisify(execFile)
  * request's indexers added to the shared informer (issue 31 F1, F8: each an error message and its check). The
  * Raised 2026-12-02 to 392,177 bytes, 128,103 gzip -9 (+8,767 / +3,053) for edge networks (issue 34): proxies
  * as client-go reaches them (kubeconfig proxy-url and HTTPS_PROXY/NO_PROXY, HTTP CONNECT over http and https,
- * a SOCKS5 handshake of our own), without which an operator behind an egress proxy cannot connect at all. The
+ * a SOCKS5 handshake of our own), without which an operator behind an egress proxy cannot connect at all; then
+ * to 392,568 / 128,227 (+391 / +124) for dead connections found in bounded time (HTTP/2 PING, TCP keep-alive,
+ * a connection retired after a timed-out request, a renewal attempt bounded within the deadline). The
  * minifiers have little left: terser's unsafe options, `pure_getters` (wrong for undici's getters)
  * and esbuild-only or terser-only builds measured at most 119 gzip less, most of them more. The
  * ceiling stays above the budget until code is cut.
  */
-const MAX_BYTES = 392_180
-const MAX_GZIP_BYTES = 128_110
+const MAX_BYTES = 392_570
+const MAX_GZIP_BYTES = 128_230
 
 async function artifact(): Promise<Buffer> {
   try {

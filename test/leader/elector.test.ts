@@ -583,3 +583,26 @@ test('construction and run() validate: identity, callbacks, single use, timing',
 test('a conflict is an ApiError the lock surfaces as isConflict', () => {
   assert.equal(isConflict(apiError(409, 'Conflict', 'PUT')), true)
 })
+
+test('a renewal that hangs on one dead connection is cut short so the next attempt still renews within the deadline', async () => {
+  const clock = new ManualClock()
+  const store = new FakeLeaseStore()
+  const a = candidate(store, clock, 'a')
+  await runFor(clock, 0)
+  const t0 = clock.monotonic()
+  // The first renewal goes out on a connection that died without a reset: it never answers.
+  let hung = 0
+  a.lock.intercept = (call) => (call.op !== 'get' && hung++ === 0 ? { type: 'hang' } : undefined)
+  await runFor(clock, 3000)
+  assert.equal(a.elector.isLeader(), true, 'still the leader')
+  assert.equal(eventTime(a, 'aborted'), undefined)
+  const renewals = a.lock.calls.slice(2).filter((c) => c.op === 'update')
+  // Renew deadline 2 s: the hung attempt at 500 is given 2000 / 3 = 666 ms, the next one comes 500 ms later.
+  assert.deepEqual(
+    renewals.slice(0, 2).map((c) => c.at - t0),
+    [500, 1666],
+  )
+  assert.equal(renewals[1]!.result, 'ok')
+  a.stop()
+  await a.done
+})
