@@ -28,6 +28,44 @@ const NFT_PACKAGES = [
 
 let made = 0
 
+/**
+ * A slow link, emulated by the forwarder because this kernel has no `sch_netem`: every chunk waits
+ * half the RTT in each direction and leaves no faster than the bandwidth allows (the sender is paused
+ * while more than {@link PACING_QUEUE_BYTES} wait). Loss is real packet loss on the veth
+ * ({@link LinkNamespace.setLoss}), recovered by TCP at the veth's own (sub-millisecond) RTT, so it
+ * costs less than on a real long link.
+ */
+export interface LinkShape {
+  rttMs: number
+  bitsPerSecond: number
+}
+
+/** Bytes a paced direction holds before pausing its sender: one second of a 2 Mbit/s link. */
+const PACING_QUEUE_BYTES = 256 * 1024
+
+function paced(from: Socket, to: Socket, shape: LinkShape): void {
+  const bytesPerMs = shape.bitsPerSecond / 8 / 1000
+  let free = 0
+  let queued = 0
+  from.on('data', (chunk: Buffer) => {
+    const now = performance.now()
+    free = Math.max(now, free) + chunk.length / bytesPerMs
+    queued += chunk.length
+    if (queued > PACING_QUEUE_BYTES) from.pause()
+    setTimeout(
+      () => {
+        if (!to.destroyed) to.write(chunk)
+        queued -= chunk.length
+        if (queued <= PACING_QUEUE_BYTES / 2) from.resume()
+      },
+      free + shape.rttMs / 2 - now,
+    )
+  })
+  from.on('end', () => {
+    setTimeout(() => to.end(), Math.max(0, free - performance.now()) + shape.rttMs / 2)
+  })
+}
+
 /** One accepted connection from the namespace. */
 export interface ForwardedFlow {
   /** The client's port inside the namespace. */
@@ -95,18 +133,31 @@ export class LinkNamespace {
     return ns
   }
 
-  /** Starts the forwarder on the host end to `127.0.0.1:targetPort`; resolves with its port. */
-  async forwardTo(targetPort: number): Promise<number> {
+  /**
+   * Starts the forwarder on the host end to `127.0.0.1:targetPort`; resolves with its port. With
+   * `shape`, each direction is delayed by half the RTT and paced to the bandwidth (see {@link LinkShape}).
+   */
+  async forwardTo(targetPort: number, shape?: LinkShape): Promise<number> {
     const server = createServer((client) => {
       const upstream = connect({ host: '127.0.0.1', port: targetPort })
       this.flows.push({ port: client.remotePort ?? 0, openedAt: performance.now(), socket: client })
-      client.pipe(upstream).pipe(client)
+      if (shape) {
+        paced(client, upstream, shape)
+        paced(upstream, client, shape)
+      } else client.pipe(upstream).pipe(client)
       const end = () => {
         client.destroy()
         upstream.destroy()
       }
-      client.on('error', end).on('close', end)
-      upstream.on('error', end).on('close', end)
+      client.on('error', end)
+      upstream.on('error', end)
+      if (!shape) {
+        client.on('close', end)
+        upstream.on('close', end)
+      } else {
+        client.on('close', () => setTimeout(end, shape.rttMs + 100))
+        upstream.on('close', () => setTimeout(end, shape.rttMs + 100))
+      }
     })
     this.#server = server
     server.listen(0, this.hostIp)
@@ -119,6 +170,16 @@ export class LinkNamespace {
     const set = `{ ${ports.join(', ')} }`
     this.#nftRun(
       `add rule inet edgeop out tcp sport ${set} drop\nadd rule inet edgeop in tcp dport ${set} drop\n`,
+    )
+  }
+
+  /** Drops this share (0–1) of the TCP packets in each direction inside the namespace, at random (nftables numgen). */
+  setLoss(share: number): void {
+    const perMille = Math.round(share * 1000)
+    if (perMille <= 0) return
+    this.#nftRun(
+      `add rule inet edgeop out meta l4proto tcp numgen random mod 1000 < ${perMille} drop\n` +
+        `add rule inet edgeop in meta l4proto tcp numgen random mod 1000 < ${perMille} drop\n`,
     )
   }
 
