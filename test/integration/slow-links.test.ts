@@ -13,16 +13,11 @@ import { test } from 'node:test'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import { eventually } from '../../src/testing/eventually.ts'
 import { adminClient } from '../support/kube.ts'
-import { LinkNamespace, type LinkShape } from '../support/link-namespace.ts'
+import { LinkNamespace } from '../support/link-namespace.ts'
+import { LINK_PROFILES } from '../support/link-shape.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
 const { env, defer } = useTestEnv()
-
-/** The link profiles of docs/edge-networks.md: the ends of issue 34's ranges. */
-export const LINK_PROFILES: Record<string, LinkShape & { loss: number }> = {
-  cellular: { rttMs: 300, bitsPerSecond: 2_000_000, loss: 0.01 },
-  satellite: { rttMs: 800, bitsPerSecond: 256_000, loss: 0.05 },
-}
 
 /** Objects listed at start (about 1 KB each: the first list is about 130 KB). */
 const OBJECTS = 100

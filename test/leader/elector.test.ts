@@ -606,3 +606,38 @@ test('a renewal that hangs on one dead connection is cut short so the next attem
   a.stop()
   await a.done
 })
+
+test('after one cut-short renewal, the next attempt (a new connection, slow on a long link) gets the rest of the deadline', async () => {
+  const clock = new ManualClock()
+  const store = new FakeLeaseStore()
+  // Renew deadline 7 s, retry 1 s (the soak's timing): the first attempt is cut at 2,333 ms.
+  const a = candidate(store, clock, 'a', {
+    leaseDurationMs: 10_000,
+    renewDeadlineMs: 7000,
+    retryPeriodMs: 1000,
+  })
+  await runFor(clock, 0)
+  const t0 = clock.monotonic()
+  let n = 0
+  // The first renewal hangs; the second needs 2.5 s (a TCP and TLS handshake and the request over 800 ms RTT).
+  a.lock.intercept = (call) =>
+    call.op === 'get'
+      ? undefined
+      : n++ === 0
+        ? { type: 'hang' }
+        : n === 2
+          ? { type: 'slow', ms: 2500 }
+          : undefined
+  await runFor(clock, 9000)
+  assert.equal(eventTime(a, 'aborted'), undefined, 'still the leader')
+  const writes = a.lock.calls.slice(2).filter((c) => c.op === 'update')
+  assert.deepEqual(
+    writes.slice(0, 2).map((c) => [c.at - t0, c.result]),
+    [
+      [1000, 'aborted'],
+      [4333, 'ok'],
+    ],
+  )
+  a.stop()
+  await a.done
+})

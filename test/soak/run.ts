@@ -1,5 +1,5 @@
 /**
- * @module run — `npm run soak -- --minutes N [--seed S] [--out dir] [--rate R] [--sabotage kind] [--sharded [--replicas N]]`
+ * @module run — `npm run soak -- --minutes N [--seed S] [--out dir] [--rate R] [--sabotage kind] [--sharded [--replicas N]] [--link profile]`
  * (or `node test/soak/run.ts …`): the chaos soak (see soak.ts) with a report.
  *
  * Needs the built artifact (`npm run build`) and the control-plane binaries (as for the
@@ -12,13 +12,14 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { onTerminationSignal } from '../controlplane/cleanup.ts'
+import { LINK_PROFILES } from '../support/link-shape.ts'
 import { ARTIFACT } from '../support/operator-process.ts'
 import { writeReport } from './report.ts'
 import { DEFAULT_RATE, DEFAULT_SHARDED_REPLICAS, MIN_SHARDED_REPLICAS, type Sabotage } from './settings.ts'
 import { runSoak } from './soak.ts'
 
 const USAGE = `Usage: node test/soak/run.ts --minutes N [--seed S] [--out dir] [--rate ops/s] [--keep-logs] [--debug]
-                         [--sabotage duplicate-db|fault-left-on] [--sharded [--replicas N]]
+                         [--sabotage duplicate-db|fault-left-on] [--sharded [--replicas N]] [--link profile]
 
   --minutes   length of the chaos phase (≥ 1; setup, settling and teardown add 1–3 minutes)
   --seed      seed of the fault schedule and the driver (default 1)
@@ -29,6 +30,8 @@ const USAGE = `Usage: node test/soak/run.ts --minutes N [--seed S] [--out dir] [
   --sharded   run the operators with --shard (at debug level): a random replica is killed instead of
               the leader, replicas are added and removed, and single-owner replaces single-leader
   --replicas  operator replicas at the start (default 2; sharded ${DEFAULT_SHARDED_REPLICAS}, at least ${MIN_SHARDED_REPLICAS})
+  --link      run the operators and agents over a slow link: ${Object.keys(LINK_PROFILES).join(', ')}
+              (its RTT and bandwidth, on loopback; see docs/edge-networks.md)
   --sabotage  break something on purpose to see the soak fail:
               duplicate-db   the database stand-in re-creates entries on every PUT
               fault-left-on  a 503 on AppService status writes stays on after the chaos`
@@ -51,6 +54,7 @@ const { values } = (() => {
         debug: { type: 'boolean', default: false },
         sharded: { type: 'boolean', default: false },
         replicas: { type: 'string' },
+        link: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     })
@@ -77,6 +81,8 @@ if (
   !(values.sharded && Number.isInteger(replicas) && replicas >= MIN_SHARDED_REPLICAS)
 )
   usage(`--replicas: an integer ≥ ${MIN_SHARDED_REPLICAS}, with --sharded, is required`)
+if (values.link !== undefined && !(values.link in LINK_PROFILES))
+  usage(`--link: one of ${Object.keys(LINK_PROFILES).join(', ')} is required`)
 if (!existsSync(ARTIFACT)) usage(`${ARTIFACT} is missing: run \`npm run build\` first`)
 
 // Ctrl-C: exit, and the exit hook SIGKILLs every operator and agent process still running
@@ -94,6 +100,7 @@ const report = await runSoak({
   ...(sabotage ? { sabotage } : {}),
   ...(values.sharded ? { sharded: true } : {}),
   ...(replicas === undefined ? {} : { replicas }),
+  ...(values.link === undefined ? {} : { link: values.link }),
 })
 const files = await writeReport(report, out)
 for (const i of report.invariants)

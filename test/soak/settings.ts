@@ -38,6 +38,12 @@ export interface SoakOptions {
   sharded?: boolean
   /** Operator replicas at the start (default 2; sharded, {@link DEFAULT_SHARDED_REPLICAS}). */
   replicas?: number
+  /**
+   * A link profile (test/support/link-shape.ts `LINK_PROFILES`) between every operator and agent and
+   * the API server: a forwarder on loopback adds its RTT and paces its bandwidth (not its loss, which
+   * needs a network namespace). Default: none, loopback.
+   */
+  link?: string
 }
 
 export const DEFAULT_RATE = 2

@@ -11,6 +11,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { connect, createServer, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { fetchDebs } from '../../build/tools/debian.ts'
+import { joinShaped, type LinkShape } from './link-shape.ts'
 
 /** nftables and the libraries its binary needs, from Debian bookworm. */
 const NFT_PACKAGES = [
@@ -27,44 +28,6 @@ const NFT_PACKAGES = [
 ].map((p) => `${p}:amd64`)
 
 let made = 0
-
-/**
- * A slow link, emulated by the forwarder because this kernel has no `sch_netem`: every chunk waits
- * half the RTT in each direction and leaves no faster than the bandwidth allows (the sender is paused
- * while more than {@link PACING_QUEUE_BYTES} wait). Loss is real packet loss on the veth
- * ({@link LinkNamespace.setLoss}), recovered by TCP at the veth's own (sub-millisecond) RTT, so it
- * costs less than on a real long link.
- */
-export interface LinkShape {
-  rttMs: number
-  bitsPerSecond: number
-}
-
-/** Bytes a paced direction holds before pausing its sender: one second of a 2 Mbit/s link. */
-const PACING_QUEUE_BYTES = 256 * 1024
-
-function paced(from: Socket, to: Socket, shape: LinkShape): void {
-  const bytesPerMs = shape.bitsPerSecond / 8 / 1000
-  let free = 0
-  let queued = 0
-  from.on('data', (chunk: Buffer) => {
-    const now = performance.now()
-    free = Math.max(now, free) + chunk.length / bytesPerMs
-    queued += chunk.length
-    if (queued > PACING_QUEUE_BYTES) from.pause()
-    setTimeout(
-      () => {
-        if (!to.destroyed) to.write(chunk)
-        queued -= chunk.length
-        if (queued <= PACING_QUEUE_BYTES / 2) from.resume()
-      },
-      free + shape.rttMs / 2 - now,
-    )
-  })
-  from.on('end', () => {
-    setTimeout(() => to.end(), Math.max(0, free - performance.now()) + shape.rttMs / 2)
-  })
-}
 
 /** One accepted connection from the namespace. */
 export interface ForwardedFlow {
@@ -135,29 +98,20 @@ export class LinkNamespace {
 
   /**
    * Starts the forwarder on the host end to `127.0.0.1:targetPort`; resolves with its port. With
-   * `shape`, each direction is delayed by half the RTT and paced to the bandwidth (see {@link LinkShape}).
+   * `shape`, each direction is delayed by half the RTT and paced to the bandwidth (`link-shape.ts`).
    */
   async forwardTo(targetPort: number, shape?: LinkShape): Promise<number> {
     const server = createServer((client) => {
       const upstream = connect({ host: '127.0.0.1', port: targetPort })
       this.flows.push({ port: client.remotePort ?? 0, openedAt: performance.now(), socket: client })
-      if (shape) {
-        paced(client, upstream, shape)
-        paced(upstream, client, shape)
-      } else client.pipe(upstream).pipe(client)
+      if (shape) return joinShaped(client, upstream, shape)
+      client.pipe(upstream).pipe(client)
       const end = () => {
         client.destroy()
         upstream.destroy()
       }
-      client.on('error', end)
-      upstream.on('error', end)
-      if (!shape) {
-        client.on('close', end)
-        upstream.on('close', end)
-      } else {
-        client.on('close', () => setTimeout(end, shape.rttMs + 100))
-        upstream.on('close', () => setTimeout(end, shape.rttMs + 100))
-      }
+      client.on('error', end).on('close', end)
+      upstream.on('error', end).on('close', end)
     })
     this.#server = server
     server.listen(0, this.hostIp)
