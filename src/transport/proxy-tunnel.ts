@@ -120,8 +120,11 @@ async function httpConnect(
     const status = /^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1]
     if (status === undefined) throw proxyFailure(display, 'the answer to CONNECT is not HTTP')
     if (status !== '200') {
+      // 407 is the standard answer; tinyproxy's BasicAuth answers a CONNECT with 401.
       const why =
-        status === '407' ? ': the proxy wants other credentials, check the user in the proxy URL' : ''
+        status === '407' || status === '401'
+          ? ': the proxy wants other credentials, check the user in the proxy URL'
+          : ''
       throw proxyFailure(display, `CONNECT ${authority} answered ${status}${why}`)
     }
     reader.finish()

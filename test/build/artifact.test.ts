@@ -88,14 +88,14 @@ const run = promisify(execFile)
  * Raised 2026-12-02 to 392,177 bytes, 128,103 gzip -9 (+8,767 / +3,053) for edge networks (issue 34): proxies
  * as client-go reaches them (kubeconfig proxy-url and HTTPS_PROXY/NO_PROXY, HTTP CONNECT over http and https,
  * a SOCKS5 handshake of our own), without which an operator behind an egress proxy cannot connect at all; then
- * to 392,600 / 128,239 (+423 / +136) for dead connections found in bounded time (HTTP/2 PING, TCP keep-alive,
+ * to 392,611 / 128,244 (+434 / +141) for dead connections found in bounded time (HTTP/2 PING, TCP keep-alive,
  * a connection retired after a timed-out request, a renewal attempt bounded within the deadline). The
  * minifiers have little left: terser's unsafe options, `pure_getters` (wrong for undici's getters)
  * and esbuild-only or terser-only builds measured at most 119 gzip less, most of them more. The
  * ceiling stays above the budget until code is cut.
  */
-const MAX_BYTES = 392_600
-const MAX_GZIP_BYTES = 128_240
+const MAX_BYTES = 392_611
+const MAX_GZIP_BYTES = 128_245
 
 async function artifact(): Promise<Buffer> {
   try {

@@ -82,7 +82,9 @@ for (const [name, start] of proxies) {
     assert.doesNotMatch(everything, /wr0ng-pa55|pr0xy-s3cret/)
     assert.match(
       err.message,
-      name.startsWith('tinyproxy') ? /answered 407/ : /refused the username and password/,
+      name.startsWith('tinyproxy')
+        ? /answered 40[17]: the proxy wants other credentials/
+        : /refused the username and password/,
     )
   })
 }
