@@ -27,6 +27,7 @@ export {
   DEFAULT_KEEP_ALIVE_MS,
   DEFAULT_MAX_CONNECTIONS,
 } from '../transport/connection-pool.ts'
+export type { ProxyEnvironment } from '../transport/proxy-selection.ts'
 export { TIMEOUT_REASONS } from '../transport/request-errors.ts'
 export {
   DEFAULT_BURST,

@@ -69,7 +69,7 @@ export interface ResolvedContext {
   tlsServerName: string | undefined
   /** `insecure-skip-tls-verify`; false when unset. */
   insecureSkipVerify: boolean
-  /** `proxy-url`; undefined when unset. The client transport refuses a proxy (not supported yet). */
+  /** `proxy-url`; undefined when unset. The client transport connects through it, as client-go does. */
   proxyUrl: string | undefined
   /** `disable-compression`; false when unset. Only passed on to exec plugins (edgeop never asks for compression). */
   disableCompression: boolean

@@ -38,6 +38,16 @@ import { type ElectionTiming, jitteredRetry, leaseDurationSeconds, resolveTiming
  */
 export const DEFAULT_HEALTH_TOLERANCE_MS = 20_000
 
+/**
+ * The first renewal attempt after a success gets a third of the renew deadline. A request sent on a
+ * connection that died without a reset (a NAT or firewall dropping the flow) never answers; given the
+ * whole deadline it would cost the lease, cut short it leaves room for more attempts, which the
+ * transport sends on a new connection (it retires an HTTP/2 connection whose request timed out
+ * waiting for headers). Those get the rest of the deadline: a new connection costs round trips.
+ * client-go gives each attempt the whole deadline and loses the lease then (openshift/library-go#636 met it).
+ */
+export const RENEW_ATTEMPTS_PER_DEADLINE = 3
+
 const noop = (): void => {}
 
 /**
@@ -246,6 +256,7 @@ export class LeaderElector {
         this.#log.error('onStartedLeading threw', { error: errorMessage(err) })
       }
     }
+    let failing = false
     try {
       while (!loop.signal.aborted) {
         try {
@@ -258,8 +269,14 @@ export class LeaderElector {
           lose(`no successful renewal within the renew deadline (${this.timing.renewDeadlineMs} ms)`)
           break
         }
-        const outcome = await this.#attempt(loop.signal, undefined)
+        // The first attempt after a renewal is cut short (see RENEW_ATTEMPTS_PER_DEADLINE); later ones
+        // run on a new connection, whose handshake a slow link makes long: they get the rest of the deadline.
+        const outcome = await this.#attempt(
+          loop.signal,
+          failing ? undefined : Math.floor(this.timing.renewDeadlineMs / RENEW_ATTEMPTS_PER_DEADLINE),
+        )
         if (loop.signal.aborted) break
+        failing = !outcome.acquired
         if (outcome.acquired) {
           disarm()
           disarm = this.#armDeadline(lose)

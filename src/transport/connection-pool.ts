@@ -1,17 +1,39 @@
 /**
  * @module connection-pool — the connections of one cluster (HTTP/2: undici, HTTP/1.1: node:http) and their TLS context, rebuilt when the client certificate rotates.
  */
+import type { Duplex } from 'node:stream'
 import { createSecureContext, type SecureContext } from 'node:tls'
 import type { ClusterConfig, Credentials } from '../config/cluster-config.ts'
 import { definedProps } from '../core/defined-props.ts'
 import { EdgeopError } from '../core/errors.ts'
 import type { ExchangeRequest, ExchangeResponse } from './exchange.ts'
 import { Http1Dispatcher } from './http1-dispatcher.ts'
+import type { ProxyRoute } from './proxy-selection.ts'
+import { openTunnel } from './proxy-tunnel.ts'
 import { displayPath, type RequestSpec } from './request-spec.ts'
 import { NOT_H2, Pool, request, stepAwareConnector } from './undici.ts'
 
 /** Idle connections are kept 60 s; reopening after that costs one TLS handshake, and an idle edge node holds no socket for nothing. */
 export const DEFAULT_KEEP_ALIVE_MS = 60_000
+/**
+ * Idle time before TCP keep-alive probes start (ms): 30 s, client-go's dialer `KeepAlive`
+ * (`net.Dialer{KeepAlive: 30 * time.Second}` in client-go `transport/cache.go`). Node then probes
+ * every 1 s, 10 times (`socket.setKeepAlive`: TCP_KEEPINTVL 1, TCP_KEEPCNT 10), so an idle
+ * connection whose peer vanished fails within 40 s. Set on every connection: undici's, Node's
+ * HTTP/1.1 agent (whose default is 1 s, probes on every idle second of a quiet watch), the proxy's.
+ * Probes stop while sent data is unacknowledged; Node offers no TCP_USER_TIMEOUT to bound that
+ * case, the HTTP/2 PING and request deadlines do.
+ */
+export const DEFAULT_TCP_KEEPALIVE_MS = 30_000
+
+/**
+ * Interval of HTTP/2 PINGs on every session (ms): 15 s. undici (8.13 and later) destroys a session
+ * whose PING is still unanswered at the next one, so a session that died silently is found within
+ * 30 s even while requests are in flight on it (when TCP keep-alive is silent). client-go's HTTP/2
+ * health check allows 30 s read-idle plus 15 s ping timeout (client-go `transport/http2` defaults).
+ * Cost: one 17-byte frame and its ack per 15 s, under 10 KB a day per connection.
+ */
+export const DEFAULT_H2_PING_INTERVAL_MS = 15_000
 /** Connections per cluster over HTTP/1.1 (`maxSockets`); client-go `MaxIdleConnsPerHost` is 25. */
 export const DEFAULT_MAX_CONNECTIONS = 25
 
@@ -29,6 +51,8 @@ export interface ConnectionPoolOptions {
   http2: boolean
   /** Limit on TCP connect plus TLS handshake (ms). Default {@link DEFAULT_CONNECT_TIMEOUT_MS}. */
   connectTimeoutMs?: number
+  /** The proxy every connection goes through (`proxy-selection.ts`); undefined = direct. */
+  proxy?: ProxyRoute | undefined
 }
 
 /**
@@ -97,6 +121,17 @@ export class ConnectionPool {
     }
   }
 
+  /**
+   * Retires the HTTP/2 connection after a request on it timed out waiting for headers: later
+   * requests open a new one, the old one's streams drain. HTTP/1.1 needs nothing: a timed-out
+   * request destroys its own socket.
+   */
+  retire(): void {
+    const pool = this.#pool
+    this.#pool = undefined
+    void pool?.close().catch(() => {})
+  }
+
   /** Closes the pool and the agent; in-flight requests finish. */
   async close(): Promise<void> {
     const pool = this.#pool
@@ -147,7 +182,17 @@ export class ConnectionPool {
       connections: DEFAULT_MAX_CONNECTIONS,
       keepAliveTimeout: DEFAULT_KEEP_ALIVE_MS,
       allowH2: true,
-      connect: stepAwareConnector({ ...this.#tls(), allowH2: true, timeout }),
+      pingInterval: DEFAULT_H2_PING_INTERVAL_MS,
+      connect: stepAwareConnector(
+        {
+          ...this.#tls(),
+          allowH2: true,
+          timeout,
+          keepAlive: true,
+          keepAliveInitialDelay: DEFAULT_TCP_KEEPALIVE_MS,
+        },
+        this.#tunnel(),
+      ),
     })
   }
 
@@ -155,10 +200,27 @@ export class ConnectionPool {
     this.#h1 ??= new Http1Dispatcher(this.#origin, {
       connections: DEFAULT_MAX_CONNECTIONS,
       keepAliveMs: DEFAULT_KEEP_ALIVE_MS,
+      tcpKeepAliveMs: DEFAULT_TCP_KEEPALIVE_MS,
       connectTimeoutMs: this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       ...this.#tls(),
+      tunnel: this.#tunnel(),
     })
     return this.#h1
+  }
+
+  /** Opens a tunnel through the proxy, reached with this pool's TLS settings; undefined without a proxy. */
+  #tunnel(): ((host: string, port: number) => Promise<Duplex>) | undefined {
+    const proxy = this.#options.proxy
+    if (!proxy) return undefined
+    const tls = this.#tls()
+    const timeoutMs = this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
+    return (host, port) =>
+      openTunnel(proxy, host, port, {
+        timeoutMs,
+        secureContext: tls.secureContext,
+        rejectUnauthorized: tls.rejectUnauthorized,
+        keepAliveMs: DEFAULT_TCP_KEEPALIVE_MS,
+      })
   }
 
   #newSecureContext(

@@ -14,8 +14,10 @@
  */
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
+import type { Socket } from 'node:net'
+import type { Duplex } from 'node:stream'
 import { text } from 'node:stream/consumers'
-import type { SecureContext } from 'node:tls'
+import { type ConnectionOptions, type SecureContext, connect as tlsConnect } from 'node:tls'
 import { urlToHttpOptions } from 'node:url'
 import { definedProps } from '../core/defined-props.ts'
 import { type ConnectStep, noteConnectTimeout } from './connect-timeout.ts'
@@ -27,11 +29,15 @@ export interface Http1Options {
   connections: number
   /** How long an idle connection is kept (ms). */
   keepAliveMs: number
+  /** Idle time before TCP keep-alive probes (ms); Node's agent default is 1 s. */
+  tcpKeepAliveMs: number
   /** Limit on TCP connect plus TLS handshake (ms). */
   connectTimeoutMs: number
   secureContext?: SecureContext | undefined
   servername?: string | undefined
   rejectUnauthorized: boolean
+  /** Opens each connection through a proxy (`proxy-tunnel.ts`); TLS to the server then runs inside it. Default: direct. */
+  tunnel?: ((host: string, port: number) => Promise<Duplex>) | undefined
 }
 
 const coded = (message: string, code: string, cause?: unknown): Error =>
@@ -47,6 +53,30 @@ function undiciCode(err: unknown): unknown {
   return e?.code === 'ECONNRESET' && e.syscall === undefined
     ? coded('other side closed', 'UND_ERR_SOCKET', err)
     : err
+}
+
+/**
+ * Makes `agent` open each connection through `tunnel`, and speak TLS inside it for `https:`
+ * (Node's agents accept a connection handed to the callback later).
+ */
+function throughTunnel(
+  agent: Agent,
+  tunnel: (host: string, port: number) => Promise<Duplex>,
+  tls: boolean,
+): void {
+  type Created = (err: Error | null, socket?: Duplex) => void
+  const create = (
+    options: ConnectionOptions & { host?: string; port?: number },
+    created: Created,
+  ): undefined => {
+    const host = options.host ?? 'localhost'
+    tunnel(host.includes(':') ? `[${host}]` : host, Number(options.port)).then(
+      (stream) => created(null, tls ? tlsConnect({ ...options, socket: stream as Socket }) : stream),
+      (err: Error) => created(err),
+    )
+    return undefined
+  }
+  ;(agent as unknown as { createConnection: typeof create }).createConnection = create
 }
 
 /**
@@ -69,7 +99,12 @@ export class Http1Dispatcher {
     this.#target = urlToHttpOptions(url)
     this.#send = tls ? httpsRequest : httpRequest
     this.#connectTimeoutMs = o.connectTimeoutMs
-    const common = { keepAlive: true, timeout: o.keepAliveMs, maxSockets: o.connections }
+    const common = {
+      keepAlive: true,
+      keepAliveMsecs: o.tcpKeepAliveMs,
+      timeout: o.keepAliveMs,
+      maxSockets: o.connections,
+    }
     this.#agent = tls
       ? new HttpsAgent({
           ...common,
@@ -78,6 +113,7 @@ export class Http1Dispatcher {
           ALPNProtocols: ['http/1.1'],
         })
       : new Agent(common)
+    if (o.tunnel) throughTunnel(this.#agent, o.tunnel, tls)
   }
 
   /** Open connections, busy or idle. */

@@ -9,6 +9,7 @@
 import { EdgeopError } from '../core/errors.ts'
 import { ApiError, apiErrorFromResponse } from './api-error.ts'
 import { connectTimeoutStep } from './connect-timeout.ts'
+import { proxyFailureOf } from './proxy-failure.ts'
 import { displayPath, type RequestSpec } from './request-spec.ts'
 
 /** The error for a response with status ≥ 400 whose body text is `text` (JSON or not). */
@@ -93,6 +94,14 @@ export function transportError(cause: unknown, ctx: FailureContext): ApiError {
     return timeout('headers', `no response headers within ${ctx.headersTimeoutMs} ms (headers timeout)`)
   if (code === 'UND_ERR_BODY_TIMEOUT')
     return timeout('body', `the response body stalled: no data for ${ctx.bodyTimeoutMs} ms (body timeout)`)
+  const proxy = proxyFailureOf(cause)
+  if (proxy)
+    return new ApiError({
+      ...base,
+      code: 'EDGEOP_ERR_NETWORK',
+      reason: 'NetworkError',
+      message: `connection through proxy ${proxy.proxy} failed (${proxy.detail})`,
+    })
   const detail = code ?? (cause as Error)?.message ?? 'unknown error'
   return new ApiError({
     ...base,

@@ -9,7 +9,7 @@
  * again; the first attempt of a watch does not.
  */
 import { Buffer } from 'node:buffer'
-import { arch, version as nodeVersion, platform } from 'node:process'
+import process, { arch, version as nodeVersion, platform } from 'node:process'
 import { isProtobufResponse } from '../codec/content-negotiation.ts'
 import type { ClusterConfig } from '../config/cluster-config.ts'
 import { type Clock, realClock, sleep } from '../core/clock.ts'
@@ -21,6 +21,7 @@ import { currentCredentials, requestHeaders } from './auth-headers.ts'
 import { decodeJson, encodeBody, readBytes, readText, streamChunks } from './body-codec.ts'
 import { ConnectionPool } from './connection-pool.ts'
 import type { ExchangeRequest, ExchangeResponse } from './exchange.ts'
+import { type ProxyEnvironment, selectProxy } from './proxy-selection.ts'
 import {
   abortedWhileWaiting,
   errorCodeOf,
@@ -98,6 +99,11 @@ export interface TransportOptions {
    * not select h2, after which that server stays on HTTP/1.1; callers see the same errors either way.
    */
   http2?: boolean
+  /**
+   * Where `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` are read from when the config has no `proxyUrl`
+   * (client-go's precedence: `proxy-url`, else the environment). Default `process.env`.
+   */
+  proxyEnvironment?: ProxyEnvironment
   /** Drives the rate limiter, retry waits and measured durations (deadlines use real time). Default {@link realClock}. */
   clock?: Clock
   /** Receives per-attempt statuses and throttle waits. Default: none. */
@@ -123,6 +129,12 @@ export class Transport {
   readonly config: ClusterConfig
   /** `scheme://host:port` of `config.server`; a path prefix of the server is put before every request path. */
   readonly origin: string
+  /**
+   * The proxy every connection goes through as `scheme://host:port` (never its credentials), chosen
+   * as client-go does: the config's `proxyUrl`, else `HTTPS_PROXY`/`HTTP_PROXY` unless `NO_PROXY`
+   * (or a loopback server) exempts it; undefined = direct.
+   */
+  readonly proxy: string | undefined
   readonly #basePath: string
   readonly #limiter: RequestRateLimiter
   readonly #userAgent: string
@@ -139,19 +151,11 @@ export class Transport {
   /**
    * Opens no connection yet.
    *
-   * @throws EdgeopError `EDGEOP_ERR_CONFIG` when `config` sets a `proxyUrl` (not supported yet), sets both
-   *   a CA and `insecureSkipVerify` (as client-go refuses), or `server` is not a URL.
+   * @throws EdgeopError `EDGEOP_ERR_CONFIG` when `config` sets a `proxyUrl` that is not an `http:`,
+   *   `https:` or `socks5:` URL, sets both a CA and `insecureSkipVerify` (as client-go refuses), or
+   *   `server` is not a URL.
    */
   constructor(config: ClusterConfig, options: TransportOptions = {}) {
-    if (config.proxyUrl) {
-      throw new EdgeopError(
-        'EDGEOP_ERR_CONFIG',
-        `${config.source}: proxy-url is not supported by edgeop yet`,
-        {
-          step: 'create transport',
-        },
-      )
-    }
     if (config.tls.insecureSkipVerify && config.tls.ca !== undefined) {
       // client-go refuses this too: a CA that is never checked is a configuration mistake.
       throw new EdgeopError(
@@ -178,9 +182,12 @@ export class Transport {
     this.#maxRetries = Math.max(0, options.maxRetries ?? DEFAULT_MAX_RETRIES)
     this.#observer = options.observer ?? {}
     this.#exchange = options.exchange
+    const proxy = selectProxy(url, config.proxyUrl, options.proxyEnvironment ?? process.env, config.source)
+    this.proxy = proxy?.display
     this.#pool = new ConnectionPool(config, this.origin, {
       http2: options.http2 ?? true,
       connectTimeoutMs: options.connectTimeoutMs,
+      proxy,
     })
   }
 
@@ -305,6 +312,9 @@ export class Transport {
       } catch (cause) {
         this.#observer.onResponse?.(spec.method, 0, this.#clock.monotonic() - started)
         err = transportError(cause, ctx)
+        // No headers before a timeout: the connection may have died without a reset. New requests
+        // get a new one; its other streams drain (or the PING and keep-alive checks end them).
+        if (err.code === 'EDGEOP_ERR_TIMEOUT' || isTimeoutReason(spec.signal)) this.#pool.retire()
         // Watches too (client-go `Watch()` retries probable EOF and HTTP/2 connection loss
         // the same way): a watch reopened just after its connection dropped may be sent on
         // the dead connection; without this retry that costs a relist and a backoff step
@@ -343,6 +353,13 @@ export class Transport {
       throw abortedWhileWaiting(spec, cause)
     }
   }
+}
+
+/** Whether the caller gave up with a timeout (an `EDGEOP_ERR_TIMEOUT` or a `TimeoutError` reason), not a shutdown. */
+function isTimeoutReason(signal: AbortSignal | undefined): boolean {
+  if (!signal?.aborted) return false
+  const reason = signal.reason as { code?: unknown; name?: unknown } | undefined
+  return reason?.code === 'EDGEOP_ERR_TIMEOUT' || reason?.name === 'TimeoutError'
 }
 
 function withServerTimeout(path: string, timeoutMs: number): string {

@@ -9,6 +9,8 @@
  * `exports` map): test/transport/undici-layout.test.ts pins the files and shapes used, and
  * runs against both ends of package.json's undici range (test/build/dependency-range.test.ts).
  */
+import type { Socket } from 'node:net'
+import type { Duplex } from 'node:stream'
 import type { buildConnector, Dispatcher, Pool as UndiciPool } from 'undici'
 import requestImpl from 'undici/lib/api/api-request.js'
 import buildConnectorImpl from 'undici/lib/core/connect.js'
@@ -45,7 +47,8 @@ export const NOT_H2 = 'EDGEOP_NOT_H2'
  * undici's connector (TCP, then TLS) for HTTP/2 only, noting for a connect timeout
  * (`UND_ERR_CONNECT_TIMEOUT`, one timer over both steps) whether the TCP connection had been
  * established, i.e. whether TCP connect or the TLS handshake timed out (read it with
- * `connectTimeoutStep`).
+ * `connectTimeoutStep`). With `tunnel`, each connection is first opened through a proxy
+ * (`proxy-tunnel.ts`) and TLS runs inside it; the step is then always `tls-handshake`.
  *
  * A connection on which ALPN did not select h2 is closed before undici sees it and fails with
  * {@link NOT_H2}: undici's HTTP/1.1 client is not in the artifact (HTTP/1.1 goes through
@@ -54,10 +57,11 @@ export const NOT_H2 = 'EDGEOP_NOT_H2'
  */
 export function stepAwareConnector(
   options: buildConnector.BuildOptions & { timeout: number },
+  tunnel?: (host: string, port: number) => Promise<Duplex>,
 ): buildConnector.connector {
   const connect = buildConnectorImpl(options)
-  return (target, callback) => {
-    let tcpConnected = false
+  const direct: buildConnector.connector = (target, callback) => {
+    let tcpConnected = target.httpSocket !== undefined
     const socket = connect(target, (err, s) => {
       if (err === null && (s as { alpnProtocol?: unknown } | null)?.alpnProtocol !== 'h2') {
         s?.destroy()
@@ -75,5 +79,13 @@ export function stepAwareConnector(
     socket?.once('connect', () => {
       tcpConnected = true
     })
+  }
+  if (!tunnel) return direct
+  // Through a proxy: the tunnel first (its own timer), then TLS inside it (undici's `httpSocket`).
+  return (target, callback) => {
+    tunnel(target.hostname, Number(target.port) || 443).then(
+      (stream) => direct({ ...target, httpSocket: stream as Socket }, callback),
+      (err: Error) => callback(err, null),
+    )
   }
 }

@@ -583,3 +583,61 @@ test('construction and run() validate: identity, callbacks, single use, timing',
 test('a conflict is an ApiError the lock surfaces as isConflict', () => {
   assert.equal(isConflict(apiError(409, 'Conflict', 'PUT')), true)
 })
+
+test('a renewal that hangs on one dead connection is cut short so the next attempt still renews within the deadline', async () => {
+  const clock = new ManualClock()
+  const store = new FakeLeaseStore()
+  const a = candidate(store, clock, 'a')
+  await runFor(clock, 0)
+  const t0 = clock.monotonic()
+  // The first renewal goes out on a connection that died without a reset: it never answers.
+  let hung = 0
+  a.lock.intercept = (call) => (call.op !== 'get' && hung++ === 0 ? { type: 'hang' } : undefined)
+  await runFor(clock, 3000)
+  assert.equal(a.elector.isLeader(), true, 'still the leader')
+  assert.equal(eventTime(a, 'aborted'), undefined)
+  const renewals = a.lock.calls.slice(2).filter((c) => c.op === 'update')
+  // Renew deadline 2 s: the hung attempt at 500 is given 2000 / 3 = 666 ms, the next one comes 500 ms later.
+  assert.deepEqual(
+    renewals.slice(0, 2).map((c) => c.at - t0),
+    [500, 1666],
+  )
+  assert.equal(renewals[1]!.result, 'ok')
+  a.stop()
+  await a.done
+})
+
+test('after one cut-short renewal, the next attempt (a new connection, slow on a long link) gets the rest of the deadline', async () => {
+  const clock = new ManualClock()
+  const store = new FakeLeaseStore()
+  // Renew deadline 7 s, retry 1 s (the soak's timing): the first attempt is cut at 2,333 ms.
+  const a = candidate(store, clock, 'a', {
+    leaseDurationMs: 10_000,
+    renewDeadlineMs: 7000,
+    retryPeriodMs: 1000,
+  })
+  await runFor(clock, 0)
+  const t0 = clock.monotonic()
+  let n = 0
+  // The first renewal hangs; the second needs 2.5 s (a TCP and TLS handshake and the request over 800 ms RTT).
+  a.lock.intercept = (call) =>
+    call.op === 'get'
+      ? undefined
+      : n++ === 0
+        ? { type: 'hang' }
+        : n === 2
+          ? { type: 'slow', ms: 2500 }
+          : undefined
+  await runFor(clock, 9000)
+  assert.equal(eventTime(a, 'aborted'), undefined, 'still the leader')
+  const writes = a.lock.calls.slice(2).filter((c) => c.op === 'update')
+  assert.deepEqual(
+    writes.slice(0, 2).map((c) => [c.at - t0, c.result]),
+    [
+      [1000, 'aborted'],
+      [4333, 'ok'],
+    ],
+  )
+  a.stop()
+  await a.done
+})

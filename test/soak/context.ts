@@ -55,6 +55,8 @@ export interface SoakRun {
   readonly samplerLoops: Promise<void>[]
   env?: TestEnv
   plane?: Plane
+  /** Where the operators and agents reach the API server when it is not the fault proxy itself (`--link`). */
+  serverUrl?: string
   fleet?: Fleet
   workload?: Workload
   /** ms since start when the chaos phase began (0 until it does). */

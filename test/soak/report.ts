@@ -4,6 +4,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { LINK_PROFILES } from '../support/link-shape.ts'
 import type { ResilienceReport } from './resilience.ts'
 import type { FirstLast, SoakReport } from './results.ts'
 import { FAULT_DESCRIPTIONS, FAULT_KINDS } from './schedule.ts'
@@ -97,7 +98,7 @@ export function reportMarkdown(r: SoakReport): string {
   out.push(
     `# edgeop chaos soak — ${r.startedAt.slice(0, 10)} — ${verdict}`,
     '',
-    `${r.minutes} min of chaos, seed ${r.seed}${r.sabotage ? `, **sabotage: ${r.sabotage}**` : ''}. ` +
+    `${r.minutes} min of chaos, seed ${r.seed}${r.sabotage ? `, **sabotage: ${r.sabotage}**` : ''}${r.link ? `, over the ${r.link} link (${linkText(r.link)})` : ''}. ` +
       `Machine: ${r.machine.cpus} × ${r.machine.model}, ${r.machine.memoryGiB} GiB, Node ${r.machine.node}. ` +
       `Control plane: ${r.machine.kubernetes}.`,
     '',
@@ -232,7 +233,7 @@ export function reportMarkdown(r: SoakReport): string {
     )
   out.push(
     '',
-    `Reproduce: \`npm run soak -- --minutes ${r.minutes} --seed ${r.seed}${r.sharded ? ` --sharded --replicas ${r.replicas}` : ''}\` (or \`node test/soak/run.ts\`).`,
+    `Reproduce: \`npm run soak -- --minutes ${r.minutes} --seed ${r.seed}${r.sharded ? ` --sharded --replicas ${r.replicas}` : ''}${r.link ? ` --link ${r.link}` : ''}\` (or \`node test/soak/run.ts\`).`,
     '',
   )
   return out.join('\n')
@@ -248,4 +249,10 @@ export async function writeReport(r: SoakReport, dir: string): Promise<string[]>
   ] as const
   for (const [path, text] of files) await writeFile(path, text)
   return files.map(([path]) => path)
+}
+
+/** A link profile's RTT and bandwidth, as the report names them (its loss is not applied on loopback). */
+function linkText(name: string): string {
+  const p = LINK_PROFILES[name]
+  return p ? `${p.rttMs} ms RTT, ${p.bitsPerSecond / 1000} kbit/s, no loss on loopback` : 'unknown profile'
 }

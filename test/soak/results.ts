@@ -79,6 +79,8 @@ export interface SoakReport {
   sharded?: boolean
   /** Operator replicas at the start. */
   replicas?: number
+  /** The link profile between the processes and the API server (`--link`), if any. */
+  link?: string
   run: string
   sabotage: Sabotage | undefined
   settings: Record<string, number | string>
@@ -145,6 +147,7 @@ export function buildReport(ctx: SoakRun, invariants: InvariantResult[], provena
     minutes: options.minutes,
     sharded: ctx.settings.sharded,
     replicas: ctx.settings.replicas,
+    ...(options.link ? { link: options.link } : {}),
     run,
     sabotage: options.sabotage,
     settings: {

@@ -1,5 +1,5 @@
 /**
- * @module run — `npm run soak -- --minutes N [--seed S] [--out dir] [--rate R] [--sabotage kind] [--sharded [--replicas N]]`
+ * @module run — `npm run soak -- --minutes N [--seed S] [--out dir] [--rate R] [--sabotage kind] [--sharded [--replicas N]] [--link profile]`
  * (or `node test/soak/run.ts …`): the chaos soak (see soak.ts) with a report.
  *
  * Needs the built artifact (`npm run build`) and the control-plane binaries (as for the
@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { onTerminationSignal } from '../controlplane/cleanup.ts'
+import { LINK_PROFILES } from '../support/link-shape.ts'
 import { ARTIFACT } from '../support/operator-process.ts'
 import { writeReport } from './report.ts'
 import { DEFAULT_RATE, DEFAULT_SHARDED_REPLICAS, MIN_SHARDED_REPLICAS, type Sabotage } from './settings.ts'
@@ -19,6 +20,7 @@ import { runSoak } from './soak.ts'
 
 const USAGE = `Usage: node test/soak/run.ts --minutes N [--seed S] [--out dir] [--rate ops/s] [--keep-logs] [--debug]
                          [--sabotage duplicate-db|fault-left-on] [--sharded [--replicas N]] [--snapshots]
+                         [--sabotage duplicate-db|fault-left-on] [--sharded [--replicas N]] [--link profile]
 
   --minutes   length of the chaos phase (≥ 1; setup, settling and teardown add 1–3 minutes)
   --seed      seed of the fault schedule and the driver (default 1)
@@ -32,6 +34,8 @@ const USAGE = `Usage: node test/soak/run.ts --minutes N [--seed S] [--out dir] [
   --snapshots every operator and agent keeps cache snapshots (--cache-dir per slot, warm restarts), and
               no-action-before-synced checks that no operator starts its workers on a restored cache
               (--minutes ≥ 6: under load a cache's first snapshot is written after 5 minutes)
+  --link      run the operators and agents over a slow link: ${Object.keys(LINK_PROFILES).join(', ')}
+              (its RTT and bandwidth, on loopback; see docs/edge-networks.md)
   --sabotage  break something on purpose to see the soak fail:
               duplicate-db   the database stand-in re-creates entries on every PUT
               fault-left-on  a 503 on AppService status writes stays on after the chaos`
@@ -55,6 +59,7 @@ const { values } = (() => {
         sharded: { type: 'boolean', default: false },
         replicas: { type: 'string' },
         snapshots: { type: 'boolean', default: false },
+        link: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     })
@@ -85,6 +90,8 @@ if (
 // run restarts nothing warm, and no-action-before-synced would have nothing to judge.
 if (values.snapshots && minutes < 6)
   usage('--snapshots: --minutes ≥ 6 is required (the first snapshot comes after 5)')
+if (values.link !== undefined && !(values.link in LINK_PROFILES))
+  usage(`--link: one of ${Object.keys(LINK_PROFILES).join(', ')} is required`)
 if (!existsSync(ARTIFACT)) usage(`${ARTIFACT} is missing: run \`npm run build\` first`)
 
 // Ctrl-C: exit, and the exit hook SIGKILLs every operator and agent process still running
@@ -103,6 +110,7 @@ const report = await runSoak({
   ...(values.sharded ? { sharded: true } : {}),
   ...(replicas === undefined ? {} : { replicas }),
   ...(values.snapshots ? { snapshots: true } : {}),
+  ...(values.link === undefined ? {} : { link: values.link }),
 })
 const files = await writeReport(report, out)
 for (const i of report.invariants)

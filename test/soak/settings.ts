@@ -43,6 +43,12 @@ export interface SoakOptions {
    * across the slot's restarts, so a restart is warm), and the invariant `no-action-before-synced` is checked.
    */
   snapshots?: boolean
+  /**
+   * A link profile (test/support/link-shape.ts `LINK_PROFILES`) between every operator and agent and
+   * the API server: a forwarder on loopback adds its RTT and paces its bandwidth (not its loss, which
+   * needs a network namespace). Default: none, loopback.
+   */
+  link?: string
 }
 
 export const DEFAULT_RATE = 2

@@ -3,6 +3,7 @@
  * three agents, the built artifact) behind the fault proxy, the NodeConfig aggregator in this process, the samplers, and the initial population.
  */
 import { startAggregator } from '../integration/fixtures/nodeconfig-harness.ts'
+import { LINK_PROFILES, startShapedForwarder } from '../support/link-shape.ts'
 import type { SoakRun } from './context.ts'
 import { Fleet, type FleetProcess, METRICS_INTERVAL_MS, RSS_INTERVAL_MS } from './fleet.ts'
 import { every, sleep } from './pace.ts'
@@ -23,6 +24,15 @@ export async function setUp(ctx: SoakRun): Promise<void> {
   log(`setup: seed ${options.seed}, chaos ${options.minutes} min, run ${ctx.run}`)
   const plane = await startPlane(ctx)
   ctx.plane = plane
+  const link = ctx.options.link ? LINK_PROFILES[ctx.options.link] : undefined
+  if (link) {
+    const forwarder = await startShapedForwarder(Number(new URL(plane.proxy.url).port), link)
+    ctx.cleanups.push(async () => forwarder.close())
+    ctx.serverUrl = `https://127.0.0.1:${forwarder.port}`
+    log(
+      `the processes reach the API server over the ${ctx.options.link} link (${link.rttMs} ms, ${link.bitsPerSecond} bit/s)`,
+    )
+  }
   let databaseUrl = plane.db.url
   if (options.sabotage === 'duplicate-db') {
     const shim = await forgetfulDatabase(plane.db)
@@ -84,7 +94,7 @@ export async function setUp(ctx: SoakRun): Promise<void> {
 async function operatorArgs(ctx: SoakRun, plane: Plane, databaseUrl: string): Promise<string[]> {
   const opIdentity = await plane.env.userKubeconfig(plane.user)
   const opKubeconfig = await plane.env.writeKubeconfig({
-    server: plane.proxy.url,
+    server: ctx.serverUrl ?? plane.proxy.url,
     credentials: { certPem: opIdentity.certPem, keyPem: opIdentity.keyPem },
   })
   return [
@@ -111,7 +121,7 @@ async function agentArgs(ctx: SoakRun, plane: Plane): Promise<Record<string, str
   for (const n of plane.nodes) {
     const id = await plane.env.userKubeconfig(`edgeop-agent:${n.name}`, [plane.group])
     const kubeconfig = await plane.env.writeKubeconfig({
-      server: plane.proxy.url,
+      server: ctx.serverUrl ?? plane.proxy.url,
       credentials: { certPem: id.certPem, keyPem: id.keyPem },
     })
     out[n.slot] = [

@@ -32,6 +32,7 @@ function dispatcher(origin: string, o: Partial<Http1Options> = {}): Http1Dispatc
   const d = new Http1Dispatcher(origin, {
     connections: 25,
     keepAliveMs: 60_000,
+    tcpKeepAliveMs: 30_000,
     connectTimeoutMs: 10_000,
     rejectUnauthorized: true,
     ...o,

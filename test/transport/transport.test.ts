@@ -266,7 +266,7 @@ test('a CA together with insecure-skip-tls-verify is refused, as client-go does'
   )
 })
 
-test('proxy-url is refused clearly rather than silently bypassed', () => {
+test('a proxy-url with an unsupported scheme is refused without quoting the URL or its password', () => {
   assert.throws(
     () =>
       new Transport({
@@ -274,8 +274,30 @@ test('proxy-url is refused clearly rather than silently bypassed', () => {
         tls: { insecureSkipVerify: false },
         namespace: 'd',
         source: 'kubeconfig /k',
-        proxyUrl: 'http://p',
+        proxyUrl: 'ftp://user:pr0xy-pass@p:21',
       }),
-    { code: 'EDGEOP_ERR_CONFIG', message: 'kubeconfig /k: proxy-url is not supported by edgeop yet' },
+    (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'EDGEOP_ERR_CONFIG')
+      assert.equal(
+        err.message,
+        'kubeconfig /k: proxy-url scheme ftp: is not supported; use http, https or socks5 (as client-go)',
+      )
+      assert.doesNotMatch(String(err) + String(err.cause), /pr0xy-pass/)
+      return true
+    },
   )
+})
+
+test('the transport names its proxy without the credentials of proxy-url', () => {
+  const t = new Transport(
+    {
+      server: 'https://api.example:6443',
+      tls: { insecureSkipVerify: false },
+      namespace: 'd',
+      source: 'kubeconfig /k',
+      proxyUrl: 'socks5://user:pr0xy-pass@socks.example',
+    },
+    { proxyEnvironment: {} },
+  )
+  assert.equal(t.proxy, 'socks5://socks.example:1080')
 })
