@@ -50,7 +50,12 @@ type RunValues = Pick<
   | 'healthProbeBindAddress'
   | 'shutdownGracePeriod'
 > &
-  Partial<OperatorOptions> & { clustersFile?: string; webhookBindAddress?: string; webhookCertDir?: string }
+  Partial<OperatorOptions> & {
+    shard?: boolean
+    clustersFile?: string
+    webhookBindAddress?: string
+    webhookCertDir?: string
+  }
 
 /** The Lease settings when `--leader-elect` is set; the Lease's namespace defaults to the config's. */
 function leaderElection(o: RunValues, config: ClusterConfig): LeaderElectionOptions | undefined {

@@ -21,6 +21,7 @@ export function operatorCheckCommand<F extends FlagSet & ProcessFlags>(
   spec: OperatorSpec<F>,
 ): ReturnType<typeof checkCommand> {
   return checkCommand({
+    sharding: !!spec.flags && 'shard' in spec.flags,
     requirements: (o) => ({
       resources: [...(spec.check?.resources ?? [])],
       permissions: rulePermissions(spec.check?.rules ?? [], o.namespace),

@@ -87,10 +87,11 @@ const run = promisify(execFile)
  * request's indexers added to the shared informer (issue 31 F1, F8: each an error message and its check). The
  * minifiers have little left: terser's unsafe options, `pure_getters` (wrong for undici's getters)
  * and esbuild-only or terser-only builds measured at most 119 gzip less, most of them more. The
- * ceiling stays above the budget until code is cut.
+ * ceiling stays above the budget until code is cut. Raised 2026-12-02 to just above 383,477 / 125,072
+ * (+74 / +29): `--shard` offered only to an operator that spreads SHARD_FLAGS (issue 31 F2).
  */
-const MAX_BYTES = 383_410
-const MAX_GZIP_BYTES = 125_050
+const MAX_BYTES = 383_480
+const MAX_GZIP_BYTES = 125_080
 
 async function artifact(): Promise<Buffer> {
   try {

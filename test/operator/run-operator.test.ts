@@ -8,11 +8,12 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { after, describe, test } from 'node:test'
 import type { EventHandler } from '../../src/cache/listener.ts'
+import { type FlagSet, OPERATOR_FLAGS, SHARD_FLAGS, validateOperatorOptions } from '../../src/cli/index.ts'
 import type { Controller } from '../../src/controller/controller.ts'
 import { type LogLevel, noopLogger } from '../../src/core/log.ts'
 import type { LogFormat } from '../../src/logging/logger.ts'
 import type { Manager } from '../../src/manager/manager.ts'
-import type { OperatorSpec } from '../../src/operator/operator-spec.ts'
+import type { OperatorContext, OperatorSpec, ProcessFlags } from '../../src/operator/operator-spec.ts'
 import { rulePermissions } from '../../src/operator/rule-permissions.ts'
 import { runOperator } from '../../src/operator/run-operator.ts'
 
@@ -174,6 +175,75 @@ describe('runOperator: registering controllers', () => {
     assert.equal(r.code, 1)
     assert.equal(r.stderr.split('\n').length, 2, 'one line')
     assert.match(r.stderr, /^secretsync: controller "secretsync" is added twice: add it once/)
+  })
+})
+
+describe('runOperator: the flags offered are the flags applied', () => {
+  const tmp = mkdtempSync(path.join(tmpdir(), 'edgeop-run-operator-flags-'))
+  after(() => rmSync(tmp, { recursive: true, force: true }))
+  const kubeconfig = path.join(tmp, 'kubeconfig')
+  writeFileSync(
+    kubeconfig,
+    'clusters:\n- name: c\n  cluster: {server: "https://127.0.0.1:1"}\n' +
+      'contexts:\n- name: c\n  context: {cluster: c, namespace: ops}\ncurrent-context: c\n',
+  )
+  const quiet = ['--metrics-bind-address=0', '--health-probe-bind-address=0']
+
+  /** Runs `spec` with `argv` (plus the unasked cluster) until start-up ends; what `controllers` saw. */
+  async function start<F extends FlagSet & ProcessFlags>(
+    spec: Omit<OperatorSpec<F>, 'name' | 'controllers'>,
+    argv: string[],
+    env: Record<string, string> = {},
+  ) {
+    let stdout = ''
+    let stderr = ''
+    let code: number | undefined
+    let seen: OperatorContext<F> | undefined
+    await runOperator<F>(
+      {
+        name: 'secret-sync',
+        logger: noopLogger,
+        ...spec,
+        controllers: (context) => {
+          seen = context
+          return []
+        },
+      } as OperatorSpec<F>,
+      {
+        argv: [`--kubeconfig=${kubeconfig}`, ...quiet, ...argv],
+        env,
+        stdout: { write: (s) => (stdout += s) },
+        stderr: { write: (s) => (stderr += s) },
+        exit: (c) => {
+          code = c
+        },
+        signal: AbortSignal.abort(),
+      },
+    )
+    return { stdout, stderr, code, seen }
+  }
+
+  test('F2: an operator with the default flags is not offered --shard: not in --help, refused in one line, exit 2', async () => {
+    const help = await start({}, ['--help'])
+    assert.doesNotMatch(help.stdout, /--shard/)
+    const r = await start({}, ['--shard', '--leader-election-id=ring'])
+    assert.equal(r.code, 2)
+    assert.equal(r.stderr, 'secret-sync: unknown flag --shard\n')
+    assert.equal(r.seen, undefined)
+  })
+
+  test('F2: an operator that spreads SHARD_FLAGS gets --shard applied: its manager has the ring’s shard', async () => {
+    const flags = { ...OPERATOR_FLAGS, ...SHARD_FLAGS }
+    const r = await start({ flags, validate: validateOperatorOptions }, [
+      '--shard',
+      '--leader-election-id=ring',
+    ])
+    assert.equal(r.stderr, '')
+    assert.equal(r.code, 0)
+    assert.ok(r.seen?.manager.shard, 'manager.shard')
+    assert.match(r.seen.manager.shard.selector, /shard\.edgeop\.io\/ring/)
+    const plain = await start({ flags }, [])
+    assert.equal(plain.seen?.manager.shard, undefined)
   })
 })
 
