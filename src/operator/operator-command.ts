@@ -127,6 +127,8 @@ export async function runOperatorWith<F extends FlagSet & ProcessFlags>(
     shutdownGracePeriodMs: o.shutdownGracePeriod,
     leaderElection: elect,
     tracer,
+    // --namespace and --max-concurrent-reconciles reach every controller, not only the ones that read them.
+    ...definedProps({ namespaces: o.namespace, maxConcurrentReconciles: o.maxConcurrentReconciles }),
     // --metrics-secure: HTTPS, every scrape authenticated (TokenReview) and authorized (SubjectAccessReview).
     ...(o.metricsSecure
       ? {

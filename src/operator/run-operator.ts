@@ -1,6 +1,6 @@
 /**
  * @module run-operator — a whole operator binary in one call: `run` (the default) and `check`, with
- * controller-runtime's flags, parsed from `process.argv` and `EDGEOP_*` variables.
+ * controller-runtime's flags, parsed from `process.argv` and `<NAME>_*` variables (see {@link envPrefixOf}).
  *
  * It is what a kubebuilder `main.go` does around `ctrl.NewManager(cfg, ctrl.Options{…})`,
  * `(&Reconciler{}).SetupWithManager(mgr)` and `mgr.Start(ctrl.SetupSignalHandler())`, layered over
@@ -27,6 +27,11 @@ export function operatorCheckCommand<F extends FlagSet & ProcessFlags>(
       permissions: rulePermissions(spec.check?.rules ?? [], o.namespace),
     }),
   })
+}
+
+/** The environment prefix of operator `name`'s flags: `secret-sync` reads `SECRET_SYNC_QPS`. */
+export function envPrefixOf(name: string): string {
+  return `${name.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}_`
 }
 
 /**
@@ -61,7 +66,7 @@ export function runOperator<F extends FlagSet & ProcessFlags>(
       description: spec.description || undefined,
       defaultCommand: 'run',
       commands,
-      envPrefix: spec.envPrefix || undefined,
+      envPrefix: spec.envPrefix || envPrefixOf(spec.name),
     },
     io,
   )

@@ -88,10 +88,12 @@ const run = promisify(execFile)
  * minifiers have little left: terser's unsafe options, `pure_getters` (wrong for undici's getters)
  * and esbuild-only or terser-only builds measured at most 119 gzip less, most of them more. The
  * ceiling stays above the budget until code is cut. Raised 2026-12-02 to just above 383,477 / 125,072
- * (+74 / +29): `--shard` offered only to an operator that spreads SHARD_FLAGS (issue 31 F2).
+ * (+74 / +29): `--shard` offered only to an operator that spreads SHARD_FLAGS (issue 31 F2); to just
+ * above 383,989 / 125,192 (+512 / +120): `--namespace` and `--max-concurrent-reconciles` applied to
+ * every controller through the manager, and the flags' environment prefix from the operator's name (F6).
  */
-const MAX_BYTES = 383_480
-const MAX_GZIP_BYTES = 125_080
+const MAX_BYTES = 383_990
+const MAX_GZIP_BYTES = 125_200
 
 async function artifact(): Promise<Buffer> {
   try {

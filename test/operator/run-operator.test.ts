@@ -245,6 +245,75 @@ describe('runOperator: the flags offered are the flags applied', () => {
     const plain = await start({ flags }, [])
     assert.equal(plain.seen?.manager.shard, undefined)
   })
+
+  test('F2: every flag runOperator offers by default is one it applies (a new flag must be wired, then listed here)', () => {
+    // Where each is applied: runOperatorWith in src/operator/operator-command.ts, with the test that shows it.
+    const applied = {
+      kubeconfig: 'loadClusterConfig (a bad path: exit 2, start-up mistakes below)',
+      context: 'loadClusterConfig',
+      namespace: "the manager factory's namespaces (F6 above)",
+      'leader-elect': 'Manager leaderElection',
+      'leader-election-id': 'the Lease name (F2 above: the ring)',
+      'leader-election-namespace': "the Lease namespace, else the config's",
+      'leader-election-lease-duration': 'Manager leaderElection',
+      'leader-election-renew-deadline': 'Manager leaderElection',
+      'leader-election-retry-period': 'Manager leaderElection',
+      'metrics-bind-address': 'Manager metricsBindAddress (these tests pass 0)',
+      'metrics-secure': 'Manager secureMetrics',
+      'metrics-cert-path': 'secureMetrics.certDir',
+      'metrics-cert-name': 'secureMetrics.certName',
+      'metrics-cert-key': 'secureMetrics.keyName',
+      'health-probe-bind-address': 'Manager healthProbeBindAddress',
+      'max-concurrent-reconciles': 'Manager maxConcurrentReconciles (F6 above)',
+      qps: 'KubeClient qps',
+      burst: 'KubeClient burst',
+      'log-level': 'the logger (test above)',
+      'log-format': 'the logger (test above)',
+      'shutdown-grace-period': 'Manager shutdownGracePeriodMs',
+      'cache-dir': 'factory.persistTo and its lock',
+      tracing: 'otlpTracer',
+    }
+    assert.deepEqual(Object.keys(OPERATOR_FLAGS).sort(), Object.keys(applied).sort())
+  })
+
+  test('F6: --namespace scopes the informers of a user’s operator; several need multiNamespaceInformer(spec)', async () => {
+    const secrets = { group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true }
+    const one = await start({}, ['--namespace=tenant-a'])
+    const inf = one.seen!.manager.factory.informer({ type: secrets })
+    assert.match(inf.describe, /tenant-a/)
+    const two = await start({}, ['--namespace=tenant-a', '--namespace=tenant-b'])
+    const multi = two.seen!.manager.factory.multiNamespaceInformer({ type: secrets })
+    assert.deepEqual(multi.namespaces, ['tenant-a', 'tenant-b'])
+    assert.throws(() => two.seen!.manager.factory.informer({ type: secrets }), {
+      code: 'EDGEOP_ERR_INVALID',
+      message: 'secrets: --namespace names several: use multiNamespaceInformer(spec)',
+    })
+    const all = await start({}, [])
+    assert.doesNotMatch(all.seen!.manager.factory.informer({ type: secrets }).describe, /tenant/)
+  })
+
+  test('F6: --max-concurrent-reconciles is the worker count of each controller added from options without its own', async () => {
+    const r = await start({}, ['--max-concurrent-reconciles=4'])
+    const source = {
+      describe: 'nothing',
+      addEventHandler: () => ({ hasSynced: () => true, whenSynced: async () => {}, pending: 0, remove() {} }),
+    }
+    const spec = { for: { source, kind: 'Secret', group: '', namespaced: true }, reconcile: async () => {} }
+    assert.equal(r.seen!.manager.add({ name: 'a', ...spec }).maxConcurrentReconciles, 4)
+    assert.equal(
+      r.seen!.manager.add({ name: 'b', ...spec, maxConcurrentReconciles: 2 }).maxConcurrentReconciles,
+      2,
+    )
+  })
+
+  test('F6: a user’s operator reads its flags from <NAME>_* variables (or its envPrefix), not EDGEOP_*', async () => {
+    const own = await start({}, [], { SECRET_SYNC_NAMESPACE: 'tenant-a', EDGEOP_QPS: 'fast' })
+    assert.equal(own.stderr, '')
+    assert.deepEqual(own.seen?.options.namespace, ['tenant-a'])
+    assert.match((await start({}, ['--help'])).stdout, /env SECRET_SYNC_QPS\b/)
+    const prefixed = await start({ envPrefix: 'SYNC_' }, [], { SYNC_NAMESPACE: 'tenant-b' })
+    assert.deepEqual(prefixed.seen?.options.namespace, ['tenant-b'])
+  })
 })
 
 describe('rulePermissions', () => {
