@@ -84,7 +84,12 @@ export interface OperatorSpec<F extends FlagSet & ProcessFlags = typeof OPERATOR
   /** Appended to the error line when a watched resource is not served (a CRD missing): how to install it. */
   installHint?: string
   /** What `check` verifies: resources that must be served and the RBAC rules the operator needs. */
-  check?: { resources?: readonly ResourceRequirement[]; rules?: readonly RbacRule[] }
+  check?: {
+    /** Resources that must be served (a CRD installed). */
+    resources?: readonly ResourceRequirement[]
+    /** The RBAC rules the operator needs, checked in every `--namespace`. */
+    rules?: readonly RbacRule[]
+  }
   /**
    * Environment variable prefix of the flags. Default for {@link runOperator}: the name upper-cased,
    * `-` as `_`, then `_` (`secret-sync`: `SECRET_SYNC_`); a `runCli` table's own otherwise (`EDGEOP_`).

@@ -7,7 +7,7 @@
  * {@link Manager}: see {@link operatorCommand} for what `run` wires.
  */
 import { type CliIO, type Command, checkCommand, type FlagSet, runCli } from '../cli/index.ts'
-import { type OperatorRunOptions, operatorCommand } from './operator-command.ts'
+import { type OperatorRunOptions, operatorCommand, type runOperatorWith } from './operator-command.ts'
 import type { OperatorSpec, ProcessFlags } from './operator-spec.ts'
 import { rulePermissions } from './rule-permissions.ts'
 
@@ -37,7 +37,8 @@ export function envPrefixOf(name: string): string {
 /**
  * Runs `spec` as the process's command line: `<name> [run|check] [flags]`. Exits the process (through
  * `io.exit`): 0 after a clean stop on SIGTERM/SIGINT and for `--help`, 2 for a bad command line (one
- * line naming the flag), 1 when start-up fails or leadership is lost; `check` exits 0 or 1. `io`
+ * line naming the flag) or a start-up mistake (one line, see {@link runOperatorWith}), 1 when the
+ * manager fails otherwise or leadership is lost; `check` exits 0 or 1. `io`
  * replaces argv, the environment, the output streams and `exit`, and may carry the version for the
  * `starting` line and a stop signal in place of SIGTERM/SIGINT.
  *

@@ -3,19 +3,18 @@
  * codes), the logger choice, and the RBAC rules turned into `check`'s permission requests.
  */
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { after, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import type { EventHandler } from '../../src/cache/listener.ts'
 import { type FlagSet, OPERATOR_FLAGS, SHARD_FLAGS, validateOperatorOptions } from '../../src/cli/index.ts'
 import type { Controller } from '../../src/controller/controller.ts'
-import { type LogLevel, noopLogger } from '../../src/core/log.ts'
+import { type Logger, type LogLevel, noopLogger } from '../../src/core/log.ts'
 import type { LogFormat } from '../../src/logging/logger.ts'
 import type { Manager } from '../../src/manager/manager.ts'
 import type { OperatorContext, OperatorSpec, ProcessFlags } from '../../src/operator/operator-spec.ts'
 import { rulePermissions } from '../../src/operator/rule-permissions.ts'
 import { runOperator } from '../../src/operator/run-operator.ts'
+import { recordingLogger } from '../support/recording-logger.ts'
+import { unaskedKubeconfig } from '../support/unasked-cluster.ts'
 
 /** Runs `runOperator` with `argv`, capturing output and the exit code; `controllers` must not be reached. */
 async function mirror(argv: string[], logger?: (f: { level: LogLevel; format: LogFormat }) => void) {
@@ -86,29 +85,22 @@ describe('runOperator: the command line', () => {
     }
   })
 
-  test('a configuration that cannot be loaded: one line, exit 1, after the logger got the log flags', async () => {
+  test('a configuration that cannot be loaded: exit 2, after the logger got the log flags', async () => {
     const seen: { level: LogLevel; format: LogFormat }[] = []
     const r = await mirror(
       ['--kubeconfig=/nonexistent/kubeconfig', '--log-level=debug', '--log-format=text'],
       (f) => seen.push(f),
     )
-    assert.equal(r.code, 1)
-    assert.match(r.stderr, /^mirror: .*\/nonexistent\/kubeconfig.*\n$/)
+    assert.equal(r.code, 2)
+    assert.equal(r.stderr, '', 'the logger has the line (startup-mistakes.test.ts)')
     assert.deepEqual(seen, [{ level: 'debug', format: 'text' }])
     assert.equal(r.built, 0)
   })
 })
 
 describe('runOperator: registering controllers', () => {
-  const tmp = mkdtempSync(path.join(tmpdir(), 'edgeop-run-operator-'))
-  after(() => rmSync(tmp, { recursive: true, force: true }))
   // A cluster that is never asked: the controller's source is in memory, nothing is watched.
-  const kubeconfig = path.join(tmp, 'kubeconfig')
-  writeFileSync(
-    kubeconfig,
-    'clusters:\n- name: c\n  cluster: {server: "https://127.0.0.1:1"}\n' +
-      'contexts:\n- name: c\n  context: {cluster: c}\ncurrent-context: c\n',
-  )
+  const kubeconfig = unaskedKubeconfig()
 
   /** The guide's pattern: a function that adds the controller with `manager.add` and returns it. */
   function addSecretSync(manager: Manager, reconciled: string[], then = () => {}): Controller {
@@ -130,11 +122,15 @@ describe('runOperator: registering controllers', () => {
   }
 
   /** Runs operator `secretsync` with `controllers` against the unasked cluster until `signal`. */
-  async function secretsync(controllers: OperatorSpec['controllers'], signal: AbortSignal) {
+  async function secretsync(
+    controllers: OperatorSpec['controllers'],
+    signal: AbortSignal,
+    logger: Logger = noopLogger,
+  ) {
     let stderr = ''
     let code: number | undefined
     await runOperator(
-      { name: 'secretsync', logger: noopLogger, controllers },
+      { name: 'secretsync', logger, controllers },
       {
         argv: [`--kubeconfig=${kubeconfig}`, '--metrics-bind-address=0', '--health-probe-bind-address=0'],
         env: {},
@@ -161,32 +157,34 @@ describe('runOperator: registering controllers', () => {
     assert.deepEqual(reconciled, ['a'])
   })
 
-  test('F1: a controller returned from controllers under a name already added: one line naming it, exit 1', async () => {
-    const r = await secretsync(({ manager }) => {
-      const c = addSecretSync(manager, [])
-      return [
-        {
-          name: c.name,
-          for: { source: c.source, kind: 'Secret', group: '', namespaced: true },
-          reconcile: async () => {},
-        },
-      ]
-    }, AbortSignal.abort())
-    assert.equal(r.code, 1)
-    assert.equal(r.stderr.split('\n').length, 2, 'one line')
-    assert.match(r.stderr, /^secretsync: controller "secretsync" is added twice: add it once/)
+  test('F1: a controller returned from controllers under a name already added: one line naming it, exit 2', async () => {
+    const log = recordingLogger(['error'])
+    const r = await secretsync(
+      ({ manager }) => {
+        const c = addSecretSync(manager, [])
+        return [
+          {
+            name: c.name,
+            for: { source: c.source, kind: 'Secret', group: '', namespaced: true },
+            reconcile: async () => {},
+          },
+        ]
+      },
+      AbortSignal.abort(),
+      log,
+    )
+    assert.equal(r.code, 2)
+    assert.equal(r.stderr, '')
+    assert.equal(log.lines.length, 1, 'one line')
+    assert.match(
+      log.lines[0]!.msg,
+      /^secretsync cannot start: controller "secretsync" is added twice: add it once/,
+    )
   })
 })
 
 describe('runOperator: the flags offered are the flags applied', () => {
-  const tmp = mkdtempSync(path.join(tmpdir(), 'edgeop-run-operator-flags-'))
-  after(() => rmSync(tmp, { recursive: true, force: true }))
-  const kubeconfig = path.join(tmp, 'kubeconfig')
-  writeFileSync(
-    kubeconfig,
-    'clusters:\n- name: c\n  cluster: {server: "https://127.0.0.1:1"}\n' +
-      'contexts:\n- name: c\n  context: {cluster: c, namespace: ops}\ncurrent-context: c\n',
-  )
+  const kubeconfig = unaskedKubeconfig()
   const quiet = ['--metrics-bind-address=0', '--health-probe-bind-address=0']
 
   /** Runs `spec` with `argv` (plus the unasked cluster) until start-up ends; what `controllers` saw. */
