@@ -40,6 +40,7 @@ import {
   keyHandler,
   ownerKey,
   type PrimaryWatch,
+  primaryIdentity,
   primaryKey,
 } from './watches.ts'
 
@@ -96,6 +97,8 @@ export class Controller<T extends KubeObject = KubeObject> {
   constructor(options: ControllerOptions<T>) {
     this.name = options.name
     this.#options = options
+    // Owned objects map to the primary's kind: a `for` that cannot name it is refused here, not at run.
+    if (options.owns?.length) primaryIdentity(options.name, options.for as PrimaryWatch)
     this.#clock = options.clock ?? realClock
     this.#log = (options.logger ?? defaultLogger()).child({
       controller: options.name,
@@ -228,8 +231,9 @@ export class Controller<T extends KubeObject = KubeObject> {
         return this.retryParked(key)
       },
     })
+    const primary = o.owns?.length ? primaryIdentity(o.name, o.for as PrimaryWatch) : undefined
     for (const w of o.owns ?? [])
-      watch(w.source, { predicates: w.predicates, keys: (obj) => [ownerKey(o.for as PrimaryWatch, obj)] })
+      watch(w.source, { predicates: w.predicates, keys: (obj) => [ownerKey(primary!, obj)] })
     for (const w of o.watches ?? [])
       watch(w.source, { predicates: w.predicates, keys: (obj) => w.map(obj).map(requestKey) })
   }

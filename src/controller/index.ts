@@ -22,6 +22,7 @@ export {
   generationChanged,
   labelsChanged,
   type Predicate,
+  passes,
   resourceVersionChanged,
 } from './predicates.ts'
 export {
@@ -49,4 +50,4 @@ export {
   type RetryPolicy,
   TRANSIENT_BASE_DELAY_MS,
 } from './retry-policy.ts'
-export type { EventSource, MappedWatch, OwnedWatch, PrimaryWatch } from './watches.ts'
+export type { EventSource, MappedWatch, OwnedWatch, PrimaryIdentity, PrimaryWatch } from './watches.ts'
