@@ -65,6 +65,9 @@ test('helm template: defaults render the operator alone; toggles add the agent a
     'affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key=edge',
     '--set',
     'affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator=Exists',
+    // The ServiceMonitor is rendered only where its CRD is served.
+    '--api-versions',
+    'monitoring.coreos.com/v1',
   ])
   const names = toggled.map((o) => `${o.kind}/${o.metadata.name}`)
   for (const want of [
@@ -92,6 +95,8 @@ test('helm template: defaults render the operator alone; toggles add the agent a
       'metrics.service.enabled=false',
       '--set',
       'metrics.serviceMonitor.enabled=true',
+      '--api-versions',
+      'monitoring.coreos.com/v1',
     ]),
     /serviceMonitor\.enabled needs metrics\.service\.enabled/,
   )

@@ -201,6 +201,9 @@ test("helm template with non-default values: the values reach the operator, RBAC
     'agent.enabled=true',
     '--set',
     'nodeSelector.kubernetes\\.io/os=linux',
+    // The ServiceMonitor and PrometheusRule are rendered only where their CRDs are served.
+    '--api-versions',
+    'monitoring.coreos.com/v1',
   ])
   await dryRun('helm template (non-default values)', chart)
   const shape = operatorShape(chart)
@@ -265,6 +268,8 @@ test("the image is a parameter: a user's overlay's `images:` entry and the chart
 test('config/prometheus and the chart ship the same alerts, dashboard (sidecar-labelled) and agent PodMonitor', async () => {
   const kustomized = await kustomizeBuild('prometheus')
   const chart = await helmTemplate('edgeop', OPERATOR_NAMESPACE, [
+    '--api-versions',
+    'monitoring.coreos.com/v1',
     '--set',
     'metrics.prometheusRule.enabled=true',
     '--set',
