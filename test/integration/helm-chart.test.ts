@@ -169,7 +169,12 @@ test("helm install into the real apiserver; the operator run with the installed 
     ns,
     serviceAccount,
   )
-  const kubeconfig = await env().writeKubeconfig({ server: env().server, credentials: { token } })
+  // The release namespace, as the pod's in-cluster namespace file gives it: the Lease's default.
+  const kubeconfig = await env().writeKubeconfig({
+    server: env().server,
+    credentials: { token },
+    namespace: ns,
+  })
   let op: OperatorProcess | undefined
   defer(() => op?.kill('SIGKILL'))
   op = await startOperator('helm', [...args, `--kubeconfig=${kubeconfig}`])
