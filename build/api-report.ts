@@ -57,6 +57,8 @@ function splitStatements(text: string): Block[] {
   let inDoc = false
   let current: string[] = []
   let depth = 0
+  /** Inside a member's comment: its brackets and quotes (`Events' …`) are prose, not code. */
+  let inComment = false
   for (const line of lines) {
     if (current.length === 0) {
       if (inDoc) {
@@ -72,13 +74,15 @@ function splitStatements(text: string): Block[] {
       if (line.trim() === '' || line.startsWith('//')) continue
     }
     current.push(line)
+    const c = codeOf(line, inComment)
+    inComment = c.inComment
     depth +=
-      count(line, '{') +
-      count(line, '(') +
-      count(line, '[') -
-      count(line, '}') -
-      count(line, ')') -
-      count(line, ']')
+      count(c.code, '{') +
+      count(c.code, '(') +
+      count(c.code, '[') -
+      count(c.code, '}') -
+      count(c.code, ')') -
+      count(c.code, ']')
     const typeAlias = /^(?:export\s+)?(?:declare\s+)?type\s/.test(current[0]!)
     if (depth <= 0 && (typeAlias ? /;\s*$/ : /[;}]\s*$/).test(line)) {
       blocks.push({ text: current.join('\n'), doc: doc.length ? doc.join('\n') : undefined })
@@ -88,6 +92,33 @@ function splitStatements(text: string): Block[] {
     }
   }
   return blocks
+}
+
+/**
+ * The code of `line` without its comments and with its strings emptied, and whether a block comment
+ * is still open after it: scanned in one pass, so `'` in a comment and `//` in a string are neither.
+ */
+function codeOf(line: string, inComment: boolean): { code: string; inComment: boolean } {
+  let code = ''
+  let quote = ''
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i]!
+    if (inComment) {
+      if (ch === '*' && line[i + 1] === '/') {
+        inComment = false
+        i++
+      }
+    } else if (quote) {
+      if (ch === '\\') i++
+      else if (ch === quote) quote = ''
+    } else if (ch === '/' && line[i + 1] === '/') break
+    else if (ch === '/' && line[i + 1] === '*') {
+      inComment = true
+      i++
+    } else if (ch === "'" || ch === '"' || ch === '`') quote = ch
+    else code += ch
+  }
+  return { code, inComment }
 }
 
 function count(line: string, ch: string): number {

@@ -53,13 +53,24 @@ export class InformerFactory {
   /** Each informer's index functions by name, as asked for through {@link informer}. */
   readonly #indexers = new Map<SharedInformer<KubeObject>, Map<string, IndexFunc<KubeObject>>>()
   readonly #running = new Map<SharedInformer<KubeObject>, Promise<void>>()
+  /** The namespaces a namespaced spec without its own watches (`--namespace`); empty: all. */
+  readonly namespaces: readonly string[]
   #snapshots: ({ dir: string; tag: string } & Partial<SnapshotTiming>) | undefined
 
-  /** A factory whose informers share `client` and start from `defaults` (each informer's own options win). */
-  constructor(client: KubeClient, defaults: InformerOptions<KubeObject> = {}) {
+  /**
+   * A factory whose informers share `client` and start from `defaults` (each informer's own options
+   * win). `namespaces` (controller-runtime's `cache.Options.DefaultNamespaces`, `--namespace`) scopes
+   * every namespaced spec that names no namespace of its own; empty (the default): all namespaces.
+   */
+  constructor(
+    client: KubeClient,
+    defaults: InformerOptions<KubeObject> = {},
+    namespaces: readonly string[] = [],
+  ) {
     this.#client = client
     this.#defaults = defaults
     this.#clock = defaults.clock ?? realClock
+    this.namespaces = [...new Set(namespaces)]
   }
 
   /**
@@ -77,11 +88,30 @@ export class InformerFactory {
    * cached are indexed at once), so each controller may ask for the indexes it reads. An index name
    * that an earlier request gave another function throws `EDGEOP_ERR_INVALID` naming it, and adds none
    * of the request's indexers. Its object type is inferred from a typed `spec.type`; an explicit type
-   * argument is taken as given.
+   * argument is taken as given. A namespaced `spec` without a namespace watches the factory's one
+   * {@link namespaces} entry; when it has several, this throws `EDGEOP_ERR_INVALID` (one informer
+   * cannot watch them: {@link multiNamespaceInformer} does).
    */
   informer<T extends KubeObject = KubeObject>(
     spec: InformerSpec<T> | InformerSpec,
     options: InformerOptions<T> = {},
+  ): SharedInformer<T> {
+    const scopes = this.namespaces
+    if (spec.namespace !== undefined || !spec.type.namespaced || !scopes.length)
+      return this.#informer(spec, options)
+    if (scopes.length > 1)
+      throw new EdgeopError(
+        'EDGEOP_ERR_INVALID',
+        `${spec.type.resource}: --namespace names several: use multiNamespaceInformer(spec)`,
+        { step: 'create informer' },
+      )
+    return this.#informer<T>({ ...spec, namespace: scopes[0]! }, options)
+  }
+
+  /** The informer for exactly `spec`, created on first request (see {@link informer}). */
+  #informer<T extends KubeObject>(
+    spec: InformerSpec<T> | InformerSpec,
+    options: InformerOptions<T>,
   ): SharedInformer<T> {
     const key = specKey(spec)
     let inf = this.#informers.get(key)
@@ -137,8 +167,9 @@ export class InformerFactory {
   }
 
   /**
-   * `spec` watched in each of `namespaces` (duplicates ignored), as one informer: a
-   * merged event source and a store that looks each key up in its namespace's informer.
+   * `spec` watched in each of `namespaces` (duplicates ignored; default the factory's
+   * {@link namespaces}), as one informer: a merged event source and a store that looks each
+   * key up in its namespace's informer.
    * Empty `namespaces` means all of them: one cluster-wide informer. Each per-namespace
    * informer is the one {@link informer} returns for that namespace, so it is shared and
    * started with the others. Throws `EDGEOP_ERR_INVALID` for a cluster-scoped type with
@@ -146,7 +177,7 @@ export class InformerFactory {
    */
   multiNamespaceInformer<T extends KubeObject = KubeObject>(
     spec: InformerSpec<T> | InformerSpec,
-    namespaces: readonly string[],
+    namespaces: readonly string[] = this.namespaces,
     options: InformerOptions<T> = {},
   ): MultiNamespaceInformer<T> {
     const scopes = [...new Set(namespaces)]
@@ -160,8 +191,8 @@ export class InformerFactory {
       )
     const informers =
       scopes.length === 0
-        ? [this.informer<T>(spec, options)]
-        : scopes.map((namespace) => this.informer<T>({ ...spec, namespace }, options))
+        ? [this.#informer<T>(spec, options)]
+        : scopes.map((namespace) => this.#informer<T>({ ...spec, namespace }, options))
     return new MultiNamespaceInformer(scopes, informers)
   }
 

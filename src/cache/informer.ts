@@ -1,6 +1,7 @@
 /**
  * @module informer — one list/watch feeding a cache and many event handlers.
  */
+import type { ResourceType } from '../client/resource.ts'
 import { type CancelTimer, type Clock, realClock } from '../core/clock.ts'
 import { isEncodedObject, materialize } from '../core/encoded-object.ts'
 import { EdgeopError } from '../core/errors.ts'
@@ -175,6 +176,11 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
   /** Names the collection. */
   get describe(): string {
     return this.watcher.source.describe
+  }
+
+  /** The resource it caches, when its source knows it (the factory's informers do). */
+  get type(): ResourceType | undefined {
+    return this.watcher.source.type
   }
 
   /** Replaces the user transform. Only before `run` (kubernetes/kubernetes#124344). */

@@ -7,6 +7,7 @@
  * and a key is looked up in the informer of its namespace (controller-runtime's
  * `multiNamespaceCache` plays the same part behind `cache.Options.DefaultNamespaces`).
  */
+import type { ResourceType } from '../client/resource.ts'
 import { EdgeopError } from '../core/errors.ts'
 import { type KubeObject, type ObjectKey, splitObjectKey } from '../core/types.ts'
 import type { SharedInformer } from './informer.ts'
@@ -44,6 +45,11 @@ export class MultiNamespaceInformer<T extends KubeObject = KubeObject> {
     this.informers = informers
     this.#byNamespace = new Map(namespaces.map((ns, i) => [ns, informers[i]!]))
     this.store = this.#joinedStore()
+  }
+
+  /** The resource it caches, when its informers know it. */
+  get type(): ResourceType | undefined {
+    return this.informers[0]?.type
   }
 
   /** Names the collections, e.g. `deployments in a + deployments in b`. */

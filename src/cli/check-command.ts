@@ -11,7 +11,12 @@ import {
   type PreflightRequirements,
   preflight,
 } from '../manager/index.ts'
-import { OPERATOR_FLAGS, type OperatorOptions, validateOperatorOptions } from './flags/operator-flags.ts'
+import {
+  OPERATOR_FLAGS,
+  type OperatorOptions,
+  SHARD_FLAGS,
+  validateOperatorOptions,
+} from './flags/operator-flags.ts'
 import { type Command, defineCommand } from './run-cli.ts'
 
 /** A client the check command can close. */
@@ -25,7 +30,12 @@ export interface CheckCommandOptions {
   stdout?: { write(s: string): unknown }
   /** Builds the client. Default: the cluster config the flags select, with their QPS and burst. */
   connect?(options: OperatorOptions): Promise<CheckClient>
+  /** The operator is sharded: `--shard` ({@link SHARD_FLAGS}) is offered and checks the ring's Lease rights. Default false. */
+  sharding?: boolean
 }
+
+/** The flags of `check`: the operator flags, and `--shard` for a sharded operator. */
+export type CheckFlags = typeof OPERATOR_FLAGS & Partial<typeof SHARD_FLAGS>
 
 async function connectFromFlags(o: OperatorOptions): Promise<CheckClient> {
   const config = await loadClusterConfig({
@@ -36,7 +46,7 @@ async function connectFromFlags(o: OperatorOptions): Promise<CheckClient> {
 }
 
 /**
- * The `check` command over {@link OPERATOR_FLAGS}: loads the configuration as `run` would, runs
+ * The `check` command over {@link OPERATOR_FLAGS} (and {@link SHARD_FLAGS} with `sharding`): loads the configuration as `run` would, runs
  * `preflight` against the requirements (plus the Lease permissions when `--leader-elect` or `--shard`, which also lists them, is set, in
  * `--leader-election-namespace` or the configuration's namespace), prints the report and exits 0
  * when everything passed, 1 otherwise.
@@ -46,11 +56,13 @@ async function connectFromFlags(o: OperatorOptions): Promise<CheckClient> {
  *   run, check: checkCommand({ requirements: (o) => ({ permissions: widgetPermissions(o.namespace) }) }),
  * } })
  */
-export function checkCommand(options: CheckCommandOptions): Command<typeof OPERATOR_FLAGS> {
-  return defineCommand({
+export function checkCommand(options: CheckCommandOptions): Command<CheckFlags> {
+  return defineCommand<typeof OPERATOR_FLAGS & typeof SHARD_FLAGS>({
     description:
       'Check that the cluster answers, the credentials work, and the resources and RBAC the operator needs exist',
-    flags: OPERATOR_FLAGS,
+    flags: (options.sharding
+      ? { ...OPERATOR_FLAGS, ...SHARD_FLAGS }
+      : OPERATOR_FLAGS) as typeof OPERATOR_FLAGS & typeof SHARD_FLAGS,
     validate: validateOperatorOptions,
     async run(values) {
       const client = await (options.connect ?? connectFromFlags)(values)

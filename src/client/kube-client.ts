@@ -42,7 +42,7 @@ export class KubeClient {
    */
   resource<T extends KubeObject = KubeObject>(
     type: ResourceType<T> | ResourceType,
-    namespace?: string,
+    namespace?: string | undefined,
   ): ResourceClient<T> {
     return new ResourceClient<T>(this.transport, type, namespace)
   }

@@ -59,7 +59,7 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
   readonly #transport: Transport
 
   /** Usually obtained from {@link KubeClient.resource}. A namespace given for a cluster-scoped type is dropped. */
-  constructor(transport: Transport, type: ResourceType, namespace?: string) {
+  constructor(transport: Transport, type: ResourceType, namespace?: string | undefined) {
     this.#transport = transport
     this.type = type
     this.namespace = type.namespaced ? namespace : undefined
@@ -107,7 +107,7 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
   }
 
   /** GET one object. 404 → ApiError with `isNotFound`. */
-  get(name: string, o: CallOptions & { namespace?: string } = {}): Promise<T> {
+  get(name: string, o: CallOptions & { namespace?: string | undefined } = {}): Promise<T> {
     return this.#call('GET', this.#path(name, undefined, o.namespace), o)
   }
 
@@ -168,7 +168,7 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
     name: string,
     patch: unknown,
     type: Exclude<PatchType, 'apply'> = 'merge',
-    o: WriteOptions & CallOptions & { namespace?: string; subresource?: string } = {},
+    o: WriteOptions & CallOptions & { namespace?: string | undefined; subresource?: string } = {},
   ): Promise<T> {
     return this.#call('PATCH', this.#path(name, o.subresource, o.namespace) + writeQuery(o), o, {
       body: patch,
@@ -194,7 +194,10 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
   }
 
   /** Deletes one object. Returns the object (when finalizers delay deletion) or a Status. */
-  delete(name: string, o: DeleteOptions & CallOptions & { namespace?: string } = {}): Promise<T | Status> {
+  delete(
+    name: string,
+    o: DeleteOptions & CallOptions & { namespace?: string | undefined } = {},
+  ): Promise<T | Status> {
     return this.#call(
       'DELETE',
       this.#path(name, undefined, o.namespace) + writeQuery({ ...(o.dryRun ? { dryRun: true } : {}) }),
@@ -215,7 +218,7 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
   getSubresource<R = T>(
     name: string,
     subresource: string,
-    o: CallOptions & { namespace?: string } = {},
+    o: CallOptions & { namespace?: string | undefined } = {},
   ): Promise<R> {
     return this.#call('GET', this.#path(name, subresource, o.namespace), o)
   }
@@ -235,7 +238,7 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
   }
 
   /** The `status` subresource. */
-  getStatus(name: string, o: CallOptions & { namespace?: string } = {}): Promise<T> {
+  getStatus(name: string, o: CallOptions & { namespace?: string | undefined } = {}): Promise<T> {
     return this.getSubresource(name, 'status', o)
   }
 
@@ -245,7 +248,7 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
   }
 
   /** The `scale` subresource (autoscaling/v1 Scale). */
-  getScale(name: string, o: CallOptions & { namespace?: string } = {}): Promise<Scale> {
+  getScale(name: string, o: CallOptions & { namespace?: string | undefined } = {}): Promise<Scale> {
     return this.getSubresource<Scale>(name, 'scale', o)
   }
 
@@ -259,7 +262,10 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
   }
 
   /** Metadata-only get (PartialObjectMetadata). */
-  getMetadata(name: string, o: CallOptions & { namespace?: string } = {}): Promise<PartialObjectMetadata> {
+  getMetadata(
+    name: string,
+    o: CallOptions & { namespace?: string | undefined } = {},
+  ): Promise<PartialObjectMetadata> {
     return this.#call('GET', this.#path(name, undefined, o.namespace), o, { accept: ACCEPT_PARTIAL_METADATA })
   }
 

@@ -9,7 +9,6 @@ import { deadlineSignal } from '../core/deadline.ts'
 import { definedProps } from '../core/defined-props.ts'
 import { EdgeopError, isEdgeopError } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
-import { quoteInput } from '../core/quote-input.ts'
 import { type KubeObject, splitObjectKey } from '../core/types.ts'
 import { defaultLogger } from '../logging/logger.ts'
 import type { ControllerObserver, ReconcileOutcome } from '../metrics/controller-observer.ts'
@@ -25,7 +24,7 @@ import {
   DEFAULT_MAX_CONCURRENT_RECONCILES,
 } from './controller-options.ts'
 import { FailureHandler, failureOutcome } from './failure-handler.ts'
-import { MAX_PARKED_MESSAGE_CHARS, ParkedKeys, type ParkedRecord, rearms, sameRecord } from './parked-keys.ts'
+import { ParkedKeys, type ParkedRecord, rearms, recordedPark, sameRecord } from './parked-keys.ts'
 import type { Predicate } from './predicates.ts'
 import {
   type ReconcileContext,
@@ -41,6 +40,7 @@ import {
   keyHandler,
   ownerKey,
   type PrimaryWatch,
+  primaryIdentity,
   primaryKey,
 } from './watches.ts'
 
@@ -103,6 +103,8 @@ export class Controller<T extends KubeObject = KubeObject> {
   constructor(options: ControllerOptions<T>) {
     this.name = options.name
     this.#options = options
+    // Owned objects map to the primary's kind: a `for` that cannot name it is refused here, not at run.
+    if (options.owns?.length) primaryIdentity(options.name, options.for as PrimaryWatch)
     this.#clock = options.clock ?? realClock
     this.#log = (options.logger ?? defaultLogger()).child({
       controller: options.name,
@@ -255,11 +257,12 @@ export class Controller<T extends KubeObject = KubeObject> {
         return this.retryParked(key)
       },
     })
+    const primary = o.owns?.length ? primaryIdentity(o.name, o.for as PrimaryWatch) : undefined
     for (const w of o.owns ?? [])
       watch(w.source, {
         predicates: w.predicates,
         reads: 'metadata',
-        keys: (obj) => [ownerKey(o.for as PrimaryWatch, obj)],
+        keys: (obj) => [ownerKey(primary!, obj)],
         rearms: true,
       })
     for (const w of o.watches ?? [])
@@ -286,17 +289,7 @@ export class Controller<T extends KubeObject = KubeObject> {
       return false
     }
     if ((was && sameRecord(was, now)) || this.#parked.has(key) || this.#processing.has(key)) return false
-    const at = now.parkedAt
-    const stored = this.#parked.park({
-      key,
-      reason: now.reason,
-      errorClass: now.errorClass,
-      lastError: quoteInput(now.lastError, MAX_PARKED_MESSAGE_CHARS),
-      attempts: now.attempts,
-      firstFailureAt: at,
-      lastFailureAt: at,
-    })
-    if (!stored) return false
+    if (!this.#parked.park(recordedPark(key, now))) return false
     this.#observer?.onParkedKeys?.(now.reason, this.#parked.count(now.reason))
     this.#log.info('parked, as the object records', { object: key, reason: now.reason })
     return true

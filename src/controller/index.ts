@@ -24,6 +24,7 @@ export {
   generationChanged,
   labelsChanged,
   type Predicate,
+  passes,
   resourceVersionChanged,
 } from './predicates.ts'
 export {
@@ -52,4 +53,11 @@ export {
   type RetryPolicy,
   TRANSIENT_BASE_DELAY_MS,
 } from './retry-policy.ts'
-export type { EventSource, HandlerOptions, MappedWatch, OwnedWatch, PrimaryWatch } from './watches.ts'
+export type {
+  EventSource,
+  HandlerOptions,
+  MappedWatch,
+  OwnedWatch,
+  PrimaryIdentity,
+  PrimaryWatch,
+} from './watches.ts'

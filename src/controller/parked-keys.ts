@@ -2,6 +2,7 @@
  * @module parked-keys — the dead-letter set of one controller: keys that stopped retrying, bounded,
  * and the rule that re-arms one.
  */
+import { quoteInput } from '../core/quote-input.ts'
 import type { KubeObject } from '../core/types.ts'
 import type { ParkedKeyInfo } from '../server/parked-keys-view.ts'
 import type { ParkReason } from './retry-policy.ts'
@@ -64,6 +65,13 @@ export function sameRecord(a: ParkedRecord, b: ParkedRecord): boolean {
     a.attempts === b.attempts &&
     a.parkedAt === b.parkedAt
   )
+}
+
+/** The park a record on the object (`parkedFrom`) stands for here: its message quoted and cut, its time both failures'. */
+export function recordedPark(key: string, r: ParkedRecord): ParkInput {
+  const { reason, errorClass, attempts, parkedAt } = r
+  const lastError = quoteInput(r.lastError, MAX_PARKED_MESSAGE_CHARS)
+  return { key, reason, errorClass, lastError, attempts, firstFailureAt: parkedAt, lastFailureAt: parkedAt }
 }
 
 /** A key to park: everything {@link ParkedKeyInfo} shows but the controller name and the times as numbers. */

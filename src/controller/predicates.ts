@@ -60,19 +60,28 @@ export function anyOf<T extends KubeObject>(...preds: Predicate<T>[]): Predicate
   }
 }
 
-/** Passes when all predicates pass. */
-export function allOf<T extends KubeObject>(
+/** Passes when all predicates pass (none: every event passes); the counterpart of {@link anyOf}. */
+export function allOf<T extends KubeObject>(...preds: Predicate<T>[]): Predicate<T> {
+  return {
+    create: (o) => passes(preds, 'create', o),
+    update: (a, b) => passes(preds, 'update', a, b),
+    delete: (o) => passes(preds, 'delete', o),
+  }
+}
+
+/** True when every predicate of `preds` passes the event (a predicate without its method passes). */
+export function passes<T extends KubeObject>(
   preds: readonly Predicate<T>[],
   kind: 'create' | 'delete',
   obj: T,
 ): boolean
-export function allOf<T extends KubeObject>(
+export function passes<T extends KubeObject>(
   preds: readonly Predicate<T>[],
   kind: 'update',
   obj: T,
   newObj: T,
 ): boolean
-export function allOf<T extends KubeObject>(
+export function passes<T extends KubeObject>(
   preds: readonly Predicate<T>[],
   kind: 'create' | 'update' | 'delete',
   obj: T,

@@ -3,15 +3,18 @@
  * their events become request keys.
  */
 import type { EventHandler, HandlerRegistration } from '../cache/listener.ts'
+import { EdgeopError } from '../core/errors.ts'
 import type { KubeObject } from '../core/types.ts'
 import type { SpanContext } from '../tracing/trace-context.ts'
-import { allOf, type Predicate, readsMetadata } from './predicates.ts'
+import { type Predicate, passes, readsMetadata } from './predicates.ts'
 import { type ReconcileRequest, requestKey } from './reconciler.ts'
 
 /** Anything that delivers object events (a `SharedInformer` does). */
 export interface EventSource<T extends KubeObject = KubeObject> {
   /** Names the source in logs, e.g. `configmaps in shop`. */
   readonly describe: string
+  /** The resource whose objects it delivers, when it knows (an informer of the factory does). */
+  readonly type?: PrimaryIdentity | undefined
   /**
    * Registers `handler`; the registration reports when the handler has processed the source's
    * initial state ({@link HandlerRegistration.whenSynced}): the server's state, or with
@@ -26,41 +29,75 @@ export interface HandlerOptions {
   acceptRestored?: boolean
 }
 
-/** The primary resource: its events enqueue its own key. */
+/** What owner references of the primary are matched on: its kind, group and scope. */
+export interface PrimaryIdentity {
+  /** Kind, e.g. `ConfigMap`; a resource type may leave it out. */
+  kind?: string | undefined
+  /** API group, `''` for core. */
+  group: string
+  /** Whether its objects are namespaced. */
+  namespaced: boolean
+}
+
+/**
+ * The primary resource: its events enqueue its own key. `kind`, `group` and `namespaced` default to the
+ * source's resource type (an informer from the factory carries it); a source that does not know its type
+ * needs them when the controller `owns` anything (`EDGEOP_ERR_INVALID` otherwise).
+ */
 export interface PrimaryWatch<T extends KubeObject = KubeObject> {
   /** Where the primary objects' events come from. */
   source: EventSource<T>
-  /** Kind of the primary, e.g. `ConfigMap` (owner references are matched on it). */
-  kind: string
-  /** API group of the primary, `''` for core (owner references are matched on it). */
-  group: string
-  /** Whether the primary is namespaced (owned objects map to `namespace/name` or `name`). */
-  namespaced: boolean
+  /** Kind of the primary, e.g. `ConfigMap` (owner references are matched on it). Default: the source's. */
+  kind?: string | undefined
+  /** API group of the primary, `''` for core (owner references are matched on it). Default: the source's. */
+  group?: string | undefined
+  /** Whether the primary is namespaced (owned objects map to `namespace/name` or `name`). Default: the source's. */
+  namespaced?: boolean | undefined
   /** Events pass only when every predicate passes. */
-  predicates?: Predicate<T>[]
+  predicates?: Predicate<T>[] | undefined
 }
 
 /** Objects mapped to their controlling owner of the primary kind through `ownerReferences`. */
-export interface OwnedWatch {
+export interface OwnedWatch<T extends KubeObject = KubeObject> {
   /** Where the owned objects' events come from. */
-  source: EventSource
+  source: EventSource<T>
   /** Events pass only when every predicate passes. */
-  predicates?: Predicate[]
+  predicates?: Predicate<T>[] | undefined
 }
 
-/** Arbitrary related objects mapped to requests by a function. */
-export interface MappedWatch {
+/** Arbitrary related objects mapped to requests by a function; `T` is the source's object type. */
+export interface MappedWatch<T extends KubeObject = KubeObject> {
   /** Where the related objects' events come from. */
-  source: EventSource
+  source: EventSource<T>
   /** The requests an event on `obj` (and, on update, on its old state) enqueues. */
-  map(obj: KubeObject): ReconcileRequest[]
+  map(obj: T): ReconcileRequest[]
   /**
    * `metadata`: `map` reads only `apiVersion`, `kind` and the metadata a compact store scans (see
    * `EventHandler.reads`), so with metadata predicates the watch's events are delivered undecoded.
    */
   reads?: 'metadata'
   /** Events pass only when every predicate passes. */
-  predicates?: Predicate[]
+  predicates?: Predicate<T>[] | undefined
+}
+
+/**
+ * The kind, group and scope of `primary`: its own, else its source's resource type. Throws
+ * `EDGEOP_ERR_INVALID` naming controller `name` when neither gives a kind.
+ */
+export function primaryIdentity(name: string, primary: PrimaryWatch): Required<PrimaryIdentity> {
+  const type = primary.source.type
+  const kind = primary.kind ?? type?.kind
+  const group = primary.group ?? type?.group
+  const namespaced = primary.namespaced ?? type?.namespaced
+  if (kind === undefined || group === undefined || namespaced === undefined)
+    throw new EdgeopError(
+      'EDGEOP_ERR_INVALID',
+      `controller ${JSON.stringify(name)}: for needs kind, group and namespaced`,
+      {
+        step: 'create controller',
+      },
+    )
+  return { kind, group, namespaced }
 }
 
 /** How one watch's events become keys. */
@@ -112,15 +149,15 @@ export function keyHandler(mapping: KeyMapping, sink: KeySink): EventHandler {
   return {
     ...(mapping.reads === 'metadata' && readsMetadata(preds) ? { reads: 'metadata' as const } : {}),
     onAdd: (obj) => {
-      if (!primary?.(undefined, obj) && allOf(preds, 'create', obj)) add(obj)
+      if (!primary?.(undefined, obj) && passes(preds, 'create', obj)) add(obj)
     },
     onUpdate: (old, obj) => {
-      if (primary?.(old, obj) || !allOf(preds, 'update', old, obj)) return
+      if (primary?.(old, obj) || !passes(preds, 'update', old, obj)) return
       add(obj, old)
       for (const k of keys(old)) if (!keys(obj).includes(k)) sink.enqueue(k, undefined, rearms(old, obj))
     },
     onDelete: (obj) => {
-      if (!primary?.(undefined, obj, true) && allOf(preds, 'delete', obj)) add(obj)
+      if (!primary?.(undefined, obj, true) && passes(preds, 'delete', obj)) add(obj)
     },
   }
 }
@@ -131,7 +168,7 @@ export function primaryKey(obj: KubeObject): string {
 }
 
 /** The key of `obj`'s controlling owner if it is of the primary kind. */
-export function ownerKey(primary: PrimaryWatch, obj: KubeObject): string | undefined {
+export function ownerKey(primary: Required<PrimaryIdentity>, obj: KubeObject): string | undefined {
   const ref = obj.metadata.ownerReferences?.find((r) => r.controller)
   if (!ref || ref.kind !== primary.kind) return undefined
   const group = ref.apiVersion.includes('/') ? ref.apiVersion.slice(0, ref.apiVersion.lastIndexOf('/')) : ''

@@ -77,6 +77,16 @@ export interface ManagerOptions {
   clock?: Clock
   /** The process monitors. Default: Node's. */
   monitors?: ProcessMonitorFactories
+  /**
+   * The namespaces the {@link Manager.factory}'s informers watch when their spec names none
+   * (controller-runtime's `cache.Options.DefaultNamespaces`, `--namespace`). Default: all.
+   */
+  namespaces?: readonly string[]
+  /**
+   * Workers of each controller {@link Manager.add} builds from options that set none
+   * (`--max-concurrent-reconciles`). Default: the controller's (1).
+   */
+  maxConcurrentReconciles?: number
   /** Traces the reconciles of every controller {@link Manager.add} is given that has no tracer of its own. Default: none. */
   tracer?: Tracer
 }

@@ -19,6 +19,7 @@ import type { KubeClient } from '../client/kube-client.ts'
 import { Controller } from '../controller/controller.ts'
 import type { ControllerOptions } from '../controller/controller-options.ts'
 import { type Clock, realClock } from '../core/clock.ts'
+import { definedProps } from '../core/defined-props.ts'
 import { EdgeopError, errorMessage } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
 import type { KubeObject } from '../core/types.ts'
@@ -93,7 +94,11 @@ export class Manager {
     this.clock = options.clock ?? realClock
     this.registry = options.registry ?? new MetricsRegistry()
     this.#log = options.logger ?? defaultLogger()
-    this.factory = new InformerFactory(options.client, { logger: this.#log, clock: this.clock })
+    this.factory = new InformerFactory(
+      options.client,
+      { logger: this.#log, clock: this.clock },
+      options.namespaces,
+    )
     const le = options.leaderElection
     if (le) {
       const election = leaderElection(le, {
@@ -145,7 +150,12 @@ export class Manager {
     const c =
       controller instanceof Controller
         ? controller
-        : new Controller<T>({ clock: this.clock, logger: this.#log, ...controller })
+        : new Controller<T>({
+            clock: this.clock,
+            logger: this.#log,
+            ...definedProps({ maxConcurrentReconciles: this.#o.maxConcurrentReconciles }),
+            ...controller,
+          })
     c.instrument({
       observer: () => reconcileMetrics(this.registry, c.name, c.maxConcurrentReconciles),
       queueMetrics: () => workqueueMetrics(this.registry, c.name),

@@ -1,5 +1,6 @@
 /** @module objects — what a reconciler does to Kubernetes objects: apply on drift, conditions, finalizers, owner references, live checks, events, CRDs and validation from zod. */
 export { type ApplyOutcome, applyIfDrifted } from './apply.ts'
+export { ConditionSchema, ConditionsSchema } from './condition-schema.ts'
 export {
   type ConditionInput,
   findCondition,
@@ -30,6 +31,7 @@ export {
   removeFinalizer,
 } from './finalizer.ts'
 export { LiveCheck, type LiveCheckOutcome } from './live-check.ts'
+export { LocalObjectReferenceSchema, ObjectReferenceSchema } from './object-reference-schema.ts'
 export { controllerReference, withControllerReference } from './owner.ts'
 export {
   DEFAULT_MIGRATION_CHUNK_SIZE,

@@ -21,6 +21,7 @@ export {
   numberFlag,
   OPERATOR_FLAGS,
   type OperatorOptions,
+  SHARD_FLAGS,
   stringFlag,
   validateMetricsOptions,
   validateOperatorOptions,

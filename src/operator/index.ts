@@ -19,5 +19,5 @@ export {
 export { type OperatorRunOptions, operatorCommand, runOperatorWith } from './operator-command.ts'
 export type { OperatorContext, OperatorSpec, ProcessFlags } from './operator-spec.ts'
 export { type RbacRule, rulePermissions } from './rule-permissions.ts'
-export { operatorCheckCommand, operatorManifestsCommand, runOperator } from './run-operator.ts'
+export { envPrefixOf, operatorCheckCommand, operatorManifestsCommand, runOperator } from './run-operator.ts'
 export { type OperatorWebhooks, startWebhooks } from './webhooks.ts'

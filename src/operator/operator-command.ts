@@ -9,7 +9,8 @@
  * {@link EventRecorder}; then it adds the
  * spec's controllers (`manager.add`: their reconcile and workqueue metrics; one the spec's function
  * already added is not added again) and runs until a signal.
- * Exit code: 0 after a clean stop, 1 when start-up failed or leadership was lost.
+ * Exit code: 0 after a clean stop, 2 when it cannot start because of what it was given, 1 when the
+ * manager failed otherwise or leadership was lost.
  */
 
 import { dirname } from 'node:path'
@@ -17,6 +18,7 @@ import { lockCacheDir } from '../cache/index.ts'
 import {
   type Command,
   defineCommand,
+  EXIT_USAGE,
   type FlagSet,
   type FlagValues,
   OPERATOR_FLAGS,
@@ -27,13 +29,13 @@ import { KubeClient } from '../client/index.ts'
 import { type ClusterConfig, loadClusterConfig } from '../config/index.ts'
 import { Controller } from '../controller/index.ts'
 import { definedProps } from '../core/defined-props.ts'
-import { errorMessage, isEdgeopError } from '../core/index.ts'
+import { errorMessage, isEdgeopError, type Logger } from '../core/index.ts'
 import { createLogger } from '../logging/index.ts'
 import { ClusterSet, type LeaderElectionOptions, Manager, onShutdownSignals } from '../manager/index.ts'
 import { MetricsRegistry, restClientMetrics } from '../metrics/index.ts'
 import { EventRecorder } from '../objects/index.ts'
 import { clusterRef, followClustersFile, readClustersFile } from './clusters-file.ts'
-import type { OperatorSpec, ProcessFlags } from './operator-spec.ts'
+import type { OperatorContext, OperatorSpec, ProcessFlags } from './operator-spec.ts'
 import { otlpTracer } from './tracing.ts'
 import { startWebhooks } from './webhooks.ts'
 
@@ -50,7 +52,12 @@ type RunValues = Pick<
   | 'healthProbeBindAddress'
   | 'shutdownGracePeriod'
 > &
-  Partial<OperatorOptions> & { clustersFile?: string; webhookBindAddress?: string; webhookCertDir?: string }
+  Partial<OperatorOptions> & {
+    shard?: boolean
+    clustersFile?: string
+    webhookBindAddress?: string
+    webhookCertDir?: string
+  }
 
 /** The Lease settings when `--leader-elect` is set; the Lease's namespace defaults to the config's. */
 function leaderElection(o: RunValues, config: ClusterConfig): LeaderElectionOptions | undefined {
@@ -80,20 +87,83 @@ export interface OperatorRunOptions {
 
 /**
  * Runs `spec` with parsed flag values until a shutdown signal: the body of the `run` command.
- * Resolves with the exit code (0 clean stop, 1 start-up failure or leadership lost); rejects when the
- * cluster configuration cannot be loaded (the CLI prints it and exits 1).
+ * Resolves with the exit code: 0 after a clean stop; 2 when it cannot start because of what it was
+ * given (the cluster configuration, the clusters file, the logger, tracer or controllers function
+ * throwing, a controller added twice, a watched CRD not installed), after one `<name> cannot start: …`
+ * error line; 1 when the manager fails otherwise (a port in use, caches that never sync, leadership
+ * lost). Does not reject.
  */
 export async function runOperatorWith<F extends FlagSet & ProcessFlags>(
   spec: OperatorSpec<F>,
   values: FlagValues<F>,
   run: OperatorRunOptions = {},
 ): Promise<number> {
-  const { version } = run
   const o = values as unknown as RunValues
-  const log =
-    typeof spec.logger === 'function'
-      ? spec.logger({ level: o.logLevel, format: o.logFormat })
-      : (spec.logger ?? createLogger({ level: o.logLevel, format: o.logFormat }))
+  const flags = { level: o.logLevel, format: o.logFormat }
+  let log = createLogger(flags)
+  let partial: KubeClient | undefined
+  let started: Started
+  try {
+    if (spec.logger) log = typeof spec.logger === 'function' ? spec.logger(flags) : spec.logger
+    started = await startUp(spec, values, o, run, log, (c) => {
+      partial = c
+    })
+  } catch (err) {
+    // A mistake in what the operator was given (its configuration, its controllers): one line, exit 2,
+    // before anything runs, so nothing is left behind to reject unhandled.
+    await (partial as KubeClient | undefined)?.close()
+    return cannotStart(spec, log, err)
+  }
+  const { manager, shutdown, context, config } = started
+  const { client } = context
+  try {
+    const stopWebhooks =
+      spec.webhooks &&
+      o.webhookBindAddress &&
+      (await startWebhooks(
+        spec.webhooks,
+        context,
+        { bindAddress: o.webhookBindAddress, certDir: o.webhookCertDir, client, namespace: config.namespace },
+        manager.registry,
+        log,
+      ))
+    if (stopWebhooks) manager.onStop(stopWebhooks)
+    await manager.run(shutdown)
+    return 0
+  } catch (err) {
+    // A CRD is not installed: one line saying which, and how to install it.
+    if (isEdgeopError(err, 'EDGEOP_ERR_DISCOVERY') && 'crds' in err) return cannotStart(spec, log, err)
+    log.error(`${spec.name} stopped with an error`, {
+      error: errorMessage(err),
+      code: (err as { code?: string }).code,
+    })
+    return 1
+  } finally {
+    await client.close()
+  }
+}
+
+/** What {@link startUp} built: the manager with the spec's controllers, ready to run. */
+interface Started {
+  manager: Manager
+  shutdown: AbortSignal
+  context: OperatorContext<FlagSet>
+  config: ClusterConfig
+}
+
+/**
+ * Builds everything `run` runs, from the flags: the configuration, the client (told to `created` at
+ * once, to be closed on failure), the manager and the spec's controllers. Throws at the first mistake.
+ */
+async function startUp<F extends FlagSet & ProcessFlags>(
+  spec: OperatorSpec<F>,
+  values: FlagValues<F>,
+  o: RunValues,
+  run: OperatorRunOptions,
+  log: Logger,
+  created: (client: KubeClient) => void,
+): Promise<Started> {
+  const { version } = run
   const shutdown = run.signal ?? onShutdownSignals()
   const registry = new MetricsRegistry()
   // --tracing=otlp: reconciles and their requests as spans, configured by the OTEL_* variables.
@@ -107,6 +177,7 @@ export async function runOperatorWith<F extends FlagSet & ProcessFlags>(
   const members = o.clustersFile ? await readClustersFile(o.clustersFile) : undefined
   const observer = restClientMetrics(registry)
   const client = new KubeClient(config, { qps: o.qps, burst: o.burst, observer })
+  created(client)
   log.info(`starting ${spec.name}`, {
     ...definedProps({ version }),
     cluster: config.source,
@@ -122,6 +193,8 @@ export async function runOperatorWith<F extends FlagSet & ProcessFlags>(
     shutdownGracePeriodMs: o.shutdownGracePeriod,
     leaderElection: elect,
     tracer,
+    // --namespace and --max-concurrent-reconciles reach every controller, not only the ones that read them.
+    ...definedProps({ namespaces: o.namespace, maxConcurrentReconciles: o.maxConcurrentReconciles }),
     // --metrics-secure: HTTPS, every scrape authenticated (TokenReview) and authorized (SubjectAccessReview).
     ...(o.metricsSecure
       ? {
@@ -166,39 +239,20 @@ export async function runOperatorWith<F extends FlagSet & ProcessFlags>(
   manager.onStop(() => recorder.flush())
   if (tracer) manager.onStop(() => tracer.shutdown())
   if (run.releaseCacheDir) manager.onStop(run.releaseCacheDir)
-  try {
-    const stopWebhooks =
-      spec.webhooks &&
-      o.webhookBindAddress &&
-      (await startWebhooks(
-        spec.webhooks,
-        context,
-        { bindAddress: o.webhookBindAddress, certDir: o.webhookCertDir, client, namespace: config.namespace },
-        registry,
-        log,
-      ))
-    if (stopWebhooks) manager.onStop(stopWebhooks)
-    await manager.run(shutdown)
-    return 0
-  } catch (err) {
-    if (isEdgeopError(err, 'EDGEOP_ERR_DISCOVERY') && 'crds' in err) {
-      // A CRD is not installed: one line saying which, and how to install it.
-      log.error(
-        `${spec.name} cannot start: ${err.message}${spec.installHint ? `. ${spec.installHint}` : ''}`,
-        {
-          code: err.code,
-        },
-      )
-      return 1
-    }
-    log.error(`${spec.name} stopped with an error`, {
-      error: errorMessage(err),
-      code: (err as { code?: string }).code,
-    })
-    return 1
-  } finally {
-    await client.close()
-  }
+  return { manager, shutdown, context, config }
+}
+
+/** Logs why `spec` cannot start in one line (with its install hint when a CRD is missing) and returns {@link EXIT_USAGE}. */
+function cannotStart<F extends FlagSet & ProcessFlags>(
+  spec: OperatorSpec<F>,
+  log: Logger,
+  err: unknown,
+): number {
+  const crd = isEdgeopError(err, 'EDGEOP_ERR_DISCOVERY') && 'crds' in err && spec.installHint
+  log.error(`${spec.name} cannot start: ${errorMessage(err)}${crd ? `. ${spec.installHint}` : ''}`, {
+    code: (err as { code?: string }).code,
+  })
+  return EXIT_USAGE
 }
 
 /**

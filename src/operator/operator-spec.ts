@@ -15,7 +15,7 @@ import type { OperatorWebhooks } from './webhooks.ts'
 
 /** What an operator's `controllers` function receives: everything already wired. */
 export interface OperatorContext<F extends FlagSet = typeof OPERATOR_FLAGS> {
-  /** The parsed flags (and `EDGEOP_*` environment), camelCased: `options.leaderElect`. */
+  /** The parsed flags (and their environment variables, see {@link OperatorSpec.envPrefix}), camelCased: `options.leaderElect`. */
   options: FlagValues<F>
   /** The cluster client; its requests count in `rest_client_*` metrics. */
   client: KubeClient
@@ -92,8 +92,16 @@ export interface OperatorSpec<F extends FlagSet & ProcessFlags = typeof OPERATOR
    * What `check` verifies: resources that must be served and the RBAC rules the operator needs. The
    * `manifests` command grants exactly these rules (and the Lease rights `--leader-elect` needs).
    */
-  check?: { resources?: readonly ResourceRequirement[]; rules?: readonly RbacRule[] }
-  /** Environment variable prefix of the flags. Default `EDGEOP_`. */
+  check?: {
+    /** Resources that must be served (a CRD installed). */
+    resources?: readonly ResourceRequirement[]
+    /** The RBAC rules the operator needs, checked in every `--namespace`. */
+    rules?: readonly RbacRule[]
+  }
+  /**
+   * Environment variable prefix of the flags. Default for {@link runOperator}: the name upper-cased,
+   * `-` as `_`, then `_` (`secret-sync`: `SECRET_SYNC_`); a `runCli` table's own otherwise (`EDGEOP_`).
+   */
   envPrefix?: string
   /**
    * Admission webhooks served on `--webhook-bind-address` (spread `WEBHOOK_FLAGS` into the flag set) by

@@ -1,6 +1,6 @@
 /**
  * @module run-operator — a whole operator binary in one call: `run` (the default) and `check`, with
- * controller-runtime's flags, parsed from `process.argv` and `EDGEOP_*` variables.
+ * controller-runtime's flags, parsed from `process.argv` and `<NAME>_*` variables (see {@link envPrefixOf}).
  *
  * It is what a kubebuilder `main.go` does around `ctrl.NewManager(cfg, ctrl.Options{…})`,
  * `(&Reconciler{}).SetupWithManager(mgr)` and `mgr.Start(ctrl.SetupSignalHandler())`, layered over
@@ -20,7 +20,7 @@ import {
 } from '../cli/index.ts'
 import { toYaml } from '../config/index.ts'
 import { installManifests } from './install-manifests.ts'
-import { type OperatorRunOptions, operatorCommand } from './operator-command.ts'
+import { type OperatorRunOptions, operatorCommand, type runOperatorWith } from './operator-command.ts'
 import type { OperatorSpec, ProcessFlags } from './operator-spec.ts'
 import { rulePermissions } from './rule-permissions.ts'
 
@@ -34,11 +34,17 @@ export function operatorCheckCommand<F extends FlagSet & ProcessFlags>(
   spec: OperatorSpec<F>,
 ): ReturnType<typeof checkCommand> {
   return checkCommand({
+    sharding: !!spec.flags && 'shard' in spec.flags,
     requirements: (o) => ({
       resources: [...(spec.check?.resources ?? [])],
       permissions: rulePermissions(spec.check?.rules ?? [], o.namespace),
     }),
   })
+}
+
+/** The environment prefix of operator `name`'s flags: `secret-sync` reads `SECRET_SYNC_QPS`. */
+export function envPrefixOf(name: string): string {
+  return `${name.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}_`
 }
 
 /**
@@ -74,7 +80,8 @@ export function operatorManifestsCommand<F extends FlagSet & ProcessFlags>(
 /**
  * Runs `spec` as the process's command line: `<name> [run|check|manifests] [flags]`. Exits the process (through
  * `io.exit`): 0 after a clean stop on SIGTERM/SIGINT and for `--help`, 2 for a bad command line (one
- * line naming the flag), 1 when start-up fails or leadership is lost; `check` exits 0 or 1. `io`
+ * line naming the flag) or a start-up mistake (one line, see {@link runOperatorWith}), 1 when the
+ * manager fails otherwise or leadership is lost; `check` exits 0 or 1. `io`
  * replaces argv, the environment, the output streams and `exit`, and may carry the version for the
  * `starting` line and a stop signal in place of SIGTERM/SIGINT.
  *
@@ -104,7 +111,7 @@ export function runOperator<F extends FlagSet & ProcessFlags>(
       description: spec.description || undefined,
       defaultCommand: 'run',
       commands,
-      envPrefix: spec.envPrefix || undefined,
+      envPrefix: spec.envPrefix || envPrefixOf(spec.name),
     },
     io,
   )

@@ -89,8 +89,8 @@ export async function eventually<T>(
 
 /** Options for {@link waitFor}. */
 export interface WaitForOptions extends Omit<EventuallyOptions, 'what'> {
-  /** Namespace of a namespaced type; default the client's default namespace. */
-  namespace?: string
+  /** Namespace of a namespaced type; default (also when undefined) the client's default namespace. */
+  namespace?: string | undefined
 }
 
 /**
@@ -103,7 +103,7 @@ export interface WaitForOptions extends Omit<EventuallyOptions, 'what'> {
  */
 export async function waitFor<T extends KubeObject = KubeObject>(
   client: KubeClient,
-  type: ResourceType,
+  type: ResourceType<T> | ResourceType,
   name: string,
   predicate: (object: T) => boolean,
   options: WaitForOptions = {},

@@ -3,6 +3,7 @@
  */
 
 import type { WatchStream } from '../client/raw-watch.ts'
+import type { ResourceType } from '../client/resource.ts'
 import type { ResourceClient } from '../client/resource-client.ts'
 import type { KubeList, KubeObject } from '../core/types.ts'
 import type { ListRequest, WatchRequest } from './events.ts'
@@ -19,6 +20,8 @@ export interface WatchCall extends WatchRequest {
 export interface ListerWatcher<T extends KubeObject = KubeObject> {
   /** Names the watched collection in logs and errors, e.g. `configmaps in ns-a (app=web)`. */
   readonly describe: string
+  /** The resource listed, when it comes from a `ResourceClient` ({@link listerWatcher}'s do). */
+  readonly type?: ResourceType | undefined
   /** Lists one page of the collection. */
   list(request: ListRequest, signal: AbortSignal): Promise<KubeList<T>>
   /** Resolves when the server accepted the watch; rejects with the API error if it refused. */
@@ -62,6 +65,7 @@ export function listerWatcher<T extends KubeObject>(
   const where = client.namespace ? ` in ${client.namespace}` : ''
   const which = [labelSelector, fieldSelector].filter(Boolean).join(', ')
   return {
+    type: client.type,
     describe: `${client.type.resource}${client.type.group ? `.${client.type.group}` : ''}${where}${which ? ` (${which})` : ''}`,
     list: (request, signal) =>
       (metadataOnly

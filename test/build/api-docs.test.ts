@@ -72,3 +72,17 @@ test('TSDoc rendering: links resolve, @example is fenced, block tags are labelle
     ].join('\n'),
   )
 })
+
+test('F5: every interface and class is shown whole, up to its closing brace, whatever quotes its comments hold', async () => {
+  const report = await generateApiReport()
+  const cut: string[] = []
+  for (const list of report.entries.values())
+    for (const e of list)
+      for (const source of e.sources)
+        if (/^(?:declare\s+)?(?:abstract\s+)?(?:class|interface)\s/.test(source) && !/\}\s*$/.test(source))
+          cut.push(e.name)
+  assert.deepEqual(cut, [])
+  const spec = pages.get('./operator')!.split('## OperatorSpec')[1]!.split('\n## ')[0]!
+  for (const member of ['instance?', 'startFields?', 'installHint?', 'check?', 'envPrefix?', 'webhooks?'])
+    assert.ok(spec.includes(`    ${member}`), member)
+})

@@ -36,6 +36,7 @@ async function run(argv: string[], allowed: (a: Record<string, string>) => boole
     name: 'op',
     commands: {
       check: checkCommand({
+        sharding: true,
         requirements: (o) => ({
           permissions: o.namespace.map((namespace) => ({
             group: '',

@@ -65,6 +65,9 @@ test('helm template: defaults render the operator alone; toggles add the agent a
     'affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key=edge',
     '--set',
     'affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator=Exists',
+    // The ServiceMonitor is rendered only where its CRD is served.
+    '--api-versions',
+    'monitoring.coreos.com/v1',
   ])
   const names = toggled.map((o) => `${o.kind}/${o.metadata.name}`)
   for (const want of [
@@ -96,6 +99,8 @@ test('helm template: defaults render the operator alone; toggles add the agent a
       'metrics.service.enabled=false',
       '--set',
       'metrics.serviceMonitor.enabled=true',
+      '--api-versions',
+      'monitoring.coreos.com/v1',
     ]),
     /serviceMonitor\.enabled needs metrics\.service\.enabled/,
   )
@@ -168,7 +173,12 @@ test("helm install into the real apiserver; the operator run with the installed 
     ns,
     serviceAccount,
   )
-  const kubeconfig = await env().writeKubeconfig({ server: env().server, credentials: { token } })
+  // The release namespace, as the pod's in-cluster namespace file gives it: the Lease's default.
+  const kubeconfig = await env().writeKubeconfig({
+    server: env().server,
+    credentials: { token },
+    namespace: ns,
+  })
   let op: OperatorProcess | undefined
   defer(() => op?.kill('SIGKILL'))
   op = await startOperator('helm', [...args, `--kubeconfig=${kubeconfig}`])

@@ -163,6 +163,12 @@ test('a clusters file that cannot be read fails start-up with one line naming it
     () => assert.fail('edgeop started with a missing clusters file'),
     (err: { code?: number; stderr?: string }) => err,
   )
-  assert.equal(failed.code, 1)
-  assert.equal(failed.stderr, `edgeop: clusters file ${missing}: cannot read it (ENOENT)\n`)
+  assert.equal(failed.code, 2)
+  const lines = (failed.stderr ?? '').trim().split('\n')
+  assert.equal(lines.length, 1, failed.stderr)
+  const line = JSON.parse(lines[0]!) as { level: string; msg: string }
+  assert.deepEqual(
+    [line.level, line.msg],
+    ['error', `edgeop cannot start: clusters file ${missing}: cannot read it (ENOENT)`],
+  )
 })

@@ -4,6 +4,7 @@
  * installed the CRDs), and a shutdown signal during start-up stops cleanly with exit 0.
  */
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createServer, type Socket } from 'node:net'
@@ -77,11 +78,11 @@ test('Manager.run rejects in seconds, naming the CRD, when a watched resource is
   )
 })
 
-test('the binary without its CRD exits 1 with one line naming it and the command that installs it', async () => {
+test('the binary without its CRD exits 2 with one line naming it and the command that installs it', async () => {
   const { kubeconfig } = await privateAdmin()
   const op = await startOperator('no-crd', ['run', `--kubeconfig=${kubeconfig}`])
   cleanups.push(async () => op.kill('SIGKILL'))
-  assert.equal(await exitWithin(op.exited, 'edgeop without its CRD'), 1)
+  assert.equal(await exitWithin(op.exited, 'edgeop without its CRD'), 2)
   const errors = op.logs.filter((l) => l.level === 'error')
   assert.deepEqual(
     errors.map((l) => [l.msg, l.code]),
@@ -100,6 +101,43 @@ test('the binary without its CRD exits 1 with one line naming it and the command
     !op.logs.some((l) => /did not sync/.test(String(l.msg) + String(l.error))),
     'not the sync timeout',
   )
+})
+
+test('start-up mistake, a user’s operator watching a CRD that is not installed: exit 2, one line naming it', async () => {
+  const { kubeconfig } = await privateAdmin()
+  const child = spawn(
+    process.execPath,
+    [
+      join(import.meta.dirname, '../operator/fixtures/mistaken-operator.ts'),
+      `--kubeconfig=${kubeconfig}`,
+      '--metrics-bind-address=0',
+      '--health-probe-bind-address=0',
+    ],
+    { env: { PATH: process.env.PATH, MISTAKE: 'missing-crd' }, stdio: ['ignore', 'ignore', 'pipe'] },
+  )
+  cleanups.push(async () => child.kill('SIGKILL'))
+  let stderr = ''
+  child.stderr.on('data', (d) => (stderr += d))
+  const code = await exitWithin(
+    new Promise((resolve) => child.on('close', resolve)),
+    'the operator without its CRD',
+  )
+  assert.equal(code, 2, stderr)
+  const lines = stderr
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as LogLine)
+  assert.deepEqual(
+    lines.filter((l) => l.level === 'error').map((l) => [l.msg, l.code]),
+    [
+      [
+        'secretsync cannot start: the API server does not serve widgets.mistakes.edgeop.test/v1: it is watched ' +
+          'but not installed; install the CustomResourceDefinition "widgets.mistakes.edgeop.test" before starting',
+        'EDGEOP_ERR_DISCOVERY',
+      ],
+    ],
+  )
+  assert.equal(lines[0]?.msg, 'starting secretsync')
 })
 
 /** A TCP server that accepts connections and never answers (not even the TLS handshake). */

@@ -73,7 +73,12 @@ export function appServiceE2eSuite(install: OperatorInstaller): void {
     metricsToken = await metricsScraperToken(env(), admin, defer, ns, installed.metricsReaderRole)
     proxy = await env().startFaultProxy()
     defer(() => proxy.close())
-    const kubeconfig = await env().writeKubeconfig({ server: proxy.url, credentials: { token } })
+    // The installed namespace, as the pod's in-cluster namespace file gives it: the Lease's default.
+    const kubeconfig = await env().writeKubeconfig({
+      server: proxy.url,
+      credentials: { token },
+      namespace: installed.namespace,
+    })
     args = [...installed.args, `--kubeconfig=${kubeconfig}`]
     // Deferred last, so it runs first: the operators die before the proxy, the database and the
     // installation go.

@@ -58,3 +58,15 @@ tlsConfig:
   insecureSkipVerify: true
 {{- end -}}
 {{- end -}}
+
+{{/*
+The operator's ServiceAccount: the chart's (named serviceAccount.name, default the full name) when
+serviceAccount.create, else serviceAccount.name (default "default"), one that exists already.
+*/}}
+{{- define "edgeop.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "edgeop.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}

@@ -109,9 +109,6 @@ export const OPERATOR_FLAGS = {
     empty: 'must not be empty (leave --namespace out to watch all namespaces)',
   }),
   'leader-elect': booleanFlag('Elect a leader through a Lease, so that only one replica reconciles.'),
-  shard: booleanFlag(
-    'Split the objects among the replicas (the ring --leader-election-id, at most 63 characters) instead.',
-  ),
   'leader-election-id': stringFlag(
     'Name of the Lease used for leader election (a DNS-1123 subdomain). Required with --leader-elect.',
     { schema: kubeName('subdomain', 'a Lease name'), placeholder: 'name' },
@@ -217,6 +214,18 @@ export const OPERATOR_FLAGS = {
   ),
 }
 
+/**
+ * The flag of an operator whose controllers split their objects among the replicas (spread it into its
+ * set): `--shard`, leader election per object through `Manager.shard`. Not in {@link OPERATOR_FLAGS},
+ * because only an operator that scopes its informers to `shard.selector` and guards its reconciler with
+ * `shard.guard` is sharded by it; offered to any other, two replicas reconciled the same objects.
+ */
+export const SHARD_FLAGS = {
+  shard: booleanFlag(
+    'Split the objects among the replicas (the ring --leader-election-id, at most 63 characters) instead.',
+  ),
+}
+
 /** The flags of an operator that serves admission webhooks (`OperatorSpec.webhooks`); spread them into its set. */
 export const WEBHOOK_FLAGS = {
   // Off unless asked for (the shipped manifests ask for :9443): a webhook needs its Service and
@@ -262,7 +271,7 @@ export function validateMetricsOptions(
  * rules: with `--leader-elect`, an election ID is required and lease duration > renew deadline > retry
  * period × 1.2. Returns one line naming the flag, or undefined when valid.
  */
-export function validateOperatorOptions(o: OperatorOptions): string | undefined {
+export function validateOperatorOptions(o: OperatorOptions & { shard?: boolean }): string | undefined {
   const metrics = validateMetricsOptions(o)
   if (metrics !== undefined || !(o.leaderElect || o.shard)) return metrics
   if (o.leaderElectionId === '')

@@ -15,7 +15,7 @@
 import * as z from 'zod/mini'
 import type { ResourceType } from '../../client/index.ts'
 import type { Condition, KubeObject, ObjectMeta } from '../../core/index.ts'
-import { celRule, customResourceDefinition } from '../../objects/index.ts'
+import { ConditionsSchema, celRule, customResourceDefinition } from '../../objects/index.ts'
 import { CONVERT_PATH, OPERATOR_NAMESPACE, WEBHOOK_SERVICE } from './deployment-names.ts'
 
 export const GROUP = 'platform.example.com'
@@ -138,17 +138,6 @@ export const AppServiceSpecV1beta1 = z
   )
 export type AppServiceSpecV1beta1 = z.infer<typeof AppServiceSpecV1beta1>
 
-/** One status condition (metav1.Condition). */
-const ConditionSchema = z.object({
-  type: z.string(),
-  status: z.enum(['True', 'False', 'Unknown']),
-  observedGeneration: z.optional(z.int()),
-  // RFC 3339, checked by the apiserver; the operator only writes it, so no zod date parser is bundled.
-  lastTransitionTime: z.string().check(z.meta({ kubernetes: { format: 'date-time' } })),
-  reason: z.string(),
-  message: z.string(),
-})
-
 /** `status`: what the operator observed. */
 export const AppServiceStatus = z.object({
   observedGeneration: z.optional(z.int()),
@@ -160,9 +149,7 @@ export const AppServiceStatus = z.object({
   database: z.optional(
     z.object({ phase: z.enum(['Creating', 'Provisioning', 'Ready']), task: z.optional(z.string()) }),
   ),
-  conditions: z.optional(
-    z.array(ConditionSchema).check(z.meta({ kubernetes: { listType: 'map', listMapKeys: ['type'] } })),
-  ),
+  conditions: ConditionsSchema,
 })
 export type AppServiceStatus = z.infer<typeof AppServiceStatus>
 

@@ -30,6 +30,11 @@ export const CONVERT_PATH = '/convert'
  * `failurePolicy: Fail` every AppService write waits that long for it.
  */
 export const WEBHOOK_TIMEOUT_SECONDS = 5
+/**
+ * The label of the operator's Namespace object (config/, deploy/): the webhooks skip the namespace that
+ * carries it, whatever a kustomize overlay renames it to. Setting it needs `update` on Namespaces.
+ */
+export const OPERATOR_NAMESPACE_LABEL = 'edgeop.io/operator-namespace'
 /** The ClusterRole scrapers are bound to; the node agent's manifests (deploy/agent/) ship the same one. */
 export const METRICS_READER_ROLE = 'edgeop-metrics-reader'
 /**

@@ -17,6 +17,7 @@ import {
   MUTATE_PATH,
   OPERATOR_NAME,
   OPERATOR_NAMESPACE,
+  OPERATOR_NAMESPACE_LABEL,
   PROBE_PORT,
   SCRAPER_NAMESPACE,
   VALIDATE_PATH,
@@ -173,6 +174,7 @@ export function webhookConfigurations(
   namespace = OPERATOR_NAMESPACE,
   serviceAccount = OPERATOR_NAME,
 ): KubeObject[] {
+  // `namespace` names the Service only (kustomize's namespace transformer rewrites that field).
   const webhook = (name: string, path: string, failurePolicy: 'Fail' | 'Ignore') => ({
     name: `${name}.${GROUP}`,
     admissionReviewVersions: ['v1'],
@@ -189,13 +191,19 @@ export function webhookConfigurations(
     failurePolicy,
     sideEffects: 'None',
     timeoutSeconds: WEBHOOK_TIMEOUT_SECONDS,
+    // By the label its Namespace object carries, not by name: a kustomize `namespace:` overlay renames
+    // the Namespace and keeps its labels, but leaves a name in a selector's values as it was.
     namespaceSelector: {
-      matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: [namespace] }],
+      matchExpressions: [{ key: OPERATOR_NAMESPACE_LABEL, operator: 'DoesNotExist' }],
     },
+    // The operator's ServiceAccount in whichever namespace it runs (an overlay cannot rewrite a CEL
+    // string). An account of that name elsewhere is excluded too: making one act on AppServices takes
+    // the rights to create ServiceAccounts and bind them, and the reconciler still refuses a spec it
+    // cannot honour.
     matchConditions: [
       {
         name: 'not-the-operator',
-        expression: `request.userInfo.username != 'system:serviceaccount:${namespace}:${serviceAccount}'`,
+        expression: `!(request.userInfo.username.startsWith('system:serviceaccount:') && request.userInfo.username.endsWith(':${serviceAccount}'))`,
       },
     ],
   })
@@ -252,7 +260,11 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
   }
   return {
     '00-namespace.yaml': [
-      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: OPERATOR_NAMESPACE, labels } },
+      {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: OPERATOR_NAMESPACE, labels: { ...labels, [OPERATOR_NAMESPACE_LABEL]: 'true' } },
+      },
     ],
     'crd.yaml': [appServiceCrd() as unknown as KubeObject],
     'rbac.yaml': [
@@ -302,7 +314,8 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
                     'run',
                     '--leader-elect',
                     `--leader-election-id=${OPERATOR_NAME}`,
-                    `--leader-election-namespace=${OPERATOR_NAMESPACE}`,
+                    // No --leader-election-namespace: the pod's own (the in-cluster namespace file), so
+                    // a kustomize `namespace:` overlay moves the Lease with the operator.
                     // HTTPS with a TokenReview and a SubjectAccessReview per scrape (--metrics-secure,
                     // the default); self-signed unless --metrics-cert-path names a mounted Secret.
                     `--metrics-bind-address=:${METRICS_PORT}`,

@@ -20,6 +20,7 @@ import {
   nonEmpty,
   OPERATOR_FLAGS,
   type OperatorSpec,
+  SHARD_FLAGS,
   stringFlag,
   validateOperatorOptions,
   WEBHOOK_FLAGS,
@@ -141,9 +142,10 @@ export function appServiceController(o: AppServiceOperatorOptions): Controller<A
   })
 }
 
-/** `edgeop run`'s flags: the operator flags, the webhook flags and the database service's URL. */
+/** `edgeop run`'s flags: the operator flags, `--shard` (the controller is sharded), the webhook flags and the database service's URL. */
 export const APPSERVICE_FLAGS = {
   ...OPERATOR_FLAGS,
+  ...SHARD_FLAGS,
   ...WEBHOOK_FLAGS,
   'database-api': stringFlag(
     'Base URL (absolute http:// or https://) of the external database service (needed for AppServices with database.enabled).',

@@ -4,10 +4,14 @@ import { formatFlagsHelp, parseFlags, stringFlag } from '../../../src/cli/flags/
 import {
   OPERATOR_FLAGS,
   type OperatorOptions,
+  SHARD_FLAGS,
   validateOperatorOptions,
 } from '../../../src/cli/flags/operator-flags.ts'
 
-const DEFAULTS: OperatorOptions = {
+/** The operator flags of a sharded operator, as the tests parse them. */
+const FLAGS = { ...OPERATOR_FLAGS, ...SHARD_FLAGS }
+
+const DEFAULTS: OperatorOptions & { shard: boolean } = {
   kubeconfig: '',
   context: '',
   namespace: [],
@@ -39,7 +43,7 @@ const SUBDOMAIN =
   'DNS-1123 subdomain: at most 253 of a-z, 0-9, "-" and ".", each dot-separated part starting and ending with a letter or digit'
 
 function parse(argv: string[], env: Record<string, string> = {}) {
-  const r = parseFlags(OPERATOR_FLAGS, argv, env)
+  const r = parseFlags(FLAGS, argv, env)
   if (!r.ok) return r.error
   return validateOperatorOptions(r.values) ?? r.values
 }
@@ -51,7 +55,6 @@ describe('operator flags', () => {
       'context',
       'namespace',
       'leader-elect',
-      'shard',
       'leader-election-id',
       'leader-election-namespace',
       'leader-election-lease-duration',
@@ -75,7 +78,14 @@ describe('operator flags', () => {
     assert.deepEqual(parse([]), DEFAULTS)
   })
 
-  const accepted: [string, string[], Record<string, string>, Partial<OperatorOptions>][] = [
+  test('F2: --shard is not an operator flag: offered only to an operator that spreads SHARD_FLAGS', () => {
+    const r = parseFlags(OPERATOR_FLAGS, ['--shard'], {})
+    assert.equal(r.ok ? 'accepted' : r.error, 'unknown flag --shard')
+    assert.doesNotMatch(formatFlagsHelp(OPERATOR_FLAGS), /--shard/)
+    assert.deepEqual(Object.keys(SHARD_FLAGS), ['shard'])
+  })
+
+  const accepted: [string, string[], Record<string, string>, Partial<typeof DEFAULTS>][] = [
     [
       'kubeconfig and context',
       ['--kubeconfig', '/k', '--context=edge'],
