@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # A probe of the real test node (test/integration/real-node.test.ts runs it and checks what it
-# prints; the end-to-end suite of the chart on this node is still to be written): inside a
+# prints, with EDGEOP_NODE_THEN running test/node/chart-on-node.ts on the Ready node): inside a
 # network and mount namespace of its own, it starts the project's control plane (cluster:up with
-# a private state directory), containerd with the CRI and the CNI bridge, and kubelet, all built by
-# build-binaries.sh; imports the images from dist/image and a pause image built here, with no
+# a private state directory) with kube-controller-manager and kube-scheduler, containerd with the
+# CRI and the CNI bridge, and kubelet, all built by build-binaries.sh; imports the images from dist/image and a pause image built here, with no
 # registry; and runs two static pods: `edgeop version` with hostNetwork, and an idle container of
 # the image with a pod IP and a 64Mi limit. It prints the timings, the Node's Ready condition, the
 # pods' phases, the version line from the pod log and the pod cgroup's memory limit, then tears
