@@ -114,6 +114,21 @@ test('a webhook denial reaches the client through the webhook Service, in the wo
   )
 })
 
+test('kubectl rollout restart: each old replica stops gracefully on SIGTERM (the leader releases its Lease), an AppService created meanwhile is reconciled', () => {
+  const restart = findings(stdout).get('rollout restart')?.[0]
+  assert.ok(restart, stdout)
+  const stops = restart.stops as { wasLeader: boolean; releasedLease: boolean; last: string }[]
+  assert.equal(stops.length, 2)
+  for (const s of stops)
+    assert.equal(s.last, 'stopped', 'the last log line is the graceful stop, not a SIGKILL')
+  assert.deepEqual(
+    stops.filter((s) => s.wasLeader).map((s) => s.releasedLease),
+    [true],
+  )
+  assert.equal(restart.duringRestartDeployment, 'during-restart')
+  assert.equal((restart.newPods as string[]).length, 2)
+})
+
 test("the leader's container killed: a new leader, and kubelet restarts the container (the time is reported, not asserted)", (t) => {
   const e2e = findings(stdout)
   const takeover = e2e.get('takeover')?.[0]

@@ -12,7 +12,7 @@
  * AppService write then gets.
  */
 import { execFile } from 'node:child_process'
-import { access, readFile } from 'node:fs/promises'
+import { access, open, readFile } from 'node:fs/promises'
 import { promisify } from 'node:util'
 import { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES, type ResourceType } from '../../src/client/resource.ts'
@@ -205,15 +205,89 @@ async function main(): Promise<void> {
   // 4. Memory of every pod as the kernel counts it, against the chart's requests and limits.
   for (const p of [...(await pods(NAMESPACE, OPERATOR)), ...appPods]) say('memory', await podMemory(p))
 
-  // 5. The leader's container killed (SIGKILL through containerd): the standby takes over.
   const holder = async () =>
     (
       (await client.resource(leases, NAMESPACE).get(OPERATOR_DEPLOYMENT)) as KubeObject & {
         spec: { holderIdentity?: string }
       }
     ).spec.holderIdentity ?? ''
-  const leader = await holder()
-  const leaderPod = (await pods(NAMESPACE, OPERATOR)).find((p) => leader.startsWith(`${p.metadata.name}_`))!
+
+  // 5. `kubectl rollout restart`: kubelet sends SIGTERM; each old pod logs its graceful stop.
+  const before = await pods(NAMESPACE, OPERATOR)
+  const oldLeader = await holder()
+  // kubelet deletes a pod's log files with the pod: hold them open to read them afterwards.
+  const logOf = (p: Pod) =>
+    `${process.env.EDGEOP_NODE_WORK}/pod-logs/${NAMESPACE}_${p.metadata.name}_${p.metadata.uid}/operator/0.log`
+  const logs = await Promise.all(before.map((p) => open(logOf(p), 'r')))
+  await client.resource(deployments, NAMESPACE).patch(
+    OPERATOR_DEPLOYMENT,
+    {
+      spec: {
+        template: {
+          metadata: { annotations: { 'kubectl.kubernetes.io/restartedAt': new Date().toISOString() } },
+        },
+      },
+    },
+    'merge',
+  )
+  // Created while the replicas hand over: reconciled by one of them, nothing lost.
+  await apps.create({
+    apiVersion: 'platform.example.com/v1alpha1',
+    kind: 'AppService',
+    metadata: { name: 'during-restart' },
+    spec: { image: APP_IMAGE },
+  } as never)
+  const oldNames = new Set(before.map((p) => p.metadata.name))
+  let after: Pod[] = []
+  await eventually(
+    async () => {
+      after = await pods(NAMESPACE, OPERATOR)
+      return after.length === 2 && after.every((p) => !oldNames.has(p.metadata.name) && ready(p))
+    },
+    { timeoutMs: WAIT_MS, what: () => `two new operator pods Ready (${after.map((p) => p.metadata.name)})` },
+  )
+  const stops = []
+  for (const [i, p] of before.entries()) {
+    const text = await logs[i]!.readFile('utf8')
+    await logs[i]!.close()
+    const msgs = text
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l.slice(l.indexOf('{'))) as { msg: string }).msg)
+    stops.push({
+      pod: p.metadata.name,
+      wasLeader: oldLeader.startsWith(`${p.metadata.name}_`),
+      releasedLease: msgs.includes('released the lease'),
+      last: msgs.at(-1),
+    })
+  }
+  const hello = await apps.get('hello')
+  const during = await eventually(
+    () =>
+      client
+        .resource(deployments, APP_NAMESPACE)
+        .get('during-restart')
+        .catch(() => undefined),
+    { timeoutMs: WAIT_MS, what: 'the AppService created during the restart reconciled' },
+  )
+  say('rollout restart', {
+    duringRestartDeployment: during.metadata.name,
+    at: at(),
+    stops,
+    newPods: after.map((p) => p.metadata.name),
+    helloConditions: hello.status?.conditions,
+  })
+
+  // 6. The leader's container killed (SIGKILL through containerd): the standby takes over.
+  // After the rollout the Lease may still be free or being taken: wait for a leader among the pods.
+  let leader = ''
+  const leaderPod = await eventually(
+    async () => {
+      leader = await holder()
+      return (await pods(NAMESPACE, OPERATOR)).find((p) => leader.startsWith(`${p.metadata.name}_`))
+    },
+    { timeoutMs: WAIT_MS, what: 'a leader among the new pods' },
+  )
   const container = leaderPod.status!.containerStatuses![0]!.containerID!.replace(/^containerd:\/\//, '')
   const killedAt = performance.now()
   await run('ctr', [
@@ -259,7 +333,7 @@ async function main(): Promise<void> {
     at: at(),
   })
 
-  // 6. The operator scaled to 0: what an AppService write gets.
+  // 7. The operator scaled to 0: what an AppService write gets.
   await client.resource(deployments, NAMESPACE).patch(OPERATOR_DEPLOYMENT, { spec: { replicas: 0 } }, 'merge')
   await eventually(async () => (await pods(NAMESPACE, OPERATOR)).length === 0, {
     timeoutMs: WAIT_MS,
