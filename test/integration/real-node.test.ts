@@ -153,6 +153,18 @@ test('operator scaled to 0, failurePolicy Fail: an AppService write is refused n
   assert.equal(e2e.get('write with Ignore and the operator at 0')?.[0]?.stored, 'Not An/Image!')
 })
 
+test('the agent DaemonSet (agent.enabled=true) writes its file on the host path; killed with the apiserver out of reach, restarted by kubelet, it serves its last files from the cache hostPath', () => {
+  const e2e = findings(stdout)
+  assert.equal(e2e.get('agent')?.[0]?.file, 'from the cluster\n', stdout)
+  const offline = e2e.get('agent offline')?.[0]
+  assert.ok(offline, stdout)
+  assert.ok(Number(offline.restarts) >= 1)
+  assert.equal(offline.file, 'from the cluster\n', 'the file deleted by hand is written again')
+  assert.equal(offline.servedFromSnapshot, true, 'the restarted agent loaded its snapshot')
+  assert.equal(offline.apiserverRefused, true, 'while the apiserver was out of its reach')
+  assert.equal(offline.driftCorrected, true)
+})
+
 test("each pod's memory from its cgroup: the operator's under the chart's request, its limit the chart's", async () => {
   const chart = await helmTemplate('edgeop', 'edgeop-system')
   const deployment = chart.find((o) => o.kind === 'Deployment') as unknown as {

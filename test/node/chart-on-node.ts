@@ -12,13 +12,14 @@
  * AppService write then gets.
  */
 import { execFile } from 'node:child_process'
-import { access, open, readFile } from 'node:fs/promises'
+import { access, open, readdir, readFile, rm } from 'node:fs/promises'
 import { promisify } from 'node:util'
 import { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES, type ResourceType } from '../../src/client/resource.ts'
 import { loadKubeconfig } from '../../src/config/kubeconfig.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { APPSERVICES } from '../../src/operators/appservice/api.ts'
+import { NODECONFIGS } from '../../src/operators/nodeconfig/api.ts'
 import { eventually } from '../../src/testing/eventually.ts'
 import { ApiError } from '../../src/transport/api-error.ts'
 
@@ -383,6 +384,92 @@ async function main(): Promise<void> {
   say('write with Ignore and the operator at 0', {
     stored: (await apps.get('unvalidated')).spec.image,
     afterMs: Math.round(performance.now() - t2),
+  })
+
+  // 8. The node agent (agent.enabled=true, edge autonomy on by default): its files on the host
+  // path, then the apiserver out of the pods' reach and the agent's container killed: restarted by
+  // kubelet, it serves its last known files from the cache hostPath.
+  await helm(
+    'upgrade',
+    RELEASE,
+    'charts/edgeop',
+    '--namespace',
+    NAMESPACE,
+    '--reuse-values',
+    // The scale to 0 and the Ignore patch above own fields now: Helm 4's server-side apply refuses
+    // them as conflicts without this (what an administrator meets after a `kubectl scale`).
+    '--force-conflicts',
+    '--set',
+    'agent.enabled=true',
+  )
+  await client.resource(NODECONFIGS).create({
+    apiVersion: 'platform.example.com/v1alpha1',
+    kind: 'NodeConfig',
+    metadata: { name: 'e2e' },
+    spec: { files: [{ path: 'etc/e2e.conf', content: 'from the cluster\n', mode: '0644' }] },
+  } as never)
+  const hostFile = '/var/lib/edgeop/files/etc/e2e.conf'
+  const onHost = () => readFile(hostFile, 'utf8').catch(() => undefined)
+  await eventually(async () => (await onHost()) === 'from the cluster\n', {
+    timeoutMs: WAIT_MS,
+    what: `${hostFile} written by the agent pod`,
+  })
+  await eventually(
+    async () => {
+      const snapshots = await readdir('/var/lib/edgeop/cache').catch(() => [] as string[])
+      const texts = await Promise.all(
+        snapshots
+          .filter((f) => f.endsWith('.snapshot'))
+          .map((f) => readFile(`/var/lib/edgeop/cache/${f}`, 'utf8')),
+      )
+      return texts.some((t) => t.includes('"name":"e2e"'))
+    },
+    { timeoutMs: WAIT_MS, what: 'the agent snapshot on the cache hostPath holds the NodeConfig' },
+  )
+  const agentPod = (await pods(NAMESPACE, 'app.kubernetes.io/name=edgeop-agent'))[0]!
+  say('agent', { at: at(), pod: agentPod.metadata.name, file: await onHost() })
+  // The apiserver out of reach for pods (the kubernetes Service's route stopped); kubelet keeps its own.
+  process.kill(Number(process.env.EDGEOP_NODE_SERVICE_PROXY_PID), 'SIGTERM')
+  const agentContainer = agentPod.status!.containerStatuses![0]!.containerID!.replace(/^containerd:\/\//, '')
+  await run('ctr', [
+    '-a',
+    process.env.EDGEOP_NODE_CONTAINERD!,
+    '-n',
+    'k8s.io',
+    'tasks',
+    'kill',
+    '-s',
+    'SIGKILL',
+    agentContainer,
+  ])
+  let agentRestarts = 0
+  await eventually(
+    async () => {
+      const p = (await client.resource(CORE_TYPES.pods, NAMESPACE).get(agentPod.metadata.name!)) as Pod
+      agentRestarts = p.status?.containerStatuses?.[0]?.restartCount ?? 0
+      return (
+        agentRestarts >= 1 &&
+        p.status?.containerStatuses?.[0]?.containerID?.endsWith(agentContainer) === false
+      )
+    },
+    { timeoutMs: WAIT_MS, what: 'the agent container restarted by kubelet' },
+  )
+  await rm(hostFile)
+  await eventually(async () => (await onHost()) === 'from the cluster\n', {
+    timeoutMs: WAIT_MS,
+    what: `${hostFile} restored by the restarted agent without the apiserver`,
+  })
+  const restartedLog = await readFile(
+    `${process.env.EDGEOP_NODE_WORK}/pod-logs/${NAMESPACE}_${agentPod.metadata.name}_${agentPod.metadata.uid}/agent/${agentRestarts}.log`,
+    'utf8',
+  )
+  say('agent offline', {
+    at: at(),
+    restarts: agentRestarts,
+    file: await onHost(),
+    servedFromSnapshot: restartedLog.includes('serving from cache snapshot until the server answers'),
+    apiserverRefused: restartedLog.includes('ECONNREFUSED'),
+    driftCorrected: restartedLog.includes('drift corrected'),
   })
 }
 
