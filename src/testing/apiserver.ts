@@ -58,14 +58,16 @@ export interface ApiserverOptions {
   etcdUrl: string
   pki: TestPki
   workDir: string
-  /** Extra flags appended last (they win over ours). */
+  /** Extra flags appended last; each replaces ours of the same name (a list flag such as `--disable-admission-plugins` would append otherwise). */
   extraArgs?: readonly string[]
 }
 
 /** Builds the kube-apiserver command line (exported for tests and for the report). */
 export function apiserverArgs(options: ApiserverOptions): string[] {
   const { pki } = options
-  return [
+  const extra = options.extraArgs ?? []
+  const replaced = new Set(extra.map(flagName))
+  const ours = [
     `--etcd-servers=${options.etcdUrl}`,
     `--bind-address=${LOOPBACK}`,
     `--secure-port=${options.port}`,
@@ -100,9 +102,12 @@ export function apiserverArgs(options: ApiserverOptions): string[] {
     `--proxy-client-cert-file=${pki.frontProxyClient.cert}`,
     `--proxy-client-key-file=${pki.frontProxyClient.key}`,
     '--profiling=false',
-    ...(options.extraArgs ?? []),
   ]
+  return [...ours.filter((a) => !replaced.has(flagName(a))), ...extra]
 }
+
+/** `--name` of a `--name=value` flag. */
+const flagName = (arg: string): string => arg.split('=', 1)[0]!
 
 /** One kube-apiserver; restartable on the same port with the same data. */
 export class Apiserver {

@@ -92,6 +92,8 @@ async function up(): Promise<number> {
       `--work-dir=${workDir}`,
       `--state-file=${stateFile}`,
       '--uncached=eager',
+      // `up --apiserver-arg=--flag=value …`: kube-apiserver flags (the real node's), passed on.
+      ...process.argv.slice(3).filter((a) => a.startsWith('--apiserver-arg=')),
     ],
     { detached: true, stdio: ['ignore', log, log] },
   )

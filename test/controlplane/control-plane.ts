@@ -38,6 +38,8 @@ export interface ControlPlaneOptions {
   uncached?: UncachedMode
   /** Progress messages. Default: none. */
   log?: (message: string) => void
+  /** Flags added to every kube-apiserver's command line; each replaces ours of the same name. Default: none. */
+  apiserverArgs?: readonly string[]
 }
 
 /**
@@ -176,7 +178,15 @@ export class ControlPlane {
       const [cachedPort, uncachedPort] = await freePorts(2)
       const make = (flavor: ApiserverFlavor, port: number): Apiserver =>
         new Apiserver(
-          { flavor, port, bin: options.binaries.path('kube-apiserver'), etcdUrl: etcd!.url, pki, workDir },
+          {
+            flavor,
+            port,
+            bin: options.binaries.path('kube-apiserver'),
+            etcdUrl: etcd!.url,
+            pki,
+            workDir,
+            extraArgs: options.apiserverArgs ?? [],
+          },
           adminIdentity,
         )
       const apiservers = { cached: make('cached', cachedPort!), uncached: make('uncached', uncachedPort!) }

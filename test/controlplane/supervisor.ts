@@ -6,6 +6,7 @@
  *
  *     node test/controlplane/supervisor.ts [--bin-dir DIR] [--work-dir DIR]
  *         [--uncached eager|lazy|off] [--state-file FILE] [--watch-stdin]
+ *         [--apiserver-arg=--flag=value …]
  *
  * When ready it prints one JSON line to stdout, `{"ready": SupervisorState}`, or
  * `{"error": "…"}` on failure (exit code 1); progress goes to stderr. It tears
@@ -45,6 +46,8 @@ const { values } = parseArgs({
     uncached: { type: 'string', default: 'lazy' },
     'state-file': { type: 'string' },
     'watch-stdin': { type: 'boolean', default: false },
+    // Flags for kube-apiserver, each replacing ours of its name (the real node needs some).
+    'apiserver-arg': { type: 'string', multiple: true, default: [] },
   },
 })
 
@@ -104,7 +107,13 @@ try {
     binDir === undefined
       ? await resolveBinaries({ log })
       : { dir: binDir, versions: readVersions(), path: (name) => join(binDir, name) }
-  plane = await ControlPlane.start({ binaries, workDir: values['work-dir'], uncached: mode, log })
+  plane = await ControlPlane.start({
+    binaries,
+    workDir: values['work-dir'],
+    uncached: mode,
+    log,
+    apiserverArgs: values['apiserver-arg'],
+  })
   server = await ControlServer.start(plane, () => void writeState().catch(() => {}))
   await writeState()
   process.stdout.write(`${JSON.stringify({ ready: await state() })}\n`)

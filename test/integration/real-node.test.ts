@@ -2,8 +2,9 @@
  * A real node, not KWOK: test/node/probe-node.sh brings up the project's control plane, containerd
  * with the CRI and the CNI bridge, and kubelet (all built by test/node/build-binaries.sh) inside a
  * network and mount namespace of its own, imports the images from dist/image with no registry, runs
- * two static pods of the operator's image, reports, and tears everything down. The suite of the
- * chart installed as shipped on this node is still to come (docs/real-node.md).
+ * two static pods of the operator's image, reports; then test/node/chart-on-node.ts installs the
+ * chart exactly as shipped (`helm install`, chart defaults) and drives it on that node; the probe
+ * tears everything down (docs/real-node.md).
  */
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
@@ -15,6 +16,7 @@ import { buildImages, inspectImage } from '../../build/image.ts'
 import { HOST_ARCH } from '../../build/targets.ts'
 import { nodeBinaryDir } from '../node/assets.ts'
 import { memoryBytes } from '../node/quantity.ts'
+import { helmTemplate } from '../support/rendered-manifests.ts'
 import { scratchDirs } from '../support/scratch.ts'
 
 const run = promisify(execFile)
@@ -34,11 +36,33 @@ before(
   { timeout: PREPARE_TIMEOUT_MS },
 )
 
+/** What chart-on-node.ts found, by step (`e2e: <step> <JSON>` lines). */
+function findings(stdout: string): Map<string, Record<string, unknown>[]> {
+  const out = new Map<string, Record<string, unknown>[]>()
+  for (const m of stdout.matchAll(/^e2e: (.+?) (\{.*\})$/gm))
+    out.set(m[1]!, [...(out.get(m[1]!) ?? []), JSON.parse(m[2]!)])
+  return out
+}
+
+let stdout = ''
+before(
+  async () => {
+    const r = await run('bash', [PROBE, String(READY_WAIT_S)], {
+      maxBuffer: 16 * 1024 * 1024,
+      env: {
+        ...process.env,
+        EDGEOP_NODE_PROBE_DIR: await scratch(),
+        EDGEOP_NODE_THEN: `${process.execPath} test/node/chart-on-node.ts`,
+      },
+    }).catch((err: { stdout?: string; message: string }) => ({
+      stdout: `${err.stdout ?? ''}\n${err.message}`,
+    }))
+    stdout = r.stdout
+  },
+  { timeout: PREPARE_TIMEOUT_MS },
+)
+
 test('kubelet registers a Ready node and runs static pods of the image from the OCI layout: `version` Succeeded with its line, an idle pod Running on the CNI bridge at its memory limit; all torn down', async () => {
-  const { stdout } = await run('bash', [PROBE, String(READY_WAIT_S)], {
-    maxBuffer: 16 * 1024 * 1024,
-    env: { ...process.env, EDGEOP_NODE_PROBE_DIR: await scratch() },
-  })
   assert.match(stdout, /probe-node: \d+ ms: node edgeop-node Ready=True$/m, stdout)
   assert.match(stdout, /edgeop-version-edgeop-node=Succeeded/, stdout)
   assert.match(stdout, /edgeop-idle-edgeop-node=Running@10\.88\.\d+\.\d+/, stdout)
@@ -55,4 +79,111 @@ test('kubelet registers a Ready node and runs static pods of the image from the 
   assert.ok(root, stdout)
   for (const hierarchy of await readdir('/sys/fs/cgroup'))
     await assert.rejects(access(join('/sys/fs/cgroup', hierarchy, root)), `${hierarchy}${root} is left`)
+})
+
+test('the chart installed with its defaults runs on the node: two operator pods Running and Ready by kubelet, one leader, an AppService whose pods run', () => {
+  const e2e = findings(stdout)
+  assert.equal(e2e.get('failed'), undefined, stdout)
+  const operator = e2e.get('operator pods')?.[0]?.pods as { phase: string; ready: boolean; ip: string }[]
+  assert.equal(operator?.length, 2, stdout)
+  for (const p of operator) {
+    assert.equal(p.phase, 'Running')
+    assert.equal(p.ready, true, "Ready by the chart's readiness probe, which kubelet runs")
+    assert.match(p.ip, /^10\.88\./, 'a pod IP on the CNI bridge')
+  }
+  const leader = e2e.get('leader')![0]!
+  assert.equal(leader.lease, 'edgeop-appservice')
+  assert.ok(
+    (leader.pods as string[]).some((p) => String(leader.holder).startsWith(`${p}_`)),
+    'one of the two leads',
+  )
+  const apps = e2e.get('appservice pods')![0]!
+  assert.equal(apps.deployment, 'hello')
+  assert.deepEqual(
+    (apps.pods as { phase: string }[]).map((p) => p.phase),
+    ['Running', 'Running'],
+  )
+})
+
+test('a webhook denial reaches the client through the webhook Service, in the words the user reads', () => {
+  const denial = findings(stdout).get('webhook denial')?.[0]
+  assert.equal(denial?.status, 422, stdout)
+  assert.match(
+    String(denial?.message),
+    /admission webhook "validate\.appservices\.platform\.example\.com" denied the request: spec\.image "Not An\/Image!" is not a valid image reference/,
+  )
+})
+
+test('kubectl rollout restart: each old replica stops gracefully on SIGTERM (the leader releases its Lease), an AppService created meanwhile is reconciled', () => {
+  const restart = findings(stdout).get('rollout restart')?.[0]
+  assert.ok(restart, stdout)
+  const stops = restart.stops as { wasLeader: boolean; releasedLease: boolean; last: string }[]
+  assert.equal(stops.length, 2)
+  for (const s of stops)
+    assert.equal(s.last, 'stopped', 'the last log line is the graceful stop, not a SIGKILL')
+  assert.deepEqual(
+    stops.filter((s) => s.wasLeader).map((s) => s.releasedLease),
+    [true],
+  )
+  assert.equal(restart.duringRestartDeployment, 'during-restart')
+  assert.equal((restart.newPods as string[]).length, 2)
+})
+
+test("the leader's container killed: a new leader, and kubelet restarts the container (the time is reported, not asserted)", (t) => {
+  const e2e = findings(stdout)
+  const takeover = e2e.get('takeover')?.[0]
+  assert.ok(takeover, stdout)
+  assert.notEqual(takeover.leader, takeover.killed)
+  t.diagnostic(`takeover after ${takeover.afterMs} ms (documented bound ${takeover.boundMs} ms)`)
+  assert.ok(Number(e2e.get('restarted')?.[0]?.restartCount) >= 1)
+})
+
+test('operator scaled to 0, failurePolicy Fail: an AppService write is refused naming the webhook and "no endpoints available", a v1beta1 read fails the same way; with Ignore the write is stored unvalidated', () => {
+  const e2e = findings(stdout)
+  const down = e2e.get('write with the operator at 0')?.[0]
+  assert.equal(down?.status, 500, stdout)
+  assert.match(
+    String(down?.message),
+    /failed calling webhook "validate\.appservices\.platform\.example\.com": .*no endpoints available for service "edgeop-appservice-webhook"/,
+  )
+  assert.match(
+    String(e2e.get('v1beta1 read with the operator at 0')?.[0]?.message),
+    /conversion webhook for platform\.example\.com\/v1alpha1, Kind=AppService failed: .*no endpoints available/,
+  )
+  assert.equal(e2e.get('write with Ignore and the operator at 0')?.[0]?.stored, 'Not An/Image!')
+})
+
+test('the agent DaemonSet (agent.enabled=true) writes its file on the host path; killed with the apiserver out of reach, restarted by kubelet, it serves its last files from the cache hostPath', () => {
+  const e2e = findings(stdout)
+  assert.equal(e2e.get('agent')?.[0]?.file, 'from the cluster\n', stdout)
+  const offline = e2e.get('agent offline')?.[0]
+  assert.ok(offline, stdout)
+  assert.ok(Number(offline.restarts) >= 1)
+  assert.equal(offline.file, 'from the cluster\n', 'the file deleted by hand is written again')
+  assert.equal(offline.servedFromSnapshot, true, 'the restarted agent loaded its snapshot')
+  assert.equal(offline.apiserverRefused, true, 'while the apiserver was out of its reach')
+  assert.equal(offline.driftCorrected, true)
+})
+
+test("each pod's memory from its cgroup: the operator's under the chart's request, its limit the chart's", async () => {
+  const chart = await helmTemplate('edgeop', 'edgeop-system')
+  const deployment = chart.find((o) => o.kind === 'Deployment') as unknown as {
+    spec: {
+      template: {
+        spec: { containers: { resources: { requests: { memory: string }; limits: { memory: string } } }[] }
+      }
+    }
+  }
+  const { requests, limits } = deployment.spec.template.spec.containers[0]!.resources
+  const memory = findings(stdout).get('memory') ?? []
+  const operator = memory.filter((m) => String(m.pod).startsWith('edgeop-appservice-'))
+  assert.equal(operator.length, 2, stdout)
+  for (const m of operator) {
+    assert.equal(m.limit, memoryBytes(limits.memory), "the cgroup limit is the chart's")
+    assert.equal(m.requests, requests.memory)
+    assert.ok(
+      Number(m.workingSet) > 0 && Number(m.workingSet) < memoryBytes(requests.memory),
+      `${m.pod}: ${m.workingSet} bytes`,
+    )
+  }
 })

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # A probe of the real test node (test/integration/real-node.test.ts runs it and checks what it
-# prints; the end-to-end suite of the chart on this node is still to be written): inside a
+# prints, with EDGEOP_NODE_THEN running test/node/chart-on-node.ts on the Ready node): inside a
 # network and mount namespace of its own, it starts the project's control plane (cluster:up with
-# a private state directory), containerd with the CRI and the CNI bridge, and kubelet, all built by
-# build-binaries.sh; imports the images from dist/image and a pause image built here, with no
+# a private state directory) with kube-controller-manager and kube-scheduler, containerd with the
+# CRI and the CNI bridge, and kubelet, all built by build-binaries.sh; imports the images from dist/image and a pause image built here, with no
 # registry; and runs two static pods: `edgeop version` with hostNetwork, and an idle container of
 # the image with a pod IP and a 64Mi limit. It prints the timings, the Node's Ready condition, the
 # pods' phases, the version line from the pod log and the pod cgroup's memory limit, then tears
@@ -39,21 +39,23 @@ if [ "${EDGEOP_NODE_PROBE_INSIDE:-}" != 1 ]; then
   node_bin=$("$here/build-binaries.sh" | tail -n 1)
   cp_bin=$("$repo/test/controlplane/build-binaries.sh" | tail -n 1)
   umoci=$("$repo/build/tools/build-umoci.sh" | tail -n 1)
+  helm=$("$repo/build/tools/build-go-tool.sh" helm | tail -n 1)
   work=${EDGEOP_NODE_PROBE_DIR:-$(mktemp -d /tmp/edgeop-node-probe-XXXXXX)}
   mkdir -p "$work"
-  export EDGEOP_NODE_PROBE_INSIDE=1 node_bin cp_bin umoci work
+  export EDGEOP_NODE_PROBE_INSIDE=1 node_bin cp_bin umoci helm work
   exec unshare --net --mount --propagation private -- "$0" "$@"
 fi
 
 wait_ready=${1:-90}
-export PATH="$node_bin:$PATH"
+export PATH="$node_bin:$cp_bin:$PATH"
 t0=$(date +%s%N)
 say() { echo "probe-node: $(( ($(date +%s%N) - t0) / 1000000 )) ms: $*"; }
 ctr_k8s() { ctr -a "$work/containerd.sock" -n k8s.io "$@"; }
 
-kubelet_pid='' containerd_pid=''
+kubelet_pid='' containerd_pid='' kcm_pid='' scheduler_pid='' proxy_pid=''
 teardown() {
   set +e
+  for p in $kcm_pid $scheduler_pid $proxy_pid; do kill "$p"; wait "$p"; done 2>/dev/null
   if [ -n "$kubelet_pid" ]; then
     # kubelet stops the static pods whose manifests go (grace period 1 s).
     rm -f "$work"/manifests/*.yaml
@@ -91,14 +93,35 @@ for d in /run /var/lib /var/log; do mount -t tmpfs -o mode=755 tmpfs "$d"; done
 mkdir -p /run/containerd /var/lib/kubelet /var/lib/cni /var/log/pods /var/log/containers
 say "namespace ready, cgroup root /$CGROUP_ROOT_NAME"
 
-# The control plane: the project's own, its state in the work directory.
-(cd "$repo" && EDGEOP_BUILD_CACHE_DIR="$work/cache" EDGEOP_TEST_ASSETS="$cp_bin" "$node_js" test/controlplane/cli.ts up >"$work/up.log" 2>&1)
+# The control plane: the project's own, its state in the work directory. Two flags of a real
+# cluster's: ServiceAccount admission back on (pods get their projected token), and aggregator
+# routing, so that the apiserver calls a webhook Service's endpoints (pod IPs on the bridge) as
+# kube-proxy would route it: there is no kube-proxy here (no iptables binary on these machines).
+(cd "$repo" && EDGEOP_BUILD_CACHE_DIR="$work/cache" EDGEOP_TEST_ASSETS="$cp_bin" "$node_js" test/controlplane/cli.ts up \
+  --apiserver-arg=--disable-admission-plugins= --apiserver-arg=--enable-aggregator-routing=true >"$work/up.log" 2>&1)
 cpw="$work/cache/cluster/work"
 kubeconfig="$cpw/admin.kubeconfig"
 server=$(sed -n 's/^ *server: *"\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$kubeconfig" | head -n 1)
 api() { curl -sS --cacert "$cpw/pki/ca.crt" --cert "$cpw/pki/admin.crt" --key "$cpw/pki/admin.key" "$server$1"; }
 json() { "$node_js" -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{const o=JSON.parse(s);console.log(($1)(o))})"; }
 say "control plane up at $server"
+
+# kube-controller-manager and kube-scheduler, for Deployments, ServiceAccounts, the root CA
+# ConfigMap and EndpointSlices; no serving port (nothing scrapes them).
+kube-controller-manager --kubeconfig="$kubeconfig" --authentication-kubeconfig="$kubeconfig" \
+  --authorization-kubeconfig="$kubeconfig" --leader-elect=false --secure-port=0 \
+  --use-service-account-credentials=false --root-ca-file="$cpw/pki/ca.crt" \
+  --service-account-private-key-file="$cpw/pki/sa.key" >"$work/kube-controller-manager.log" 2>&1 &
+kcm_pid=$!
+kube-scheduler --kubeconfig="$kubeconfig" --authentication-kubeconfig="$kubeconfig" \
+  --authorization-kubeconfig="$kubeconfig" --leader-elect=false --secure-port=0 >"$work/kube-scheduler.log" 2>&1 &
+scheduler_pid=$!
+# Pods reach the apiserver by the `kubernetes` Service (10.0.0.1:443, in the apiserver's
+# certificate): that address on the node's loopback, piped to the apiserver.
+ip addr add 10.0.0.1/32 dev lo
+"$node_js" "$here/service-proxy.ts" 10.0.0.1:443 "${server#https://}" >"$work/service-proxy.log" 2>&1 &
+proxy_pid=$!
+say "controller manager, scheduler and the kubernetes Service's route started"
 
 # The pause image: a static Go binary, packed with umoci as user 65535.
 mkdir -p "$work/pause/rootfs"
@@ -150,6 +173,10 @@ for _ in $(seq 300); do [ -S "$work/containerd.sock" ] && break; sleep 0.2; done
 say "containerd up"
 ctr_k8s images import --base-name localhost/edgeop "$work/edgeop-oci.tar" >"$work/import.log"
 ctr_k8s images import --base-name localhost/pause "$work/pause.tar" >>"$work/import.log"
+# The chart's default image reference names the node image of this machine's architecture, so
+# `helm install` with the chart's defaults finds it present (pullPolicy IfNotPresent, no registry).
+chart_image="$(sed -n 's/^  repository: //p' "$repo/charts/edgeop/values.yaml" | head -n 1):$(sed -n 's/^appVersion: "\(.*\)"$/\1/p' "$repo/charts/edgeop/Chart.yaml")"
+ctr_k8s images tag "localhost/edgeop:node-linux-$(go env GOARCH)" "$chart_image" >>"$work/import.log"
 say "images imported: $(ctr_k8s images list --quiet | tr '\n' ' ')"
 
 mkdir -p "$work/manifests"
@@ -220,3 +247,16 @@ say "version pod's log: $(cat "$work"/pod-logs/default_edgeop-version-*/edgeop/0
 for f in /sys/fs/cgroup/memory/$CGROUP_ROOT_NAME/kubepods/*/pod*/memory.limit_in_bytes /sys/fs/cgroup/$CGROUP_ROOT_NAME/kubepods*/*/pod*/memory.max; do
   if [ -f "$f" ]; then say "pod cgroup $(dirname "$f" | sed "s|.*/$CGROUP_ROOT_NAME/||"): memory limit $(cat "$f")"; fi
 done
+
+# EDGEOP_NODE_THEN: a command run on the Ready node (from the repository, with KUBECONFIG, HELM,
+# EDGEOP_NODE_CGROUP_ROOT, EDGEOP_NODE_CONTAINERD, EDGEOP_NODE_WORK and EDGEOP_NODE_SERVICE_PROXY_PID set); the probe exits with its status.
+then_rc=0
+if [ -n "${EDGEOP_NODE_THEN:-}" ]; then
+  say "running $EDGEOP_NODE_THEN"
+  (cd "$repo" && KUBECONFIG="$kubeconfig" HELM="$helm" EDGEOP_NODE_CGROUP_ROOT="/$CGROUP_ROOT_NAME" \
+    EDGEOP_NODE_SERVICE_PROXY_PID="$proxy_pid" \
+    EDGEOP_NODE_CONTAINERD="$work/containerd.sock" EDGEOP_NODE_WORK="$work" PATH="$PATH" \
+    bash -c "$EDGEOP_NODE_THEN") || then_rc=$?
+  say "$EDGEOP_NODE_THEN exited $then_rc"
+fi
+exit "$then_rc"
