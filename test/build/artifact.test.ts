@@ -11,6 +11,8 @@ import { test } from 'node:test'
 import { promisify } from 'node:util'
 import {
   gzipBytes,
+  inflateArtifact,
+  PACKED_FUNCTION,
   PACKED_MODULES,
   unpackArtifact,
   unpackDependencies,
@@ -263,6 +265,20 @@ test('a stack frame of the packed code names the artifact, at a position in its 
     /process\.stdout\.write/,
     'the caller',
   )
+})
+
+test('the unpacked artifact, which the single executable embeds, is the same program', async () => {
+  const packed = (await artifact()).toString('latin1')
+  const dir = await mkdtemp(join(tmpdir(), 'edgeop-unpacked-'))
+  const unpacked = join(dir, 'edgeop.cjs')
+  await writeFile(unpacked, inflateArtifact(packed), 'latin1')
+  assert.doesNotMatch(await readFile(unpacked, 'latin1'), new RegExp(`\\b${PACKED_FUNCTION}\\b`))
+  const [a, b] = await Promise.all([
+    run(process.execPath, [ARTIFACT, 'version']),
+    run(process.execPath, [unpacked, 'version']),
+  ])
+  assert.equal(b.stdout, a.stdout)
+  assert.equal(b.stderr, '')
 })
 
 test('the artifact runs with plain node and no flags, and HTTP/1.1 is served by node:http', async () => {
