@@ -32,6 +32,14 @@ import {
 export const ROOT = join(dirname(new URL(import.meta.url).pathname), '..')
 export const ARTIFACT = join(ROOT, 'dist/edgeop.cjs')
 export const METAFILE = join(ROOT, 'dist/edgeop.meta.json')
+/**
+ * The artifact unpacked ({@link inflateArtifact}), written beside it: the same program as plain source, which
+ * the single executable and the `node` image ship, so that their V8 code caches (made after a run) cover
+ * edgeop's code. Measured 2026-12-02 under the image's compile cache and `--optimize-for-size`, 21
+ * interleaved runs of `version` (median, load 9 to 10): wall 120.9 ms before packing, 132.5 packed, 125.6
+ * unpacked; peak RSS 59.6, 61.4 and 58.8 MB.
+ */
+export const UNPACKED_ARTIFACT = join(ROOT, 'dist/edgeop.unpacked.cjs')
 
 /** The esbuild plugins that trim undici for the artifact (also used by tests that bundle with them). */
 export const ARTIFACT_PLUGINS: readonly esbuild.Plugin[] = [
@@ -304,7 +312,9 @@ export async function buildArtifact(): Promise<esbuild.Metafile> {
   const head = `${options.banner!.js!}\n`
   if (!bundled.startsWith(head)) throw new Error('build: the artifact does not start with its banner')
   const { code } = await minify(bundled.slice(head.length), TERSER_OPTIONS)
-  await writeFile(ARTIFACT, `${head}${packArtifact(packed.source, code!)}`)
+  const artifact = `${head}${packArtifact(packed.source, code!)}`
+  await writeFile(ARTIFACT, artifact)
+  await writeFile(UNPACKED_ARTIFACT, inflateArtifact(artifact))
   const metafile = mergeMetafiles(result.metafile, packed.metafile)
   await writeFile(METAFILE, JSON.stringify(metafile))
   await writeNotices()

@@ -127,10 +127,11 @@ const run = promisify(execFile)
  * −182,079 bytes and −15,359 GNU gzip (−14,978 zlib), as brotli at quality 11 packs the 293 KB of code about
  * 12 % tighter than deflate and base64 costs gzip little more than its 6 bits a character. The price,
  * measured 2026-12-02 with 21 interleaved runs of `version` each (median, /usr/bin/time, load 4 to 8):
- * `node dist/edgeop.cjs` wall 92.5 → 95.6 ms, CPU 90 → 90 ms, peak RSS 60.7 → 61.2 MB; under the image's
- * compile cache and `--optimize-for-size` wall 197.8 → 179.8 ms, CPU 120 → 120 ms (the cache now holds
- * only the loader); the single executable, which embeds the unpacked form (`inflateArtifact`) so that its
- * code cache still covers edgeop's code, wall 212.2 → 215.4 ms, CPU 90 → 90 ms, peak RSS 58.7 → 58.1 MB.
+ * `node dist/edgeop.cjs` wall 92.5 → 95.6 ms, CPU 90 → 90 ms, peak RSS 60.7 → 61.2 MB. A V8 code cache of
+ * the packed artifact holds only the loader (under the image's compile cache and `--optimize-for-size`:
+ * wall 120.9 → 132.5 ms, peak RSS 59.6 → 61.4 MB), so the `node` image and the single executable ship the
+ * unpacked form, dist/edgeop.unpacked.cjs (image: 125.6 ms, 58.8 MB; executable: wall 212.2 → 215.4 ms,
+ * CPU 90 → 90 ms, peak RSS 58.7 → 58.1 MB).
  * After `version`, with two gc() calls: RSS 61.0 → 62.0 MB, V8 heap used 7.37 → 7.62 MB (the loader's
  * script keeps the 148 KB of base64 alive). 10,703 gzip bytes under the 122,880 budget.
  */
