@@ -242,7 +242,8 @@ export function unpackArtifact(artifact: string): string {
 export function inflateArtifact(artifact: string): string {
   const [dependencies, code] = unpack(artifact)
   const banner = artifact.slice(0, artifact.indexOf('\n') + 1)
-  return `${banner}"use strict";const ${DEPENDENCIES_PARAMETER}=${JSON.stringify(dependencies)};${code}\n`
+  // The code on a line of its own (the third), so the columns of its stack frames are those of the packed code.
+  return `${banner}"use strict";const ${DEPENDENCIES_PARAMETER}=${JSON.stringify(dependencies)};\n${code}\n`
 }
 
 /**

@@ -274,6 +274,8 @@ test('the unpacked artifact, which the single executable embeds, is the same pro
   const unpacked = join(dir, 'edgeop.cjs')
   await writeFile(unpacked, inflateArtifact(packed), 'latin1')
   assert.doesNotMatch(await readFile(unpacked, 'latin1'), new RegExp(`\\b${PACKED_FUNCTION}\\b`))
+  // Line 3 is the packed code as it is, so a frame's column means the same in both forms.
+  assert.equal((await readFile(unpacked, 'latin1')).split('\n')[2], unpackArtifact(packed))
   const [a, b] = await Promise.all([
     run(process.execPath, [ARTIFACT, 'version']),
     run(process.execPath, [unpacked, 'version']),
