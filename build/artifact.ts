@@ -6,8 +6,8 @@
  * largest trim: undici's HTTP/1.1 client and the llhttp WebAssembly parser it loads are stubbed
  * out (`noHttp1Client`), since the client sends HTTP/1.1 through `node:http` and uses undici for
  * HTTP/2 only (measured 2026-12-01: see test/build/artifact.test.ts).
- * After esbuild, terser minifies the code once more ({@link TERSER_OPTIONS}). undici and zod are
- * packed: brotli-compressed on the artifact's last line ({@link packDependencies}).
+ * After esbuild, terser minifies the code once more ({@link TERSER_OPTIONS}). The code, undici and zod
+ * are packed: brotli-compressed on the artifact's last line behind a one-line loader ({@link packArtifact}).
  */
 import { createHash } from 'node:crypto'
 import { glob, mkdir, readFile, writeFile } from 'node:fs/promises'
@@ -32,6 +32,14 @@ import {
 export const ROOT = join(dirname(new URL(import.meta.url).pathname), '..')
 export const ARTIFACT = join(ROOT, 'dist/edgeop.cjs')
 export const METAFILE = join(ROOT, 'dist/edgeop.meta.json')
+/**
+ * The artifact unpacked ({@link inflateArtifact}), written beside it: the same program as plain source, which
+ * the single executable and the `node` image ship, so that their V8 code caches (made after a run) cover
+ * edgeop's code. Measured 2026-12-02 under the image's compile cache and `--optimize-for-size`, 21
+ * interleaved runs of `version` (median, load 9 to 10): wall 120.9 ms before packing, 132.5 packed, 125.6
+ * unpacked; peak RSS 59.6, 61.4 and 58.8 MB.
+ */
+export const UNPACKED_ARTIFACT = join(ROOT, 'dist/edgeop.unpacked.cjs')
 
 /** The esbuild plugins that trim undici for the artifact (also used by tests that bundle with them). */
 export const ARTIFACT_PLUGINS: readonly esbuild.Plugin[] = [
@@ -94,23 +102,18 @@ export const PACKED_MODULES: Readonly<Record<string, string>> = {
  */
 export const PACKED_FUNCTION = 'edgeopPacked'
 
+/** The parameter through which the packed code receives the dependencies' source ({@link packArtifact}). */
+export const DEPENDENCIES_PARAMETER = 'edgeopDependencies'
+
 /**
- * undici and zod, bundled and minified on their own (with the artifact's trims), brotli-compressed at
- * quality 11 and base64-encoded: brotli packs JavaScript about 11 % tighter than deflate, and gzip
- * stores base64 at nearly its 6 bits per character. Measured 2026-12-02: 107,802 bytes of minified
- * source, 28,460 of brotli, 37,948 of base64, 28,621 gzip -9 alone; in the artifact, with the same
- * sources, 125,043 gzip -9 became 123,891 (zlib's measure; undici alone −661, zod −491 more). The price,
- * paid once at start: inflating (about 1.3 ms on the shared 2-core machine) and compiling the packed top
- * level from source, outside the single executable's code cache; undici's stack frames read
- * `eval at` and a position in the inflated source, which `unpackDependencies` gives back. Measured
- * 2026-12-02, `node --optimize-for-size dist/edgeop.cjs version` 15 times each under /usr/bin/time at load
- * 16 to 20: CPU 140 ms (median) before, 150 ms packed (the tool counts in 10 ms steps); peak RSS 61.5 and 61.4 MB.
+ * undici and zod, bundled and minified on their own (with the artifact's trims), for {@link packArtifact}.
+ * Measured 2026-12-02, when they were packed alone: 107,802 bytes of minified source, 28,460 of brotli;
+ * in the artifact, with the same sources, 125,043 gzip -9 became 123,891 (zlib's measure; undici alone
+ * −661, zod −491 more). The loader compiles them from source at the first import, outside the single
+ * executable's code cache; their stack frames read `dist/edgeop.cjs#dependencies` and a position in the
+ * source that `unpackDependencies` gives back.
  */
-export async function packDependencies(): Promise<{
-  base64: string
-  source: string
-  metafile: esbuild.Metafile
-}> {
+export async function packDependencies(): Promise<{ source: string; metafile: esbuild.Metafile }> {
   const ZOD_NAMES = await zodNamesUsed()
   const result = await esbuild.build({
     stdin: {
@@ -139,7 +142,23 @@ export { ${Object.keys(PACKED_MODULES)
     logLevel: 'warning',
   })
   const { code } = await minify(result.outputFiles[0]!.text, TERSER_OPTIONS)
-  const source = withoutSymbolDescriptions(code!)
+  return { source: withoutSymbolDescriptions(code!), metafile: result.metafile }
+}
+
+/**
+ * The artifact after its banner line: a loader of one line and the {@link PACKED_FUNCTION} line, which
+ * holds `dependencies` (undici and zod) and `code` (edgeop's own, minified, starting with its strict-mode
+ * directive) joined by a NUL, brotli-compressed at quality 11 and base64-encoded. The loader inflates both
+ * and compiles `code` as a CommonJS function body with `vm.compileFunction` under the artifact's own
+ * file name, so stack frames name dist/edgeop.cjs (at a position in the inflated code: {@link unpackArtifact}
+ * gives it back); `code` gets the dependencies' source as {@link DEPENDENCIES_PARAMETER}.
+ * Measured 2026-12-02 on the same sources: see test/build/artifact.test.ts.
+ */
+export function packArtifact(dependencies: string, code: string): string {
+  if (!code.startsWith('"use strict";'))
+    throw new Error('build: the minified code lost its strict-mode directive')
+  if (dependencies.includes('\0') || code.includes('\0')) throw new Error('build: a NUL in the code to pack')
+  const source = `${dependencies}\0${code}`
   const packed = brotliCompressSync(source, {
     params: {
       [zlibConstants.BROTLI_PARAM_QUALITY]: zlibConstants.BROTLI_MAX_QUALITY,
@@ -148,7 +167,13 @@ export { ${Object.keys(PACKED_MODULES)
       [zlibConstants.BROTLI_PARAM_SIZE_HINT]: source.length,
     },
   })
-  return { base64: packed.toString('base64'), source, metafile: result.metafile }
+  const parameters = ['exports', 'require', 'module', '__filename', '__dirname', DEPENDENCIES_PARAMETER]
+  const loader =
+    '"use strict";{const[d,c]=require("node:zlib").brotliDecompressSync(Buffer.from(' +
+    `${PACKED_FUNCTION}(),"base64")).toString("latin1").split("\\0");` +
+    `require("node:vm").compileFunction(c,${JSON.stringify(parameters)},{filename:__filename})` +
+    '(exports,require,module,__filename,__dirname,d)}'
+  return `${loader}\nfunction ${PACKED_FUNCTION}(){return"${packed.toString('base64')}"}\n`
 }
 
 /**
@@ -186,17 +211,45 @@ export function withoutSymbolDescriptions(source: string): string {
   return source.replace(/\bSymbol\("(?:[^"\\]|\\.)*"\)/g, 'Symbol()')
 }
 
-/** The source packed into `artifact` (its last line), inflated: what the artifact runs as undici and zod. */
-export function unpackDependencies(artifact: string): string {
+/** The two sources packed into `artifact` (its last line), inflated: undici and zod, and edgeop's own code. */
+function unpack(artifact: string): [dependencies: string, code: string] {
   const m = new RegExp(`function ${PACKED_FUNCTION}\\(\\)\\{return"([A-Za-z0-9+/=]+)"\\}\\n?$`).exec(artifact)
   if (m === null) throw new Error('the artifact has no packed line')
-  return brotliDecompressSync(Buffer.from(m[1]!, 'base64')).toString('latin1')
+  const source = brotliDecompressSync(Buffer.from(m[1]!, 'base64')).toString('latin1')
+  const at = source.indexOf('\0')
+  return [source.slice(0, at), source.slice(at + 1)]
+}
+
+/** The source packed into `artifact`, inflated: what the artifact runs as undici and zod. */
+export function unpackDependencies(artifact: string): string {
+  return unpack(artifact)[0]
 }
 
 /**
- * In the artifact, the undici and zod imports resolve to the packed bundle: the loader inflates it once,
- * at the first import, and runs it with a `require` that serves Node's built-in modules (all the
- * bundle requires: test/build/artifact.test.ts checks it).
+ * edgeop's own code packed into `artifact`, inflated: the positions in the artifact's stack frames
+ * (`dist/edgeop.cjs:1:4242`) are in this source.
+ */
+export function unpackArtifact(artifact: string): string {
+  return unpack(artifact)[1]
+}
+
+/**
+ * `artifact` (the packed dist/edgeop.cjs) as the same program unpacked: its banner, then edgeop's own code
+ * with the dependencies' source declared before it. The single executable embeds this form (build/sea.ts),
+ * so that its V8 code cache, made after a run, holds the functions of edgeop's code too: packed, they are
+ * compiled by the loader in a script of their own, which the cache of the artifact's script does not cover.
+ */
+export function inflateArtifact(artifact: string): string {
+  const [dependencies, code] = unpack(artifact)
+  const banner = artifact.slice(0, artifact.indexOf('\n') + 1)
+  // The code on a line of its own (the third), so the columns of its stack frames are those of the packed code.
+  return `${banner}"use strict";const ${DEPENDENCIES_PARAMETER}=${JSON.stringify(dependencies)};\n${code}\n`
+}
+
+/**
+ * In the artifact, the undici and zod imports resolve to the packed bundle: its source, inflated by the
+ * artifact's loader ({@link packArtifact}), is compiled once, at the first import, and run with a `require`
+ * that serves Node's built-in modules (all the bundle requires: test/build/artifact.test.ts checks it).
  */
 const PACKED_DEPENDENCIES: esbuild.Plugin = {
   name: 'edgeop-packed',
@@ -213,9 +266,8 @@ const PACKED_DEPENDENCIES: esbuild.Plugin = {
     b.onLoad({ filter: /.*/, namespace: 'edgeop-packed' }, (args) => ({
       contents:
         args.path === 'all'
-          ? `const { brotliDecompressSync } = require('node:zlib')
-const m = { exports: {} }
-new Function('module', 'exports', 'require', brotliDecompressSync(Buffer.from(${PACKED_FUNCTION}(), 'base64')).toString('latin1'))(m, m.exports, (id) => process.getBuiltinModule(id))
+          ? `const m = { exports: {} }
+require('node:vm').compileFunction(${DEPENDENCIES_PARAMETER}, ['module', 'exports', 'require'], { filename: __filename + '#dependencies' })(m, m.exports, (id) => process.getBuiltinModule(id))
 module.exports = m.exports`
           : `module.exports = require('edgeop-packed').${args.path}`,
       loader: 'js',
@@ -261,8 +313,9 @@ export async function buildArtifact(): Promise<esbuild.Metafile> {
   const head = `${options.banner!.js!}\n`
   if (!bundled.startsWith(head)) throw new Error('build: the artifact does not start with its banner')
   const { code } = await minify(bundled.slice(head.length), TERSER_OPTIONS)
-  const packedLine = `function ${PACKED_FUNCTION}(){return"${packed.base64}"}`
-  await writeFile(ARTIFACT, `${head}${code!}\n${packedLine}\n`)
+  const artifact = `${head}${packArtifact(packed.source, code!)}`
+  await writeFile(ARTIFACT, artifact)
+  await writeFile(UNPACKED_ARTIFACT, inflateArtifact(artifact))
   const metafile = mergeMetafiles(result.metafile, packed.metafile)
   await writeFile(METAFILE, JSON.stringify(metafile))
   await writeNotices()

@@ -21,7 +21,7 @@ import { execFileSync } from 'node:child_process'
 import { access, chmod, copyFile, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join, sep } from 'node:path'
-import { ROOT } from './artifact.ts'
+import { ROOT, UNPACKED_ARTIFACT } from './artifact.ts'
 import { compileCacheEnv, writeCompileCache } from './compile-cache.ts'
 import { NODE_FLAGS } from './node-flags.ts'
 import { type ImageRuntimeConfig, readLayoutImage, tagImageIndex } from './oci-layout.ts'
@@ -119,7 +119,8 @@ async function buildVariant(umoci: string, variant: Variant, arch: Arch): Promis
       await mkdir(join(stage, 'nodejs/bin'), { recursive: true })
       await copyFile(node, join(stage, 'nodejs/bin/node'))
       if (!stripBinary(arch, join(stage, 'nodejs/bin/node'))) throw new Error(`${tag}: strip failed`)
-      await copyFile(join(ROOT, 'dist/edgeop.cjs'), join(stage, 'app/edgeop.cjs'))
+      // Unpacked, so the compile cache covers edgeop's code (build/artifact.ts UNPACKED_ARTIFACT).
+      await copyFile(UNPACKED_ARTIFACT, join(stage, 'app/edgeop.cjs'))
       await writeCompileCache(arch, join(stage, 'nodejs/bin/node'), join(stage, 'app'), NONROOT)
     } else {
       const sea = seaPath(arch)

@@ -2,7 +2,8 @@
  * @module build/sea — `npm run build:sea`: dist/edgeop, a Node single executable application, per architecture.
  *
  * Node 24 has no `--build-sea`, so this is the blob + postject flow (edge-facts §1.2):
- * 1. build dist/edgeop.cjs (the same artifact `node dist/edgeop.cjs` runs);
+ * 1. build dist/edgeop.cjs and dist/edgeop.unpacked.cjs (the same program, its packed code as plain
+ *    source: build/artifact.ts UNPACKED_ARTIFACT);
  * 2. run it once through build/sea-main.cjs under the shipped V8 flags, which writes a V8 code
  *    cache of everything its start compiled; `node --experimental-sea-config` makes the blob:
  *    build/sea-main.cjs as the main script, the artifact and that cache as assets (the main
@@ -22,7 +23,7 @@
 import { execFileSync, spawnSync } from 'node:child_process'
 import { chmod, copyFile, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { ARTIFACT, buildArtifact, ROOT } from './artifact.ts'
+import { buildArtifact, ROOT, UNPACKED_ARTIFACT } from './artifact.ts'
 import { NODE_FLAGS } from './node-flags.ts'
 import { ARCHES, type Arch, commandFor, HOST_ARCH, nodeBinary, stripBinary } from './targets.ts'
 
@@ -49,10 +50,12 @@ export async function buildSea(arch: Arch): Promise<string> {
   const blob = `${out}.blob`
   const config = `${out}.sea-config.json`
   const codeCache = `${out}.code-cache`
+  // The artifact unpacked (build/artifact.ts UNPACKED_ARTIFACT), so the code cache covers edgeop's code.
+  const source = UNPACKED_ARTIFACT
   const node = await nodeBinary(arch)
   // The code cache is made by the target's own V8, under the flags the executable runs with,
   // or V8 rejects it at start.
-  const cached = runFor(arch, [node, ...NODE_FLAGS, SEA_MAIN, ARTIFACT, codeCache, 'version'])
+  const cached = runFor(arch, [node, ...NODE_FLAGS, SEA_MAIN, source, codeCache, 'version'])
   if (cached.status !== 0 || cached.stderr !== '') {
     process.stderr.write(
       `build:sea ${arch}: making the code cache exited ${cached.status}:\n${cached.stderr}`,
@@ -67,7 +70,7 @@ export async function buildSea(arch: Arch): Promise<string> {
       disableExperimentalSEAWarning: true,
       // The main script is 2 KB; the artifact's cache is the asset below.
       useCodeCache: false,
-      assets: { 'edgeop.cjs': ARTIFACT, 'edgeop.code-cache': codeCache },
+      assets: { 'edgeop.cjs': source, 'edgeop.code-cache': codeCache },
       execArgv: NODE_FLAGS,
       // NODE_OPTIONS still applies (operators tune the heap with it in pod specs).
       execArgvExtension: 'env',

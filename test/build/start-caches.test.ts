@@ -3,7 +3,8 @@
  * are taken by V8, and would be seen not to be: Node's compile cache for the `node` image
  * (build/compile-cache.ts) and the single executable's embedded code cache (build/sea-main.cjs).
  * Acceptance is what Node reports (`NODE_DEBUG_NATIVE=COMPILE_CACHE`; `NODE_DEBUG=edgeop` for the
- * executable), never a timing. Needs dist/edgeop.cjs and dist/edgeop (`npm run build:sea`).
+ * executable), never a timing. The image ships the artifact unpacked (dist/edgeop.unpacked.cjs). Needs
+ * dist/edgeop.cjs, its unpacked form and dist/edgeop (`npm run build:sea`).
  */
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
@@ -11,7 +12,7 @@ import { copyFile, cp, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
-import { ARTIFACT } from '../../build/artifact.ts'
+import { ARTIFACT, UNPACKED_ARTIFACT } from '../../build/artifact.ts'
 import { COMPILE_CACHE_DIR, compileCacheEnv, writeCompileCache } from '../../build/compile-cache.ts'
 import { NODE_FLAGS } from '../../build/node-flags.ts'
 import { seaPath } from '../../build/sea.ts'
@@ -37,7 +38,7 @@ function runApp(app: string, flags: readonly string[]) {
 
 test('a compile cache made under the shipped flags is accepted after a move (portable) and only read', async () => {
   const built = await tempDir('cc-built')
-  await copyFile(ARTIFACT, join(built, 'edgeop.cjs'))
+  await copyFile(UNPACKED_ARTIFACT, join(built, 'edgeop.cjs'))
   const dir = await writeCompileCache(HOST_ARCH, process.execPath, built, process.getuid?.() ?? 0)
   assert.match(dir, /^v24\.\d+\.\d+-x64-[0-9a-f]+-\d+$/)
   // Another directory, as the image's /app is another place than the build's stage.
@@ -51,7 +52,7 @@ test('a compile cache made under the shipped flags is accepted after a move (por
 
 test('the compile cache is specific to the V8 flags: without the shipped ones Node does not find it', async () => {
   const app = await tempDir('cc-flags')
-  await copyFile(ARTIFACT, join(app, 'edgeop.cjs'))
+  await copyFile(UNPACKED_ARTIFACT, join(app, 'edgeop.cjs'))
   await writeCompileCache(HOST_ARCH, process.execPath, app, process.getuid?.() ?? 0)
   const ran = runApp(app, [])
   assert.equal(ran.status, 0, ran.stderr)
