@@ -45,6 +45,15 @@ export const DEFAULT_MAX_CONNECTIONS = 25
  */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000
 
+/**
+ * Node's error for a stream opened on a destroyed HTTP/2 session. Node (24.x) fails the stream
+ * with it instead of throwing from `session.request()`, where undici would drop the session and
+ * requeue; undici keeps a destroyed session whose socket has not closed yet, which takes until TCP
+ * gives up on a link that stopped acknowledging (its PINGs stop on a destroyed session). Seen for
+ * minutes in the soak over an emulated satellite link; the pool is retired on it.
+ */
+const SESSION_DESTROYED = 'ERR_HTTP2_INVALID_SESSION'
+
 /** Options of {@link ConnectionPool}. */
 export interface ConnectionPoolOptions {
   /** Negotiate HTTP/2 (ALPN). */
@@ -113,18 +122,26 @@ export class ConnectionPool {
     try {
       return await request(pool, req)
     } catch (err) {
-      if ((err as { code?: unknown }).code !== NOT_H2) throw err
-      this.#http1 = true
-      if (this.#pool === pool) this.#pool = undefined
-      void pool.close().catch(() => {})
-      return this.#http1Dispatcher().request(req)
+      const code = (err as { code?: unknown }).code
+      if (code === NOT_H2) {
+        this.#http1 = true
+        if (this.#pool === pool) this.#pool = undefined
+        void pool.close().catch(() => {})
+        return this.#http1Dispatcher().request(req)
+      }
+      if (code !== SESSION_DESTROYED) throw err
+      // Not one byte of the request left: Node refuses a stream on a destroyed session before
+      // sending it, so any method is sent once more, on a new connection.
+      if (this.#pool === pool) this.retire()
+      this.#pool ??= this.#undiciPool()
+      return request(this.#pool, req)
     }
   }
 
   /**
-   * Retires the HTTP/2 connection after a request on it timed out waiting for headers: later
-   * requests open a new one, the old one's streams drain. HTTP/1.1 needs nothing: a timed-out
-   * request destroys its own socket.
+   * Retires the HTTP/2 connection after a request on it timed out waiting for headers (or found
+   * its session destroyed): later requests open a new one, the old one's streams drain. HTTP/1.1
+   * needs nothing: a timed-out request destroys its own socket.
    */
   retire(): void {
     const pool = this.#pool
