@@ -21,7 +21,7 @@ import { deployObjects } from '../support/deploy-manifests.ts'
 import { adminClient } from '../support/kube.ts'
 import { type OperatorProcess, startOperator } from '../support/operator-process.ts'
 import { useTestEnv } from '../support/test-env.ts'
-import { grantAgentRbac, installNodeConfigCrd } from './fixtures/nodeconfig-harness.ts'
+import { grantAgentRbac, installNodeConfigCrd, startAggregator } from './fixtures/nodeconfig-harness.ts'
 
 const run = randomBytes(4).toString('hex')
 const WAIT_MS = 60_000
@@ -32,6 +32,10 @@ setup(async () => {
   client = adminClient(env(), env().server)
   defer(() => client.close())
   await installNodeConfigCrd(client)
+  // The aggregator opens each rollout's waves; without it an agent applies nothing.
+  const aggregator = new AbortController()
+  defer(() => aggregator.abort())
+  startAggregator(client, aggregator.signal)
 })
 
 /** The agent container's args in deploy/agent/daemonset.yaml. */
@@ -111,11 +115,14 @@ test('the agent as the DaemonSet runs it, killed and restarted while its apiserv
   })
   await eventually(
     async () => {
-      const snapshots = (await readdir(cacheDir)).filter((f) => f.endsWith('.snapshot'))
+      // The NodeConfigs' own snapshot (`nodeconfigs-<hash>.snapshot`): the reports' snapshot names
+      // the NodeConfig too (its owner), and the NodeConfigs' is written only once the rollout's
+      // status writes have been quiet for 5 s.
+      const snapshots = (await readdir(cacheDir)).filter((f) => /^nodeconfigs-.*\.snapshot$/.test(f))
       const text = (await Promise.all(snapshots.map((f) => readFile(join(cacheDir, f), 'utf8')))).join('')
       return text.includes(`"name":"${config}"`)
     },
-    { timeoutMs: WAIT_MS, what: 'the snapshot holds the NodeConfig' },
+    { timeoutMs: WAIT_MS, what: "the NodeConfigs' snapshot holds the NodeConfig" },
   )
 
   // The apiserver goes away (connection refused), then kubelet restarts the container.
@@ -123,7 +130,10 @@ test('the agent as the DaemonSet runs it, killed and restarted while its apiserv
   agent!.kill('SIGKILL')
   await agent!.exited
   const restarted = await start()
-  await restarted.waitForLog((l) => l.msg === 'serving from cache snapshot until the server answers', WAIT_MS)
+  await restarted.waitForLog(
+    (l) => l.msg === 'serving from cache snapshot until the watch catches up with the server',
+    WAIT_MS,
+  )
   // Liveness stays green (kubelet keeps the container); readiness says the watches fail, which
   // is true: the agent serves the last known state and receives no change.
   const probe = async (path: string) => {

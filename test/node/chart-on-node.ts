@@ -467,7 +467,7 @@ async function main(): Promise<void> {
     at: at(),
     restarts: agentRestarts,
     file: await onHost(),
-    servedFromSnapshot: restartedLog.includes('serving from cache snapshot until the server answers'),
+    servedFromSnapshot: restartedLog.includes('serving from cache snapshot until the watch catches up with the server'),
     apiserverRefused: restartedLog.includes('ECONNREFUSED'),
     driftCorrected: restartedLog.includes('drift corrected'),
   })
