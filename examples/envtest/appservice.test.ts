@@ -99,6 +99,7 @@ after(async () => {
 test('the CRDs from `edgeop crd` are installed and served before startTestEnvironment returns', () => {
   assert.deepEqual(env.crds.map((c) => c.metadata.name).sort(), [
     'appservices.platform.example.com',
+    'nodeconfigreports.platform.example.com',
     'nodeconfigs.platform.example.com',
   ])
 })

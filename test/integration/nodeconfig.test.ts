@@ -380,7 +380,7 @@ test('idle: drift checks every second cost the API server nothing', async (t) =>
   )
 })
 
-test('deploy/agent/daemonset.yaml: accepted by the API server (strict dry run); only the root from the host; no privileges', async () => {
+test('deploy/agent/daemonset.yaml: accepted by the API server (strict dry run); only the root and the snapshot cache from the host; no privileges', async () => {
   const [ds] = (await deployManifest('daemonset.yaml')) as (KubeObject & { spec: DaemonSetSpec })[]
   const ns = await env().createNamespace('nc-deploy')
   await client
@@ -396,10 +396,13 @@ test('deploy/agent/daemonset.yaml: accepted by the API server (strict dry run); 
   const [agent] = pod.containers
   assert.deepEqual(
     pod.volumes.map((v) => v.hostPath?.path),
-    ['/var/lib/edgeop/files'],
-    'the only host path is the root',
+    ['/var/lib/edgeop/files', '/var/lib/edgeop/cache'],
+    'the only host paths are the root and the cache of snapshots (edge autonomy, on by default)',
   )
-  assert.deepEqual(agent!.volumeMounts, [{ name: 'files', mountPath: '/var/lib/edgeop/files' }])
+  assert.deepEqual(agent!.volumeMounts, [
+    { name: 'files', mountPath: '/var/lib/edgeop/files' },
+    { name: 'cache', mountPath: '/var/lib/edgeop/cache' },
+  ])
   assert.equal(agent!.securityContext.readOnlyRootFilesystem, true)
   assert.equal(agent!.securityContext.allowPrivilegeEscalation, false)
   assert.deepEqual(agent!.securityContext.capabilities, { drop: ['ALL'] })
