@@ -132,9 +132,11 @@ test("npm run build writes the operator as one file; the Dockerfile's image hold
   assert.match(stdout, /^ {2}manifests +Print the CRDs, RBAC/m)
 })
 
-test("npm run image builds the project's OCI image without Docker; runc runs its entrypoint as the generated Deployment's container: uid 65532, read-only root, no capabilities, its memory limit", async () => {
+test("npm run image builds the project's OCI image without Docker; runc runs its entrypoint as the generated Deployment's container: uid 65532, read-only root, no capabilities, its memory limit", async (t) => {
   const { stdout: built } = await sh('npm', ['run', 'image'], project)
-  assert.match(built, /^dist\/image:0\.1\.0 linux\/\w+: \d+ bytes compressed, user 65532$/m)
+  const line = /^dist\/image:0\.1\.0 linux\/\w+: \d+ bytes compressed, user 65532$/m.exec(built)
+  assert.ok(line, built)
+  t.diagnostic(line[0])
   const { stdout: yaml } = await sh(
     process.execPath,
     [...image.argv, 'manifests', `--image=${NAME}:0.1.0`],
