@@ -2,7 +2,7 @@
  * @module init-command — `npx edgeop init <dir>`: a new operator project from the package's
  * `templates/init/`: a strict TypeScript config, an operator with one CRD written in zod and run by
  * `runOperator`, a test on `edgeop/testing`, the build to one artifact (`edgeop()` esbuild plugin)
- * and a Dockerfile.
+ * and its image: an OCI layout built without Docker (`image.ts`), and a Dockerfile for machines with one.
  *
  * The templates are plain files; `{{name}}` becomes the project's name and `{{version:<package>}}`
  * the range of that package edgeop itself is built with, so a new project starts on the versions
@@ -122,7 +122,7 @@ export async function initProject(dir: string, edgeopSpec: string | undefined, s
 export function initCommand(source: InitSource): Command<{ edgeop: ReturnType<typeof stringFlag> }> {
   return defineCommand({
     description:
-      'Create an operator project in <dir>: TypeScript, one CRD, a test, a one-file build, a Dockerfile',
+      'Create an operator project in <dir>: TypeScript, one CRD, a test, a one-file build, an OCI image',
     flags: {
       edgeop: stringFlag('The edgeop dependency: a version range, or the path of a packed tarball.', {
         placeholder: 'spec',

@@ -61,3 +61,24 @@ test('ServiceMonitor and PrometheusRule are rendered only when the cluster serve
   assert.ok(served.includes('ServiceMonitor/edgeop-appservice'), served.join())
   assert.ok(served.includes('PrometheusRule/edgeop-appservice'), served.join())
 })
+
+test('the CRD switch is Helm’s --skip-crds: it leaves out the three CRDs and nothing else; a crds.enabled value is refused, not ignored', async () => {
+  const crds = (objects: KubeObject[]) =>
+    kinds(objects)
+      .filter((k) => k.startsWith('CustomResourceDefinition/'))
+      .sort()
+  const withCrds = await helmTemplate('edgeop', 'platform-ops', ['--set', 'agent.enabled=true'])
+  assert.deepEqual(crds(withCrds), [
+    'CustomResourceDefinition/appservices.platform.example.com',
+    'CustomResourceDefinition/nodeconfigreports.platform.example.com',
+    'CustomResourceDefinition/nodeconfigs.platform.example.com',
+  ])
+  const skipped = await helmTemplate('edgeop', 'platform-ops', ['--set', 'agent.enabled=true', '--skip-crds'])
+  assert.deepEqual(crds(skipped), [])
+  assert.deepEqual(
+    kinds(skipped),
+    kinds(withCrds).filter((k) => !k.startsWith('CustomResourceDefinition/')),
+  )
+  // cert-manager's and Karpenter's charts spell the switch crds.enabled: here the schema names the key.
+  await assert.rejects(helmTemplate('edgeop', 'platform-ops', ['--set', 'crds.enabled=false']), /crds/)
+})

@@ -46,6 +46,7 @@ test('init creates the project: config, operator, test, build, image, with the d
     'Dockerfile',
     'README.md',
     'build.ts',
+    'image.ts',
     'package.json',
     'src/main.ts',
     'src/widget.ts',
@@ -60,7 +61,7 @@ test('init creates the project: config, operator, test, build, image, with the d
   assert.equal(pkg.dependencies.zod, ours.dependencies.zod)
   assert.equal(pkg.devDependencies.esbuild, `^${ours.devDependencies.esbuild}`)
   assert.match(await readFile(join(dir, 'src/main.ts'), 'utf8'), /name: 'my-operator'/)
-  assert.match(r.stdout, /created 10 files in My_Operator/)
+  assert.match(r.stdout, /created 11 files in My_Operator/)
 })
 
 test('--edgeop with a tarball path writes it as an absolute file: dependency', async () => {

@@ -2,6 +2,8 @@
  * The scaffold end to end, as a new user runs it: `npm pack` of a clean checkout of HEAD, `npx edgeop
  * init` from that tarball, `npm install` (npm's cache first), the project's own test on edgeop/testing,
  * its build to one file, then its install into the real control plane with the manifests it generates.
+ * `npm run image` builds its OCI image without Docker; umoci unpacks it and runc runs its entrypoint as the
+ * generated Deployment's container (uid 65532, read-only root, no capabilities, no network, its memory limit).
  * The operator runs as the Dockerfile's image runs it (its one file alone, no node_modules; with no
  * Docker engine here, the image's files are staged from the Dockerfile), as the generated
  * ServiceAccount under exactly the generated RBAC, with the generated Deployment's args: it passes its
@@ -17,11 +19,17 @@ import { delimiter, dirname, join } from 'node:path'
 import { test } from 'node:test'
 import { promisify } from 'node:util'
 import { parseAllDocuments } from 'yaml'
+import { NONROOT } from '../../build/image.ts'
 import { packCleanCheckout } from '../../build/package-consumer.ts'
+import { umociPath } from '../../build/tools/umoci.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { eventually } from '../../src/testing/eventually.ts'
+import { nodeBinaryDir } from '../node/assets.ts'
+import { configureBundle, unpackBundle } from '../node/oci-bundle.ts'
+import { memoryBytes } from '../node/quantity.ts'
+import { Runc } from '../node/runc.ts'
 import { applyObjects, serviceAccountToken } from '../support/deploy-manifests.ts'
 import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
@@ -108,6 +116,10 @@ async function stageImage(dockerfile: string, root: string) {
 }
 
 let image: { env: Record<string, string>; argv: string[] }
+type GeneratedContainer = {
+  securityContext: { readOnlyRootFilesystem: boolean }
+  resources: { limits: { memory: string } }
+}
 
 test("npm run build writes the operator as one file; the Dockerfile's image holds that file alone, and it runs there", async () => {
   await sh('npm', ['run', 'build'], project)
@@ -118,6 +130,50 @@ test("npm run build writes the operator as one file; the Dockerfile's image hold
   assert.equal(image.env.NODE_ENV, 'production')
   const { stdout } = await sh(process.execPath, [...image.argv, '--help'], root)
   assert.match(stdout, /^ {2}manifests +Print the CRDs, RBAC/m)
+})
+
+test("npm run image builds the project's OCI image without Docker; runc runs its entrypoint as the generated Deployment's container: uid 65532, read-only root, no capabilities, its memory limit", async (t) => {
+  const { stdout: built } = await sh('npm', ['run', 'image'], project)
+  const line = /^dist\/image:0\.1\.0 linux\/\w+: \d+ bytes compressed, user 65532$/m.exec(built)
+  assert.ok(line, built)
+  t.diagnostic(line[0])
+  const { stdout: yaml } = await sh(
+    process.execPath,
+    [...image.argv, 'manifests', `--image=${NAME}:0.1.0`],
+    work,
+  )
+  const container = (
+    parseAllDocuments(yaml)
+      .map((d) => d.toJS() as KubeObject)
+      .find((o) => o.kind === 'Deployment')!.spec as {
+      template: { spec: { securityContext: { runAsUser: number }; containers: GeneratedContainer[] } }
+    }
+  ).template.spec
+  const generated = container.containers[0]!
+  const bundle = join(work, 'bundle')
+  const unpacked = await unpackBundle(umociPath(), `${join(project, 'dist/image')}:0.1.0`, bundle)
+  // The image's user (its config, read by umoci) is the one the generated Deployment runs as.
+  assert.deepEqual([unpacked.process.user.uid, unpacked.process.user.gid], [NONROOT, NONROOT])
+  assert.equal(container.securityContext.runAsUser, NONROOT)
+  assert.deepEqual(unpacked.process.args, ['/nodejs/bin/node', '/app/operator.mjs', 'run'])
+  assert.deepEqual((await readdir(join(bundle, 'rootfs/app'))).sort(), ['operator.mjs'])
+  const id = `scaffold-${randomBytes(4).toString('hex')}`
+  await mkdir(join(work, 'runc'))
+  const runc = new Runc(join(await nodeBinaryDir('runc'), 'runc'), join(work, 'runc'))
+  defer(() => runc.delete(id))
+  const spec = await configureBundle(bundle, {
+    entrypoint: unpacked.process.args.slice(0, -1),
+    args: ['manifests', `--image=${NAME}:0.1.0`],
+    readOnlyRoot: generated.securityContext.readOnlyRootFilesystem,
+    memoryLimitBytes: memoryBytes(generated.resources.limits.memory),
+    cgroupsPath: `/${id}`,
+    network: 'own',
+  })
+  assert.equal(spec.root.readonly, true)
+  const argv = runc.runArgv(id, bundle)
+  // In the container (no node_modules, no network, nothing writable): the same manifests as outside.
+  const { stdout } = await sh(argv[0]!, argv.slice(1), work)
+  assert.equal(stdout, yaml)
 })
 
 test('installed with its generated manifests, the built operator passes its check as its ServiceAccount, leads, reconciles a Widget, and fits its memory request', async (t) => {
