@@ -92,7 +92,12 @@ test('the shared status grows by a measured number of bytes per node, and etcd r
     apiVersion: 'platform.example.com/v1alpha1',
     kind: 'NodeConfig',
     metadata: { name },
-    spec: { files: [{ path: 'etc/chrony.conf', content: 'server ntp.example.com iburst\n', mode: '0644' }] },
+    // Selects no node: the entries below are written by hand, and on the shared test control
+    // plane a NodeConfig without a selector would reach every other test's agents.
+    spec: {
+      nodeSelector: { [RUN]: `none-${run}` },
+      files: [{ path: 'etc/chrony.conf', content: 'server ntp.example.com iburst\n', mode: '0644' }],
+    },
   } as NodeConfig)
   const size = async () => Buffer.byteLength(JSON.stringify(await ncs.get(name)))
   const base = await size()
@@ -378,6 +383,27 @@ test("agent A writing node B's report is refused by the policy, with its message
   )
   const own = await reports.apply(reportBody(config, entry(a)), { fieldManager: 'edgeop-agent', force: true })
   assert.equal(own.metadata.name, reportName(config.metadata.name!, a))
+
+  // An identity whose user info has no extra at all (here a client certificate through the test's
+  // proxy, which impersonates it) is no node identity: the policy does not apply to it. Reading the
+  // absent map unguarded was a CEL error, which failurePolicy Fail turned into a refusal of every
+  // such agent's reports.
+  const proxy = await env().startFaultProxy()
+  cleanup.push(() => proxy.close())
+  const user = await env().userKubeconfig(`edgeop-agent:${b}`, [group])
+  const viaProxy = new KubeClient(
+    await loadClusterConfig({
+      kubeconfig: await env().writeKubeconfig({
+        server: proxy.url,
+        credentials: { certPem: user.certPem, keyPem: user.keyPem },
+      }),
+    }),
+  )
+  cleanup.push(() => viaProxy.close())
+  const theirs = await viaProxy
+    .resource(NODECONFIGREPORTS)
+    .apply(reportBody(config, entry(b)), { fieldManager: 'edgeop-agent', force: true })
+  assert.equal(theirs.metadata.name, reportName(config.metadata.name!, b))
 })
 
 test('a rollout in waves stops when failures pass maxFailures, with a condition saying why; the nodes of later waves never try it', async () => {

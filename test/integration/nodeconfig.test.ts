@@ -180,11 +180,13 @@ async function statusIs(name: string, want: Partial<Record<Key, 'Applied' | 'Fai
         s.failed === expected.filter((e) => e.endsWith('=Failed')).length
       )
     },
-    {
-      timeoutMs: WAIT_MS,
-      what: `${what}: ${name} reports ${JSON.stringify(expected)} (last: ${JSON.stringify(last?.config.status)}, ${JSON.stringify(last?.reports.map((r) => r.spec))})`,
-    },
-  )
+    { timeoutMs: WAIT_MS, what: `${what}: ${name} reports ${JSON.stringify(expected)}` },
+  ).catch((err: unknown) => {
+    // What was last seen, read when the wait ends (the message above is built before it starts).
+    const logs = KEYS.map((k) => `${k}: ${agents[k]?.stderr.slice(-8).join('\n')}`).join('\n')
+    const seen = `last seen: ${JSON.stringify(last?.config.status)}, ${JSON.stringify(last?.reports.map((r) => r.spec))}; the agents' last log lines:\n${logs}`
+    throw new Error(`${(err as Error).message}; ${seen}`, { cause: err })
+  })
   return last!
 }
 const entry = (r: Reported, k: Key) => r.reports.find((e) => e.spec.nodeName === node[k])?.spec
