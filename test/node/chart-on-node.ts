@@ -419,12 +419,16 @@ async function main(): Promise<void> {
       const snapshots = await readdir('/var/lib/edgeop/cache').catch(() => [] as string[])
       const texts = await Promise.all(
         snapshots
-          .filter((f) => f.endsWith('.snapshot'))
+          // The NodeConfigs' own snapshot: the reports' names the NodeConfig too (its owner).
+          .filter((f) => /^nodeconfigs-.*\.snapshot$/.test(f))
           .map((f) => readFile(`/var/lib/edgeop/cache/${f}`, 'utf8')),
       )
       return texts.some((t) => t.includes('"name":"e2e"'))
     },
-    { timeoutMs: WAIT_MS, what: 'the agent snapshot on the cache hostPath holds the NodeConfig' },
+    {
+      timeoutMs: WAIT_MS,
+      what: "the agent's NodeConfigs snapshot on the cache hostPath holds the NodeConfig",
+    },
   )
   const agentPod = (await pods(NAMESPACE, 'app.kubernetes.io/name=edgeop-agent'))[0]!
   say('agent', { at: at(), pod: agentPod.metadata.name, file: await onHost() })
@@ -467,7 +471,9 @@ async function main(): Promise<void> {
     at: at(),
     restarts: agentRestarts,
     file: await onHost(),
-    servedFromSnapshot: restartedLog.includes('serving from cache snapshot until the watch catches up with the server'),
+    servedFromSnapshot: restartedLog.includes(
+      'serving from cache snapshot until the watch catches up with the server',
+    ),
     apiserverRefused: restartedLog.includes('ECONNREFUSED'),
     driftCorrected: restartedLog.includes('drift corrected'),
   })
