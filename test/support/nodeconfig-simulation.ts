@@ -1,0 +1,391 @@
+/**
+ * @module nodeconfig-simulation — the NodeConfig operator under the simulator: one agent per node (each
+ * with its disk in memory, which outlives its crashes), two leader-elected aggregators, a workload that
+ * creates, changes and deletes NodeConfigs, and the operator's invariants.
+ */
+import { InformerFactory } from '../../src/cache/index.ts'
+import { type Clock, type KubeObject, noopLogger, sleep } from '../../src/core/index.ts'
+import { LeaderElector, LeaseLock, runWhileLeading } from '../../src/leader/index.ts'
+import {
+  GROUP,
+  KIND,
+  NODECONFIGREPORTS,
+  NODECONFIGS,
+  type NodeConfig,
+  type NodeConfigReport,
+  NodeConfigReportSpec,
+  NodeConfigSpec,
+  type NodeFiles,
+  nodeConfigAgent,
+  nodeConfigAggregator,
+  reportOwnerUid,
+  rolloutBucket,
+  STATE,
+  selects,
+  VERSION,
+} from '../../src/operators/nodeconfig/index.ts'
+import type {
+  Invariant,
+  ProcessContext,
+  SimulatedCluster,
+  SimulatedProcess,
+  SimulationOptions,
+  WriteInvariant,
+} from '../../src/testing/index.ts'
+import { MemoryNodeFiles } from './memory-node-files.ts'
+
+const LEASE_NAMESPACE = 'ops'
+const LEASE = 'edgeop-nodeconfig-aggregator'
+/** NodeConfig names the workload uses: deletes race reconciles and names come back with new UIDs. */
+const NAMES = ['motd', 'sysctl', 'limits']
+/** Waves the workload picks from (`spec.rollout.maxUnavailable`, percent of the buckets). */
+const MAX_UNAVAILABLE = [10, 25, 50, 100]
+const NODE_TYPE = { group: '', version: 'v1', resource: 'nodes', namespaced: false }
+const AGENT_PREFIX = 'agent-'
+/** Nodes in a run: both roles, waves of one and of several nodes, under a second of CPU per 10 virtual minutes. */
+export const DEFAULT_NODES = 5
+const AGGREGATOR_PREFIX = 'aggregator-'
+
+const nodeName = (i: number) => `node-${i}`
+/** Half the nodes are `role=edge`, so a NodeConfig selecting them leaves the others alone. */
+const nodeLabels = (i: number) => ({ role: i % 2 === 0 ? 'edge' : 'core' })
+
+/** `uid@generation` → the files of that generation and the widest wave the aggregator opened it to. */
+interface Generation {
+  files: Map<string, { content: string; mode: number }>
+  percent: number
+}
+
+/** What one run keeps outside the store: the nodes' disks and the history of every NodeConfig generation. */
+export class NodeConfigWorld {
+  readonly disks = new Map<string, MemoryNodeFiles>()
+  readonly generations = new Map<string, Generation>()
+
+  readonly nodes: number
+
+  constructor(nodes: number) {
+    this.nodes = nodes
+    this.reset()
+  }
+
+  /** Fresh disks and history (each run, including the re-runs that minimize a failure). */
+  reset(): void {
+    this.disks.clear()
+    this.generations.clear()
+    for (let i = 0; i < this.nodes; i++) this.disks.set(nodeName(i), new MemoryNodeFiles())
+  }
+
+  /** Records `config` as the store holds it now: its generation's files and how far that generation is open. */
+  observe(config: NodeConfig): void {
+    const key = `${config.metadata.uid}@${config.metadata.generation}`
+    let g = this.generations.get(key)
+    if (!g) {
+      const files = new Map(
+        (config.spec?.files ?? []).map((f) => [
+          f.path,
+          { content: f.content, mode: Number.parseInt(f.mode ?? '0644', 8) },
+        ]),
+      )
+      g = { files, percent: 0 }
+      this.generations.set(key, g)
+    }
+    const r = config.status?.rollout
+    if (r && r.generation === config.metadata.generation) g.percent = Math.max(g.percent, r.percent)
+  }
+}
+
+/** The agent of `node`: fresh informers each incarnation, the node's disk kept (`files`: another view of it). */
+export function agentProcess(world: NodeConfigWorld, node: string, files?: NodeFiles): SimulatedProcess {
+  return {
+    name: AGENT_PREFIX + node,
+    async run({ client, clock, signal, random }: ProcessContext) {
+      const factory = new InformerFactory(client, { clock, logger: noopLogger })
+      const agent = nodeConfigAgent({
+        client,
+        factory,
+        nodeName: node,
+        root: '/sim',
+        files: files ?? world.disks.get(node)!.view(signal, clock, random),
+        clock,
+        logger: noopLogger,
+      })
+      factory.start(signal)
+      await agent.run(signal)
+    },
+  }
+}
+
+/** One aggregator replica: it aggregates only while it holds the Lease, with fresh caches each time it leads. */
+export function aggregatorProcess(name: string): SimulatedProcess {
+  return {
+    name: AGGREGATOR_PREFIX + name,
+    async run({ client, clock, signal, name: identity }: ProcessContext) {
+      const lock = LeaseLock.fromClient(client, { namespace: LEASE_NAMESPACE, name: LEASE, identity })
+      const elector = new LeaderElector({ lock, clock, logger: noopLogger })
+      await runWhileLeading(
+        elector,
+        async (leading) => {
+          const factory = new InformerFactory(client, { clock, logger: noopLogger })
+          const aggregator = nodeConfigAggregator({ client, factory, clock, logger: noopLogger })
+          factory.start(leading)
+          await aggregator.run(leading)
+        },
+        signal,
+      )
+    },
+  }
+}
+
+function nodeConfig(name: string, random: ProcessContext['random'], clock: Clock): NodeConfig {
+  const files = Array.from({ length: 1 + random.int(3) }, (_, i) => ({
+    path: `${name}/part-${i}.conf`,
+    content: `${name} ${i} written at ${clock.now()}\n`,
+    mode: random.pick(['0644', '0600']),
+  }))
+  return {
+    apiVersion: `${GROUP}/${VERSION}`,
+    kind: KIND,
+    metadata: { name },
+    spec: {
+      files,
+      rollout: { maxUnavailable: random.pick(MAX_UNAVAILABLE), maxFailures: 0 },
+      ...(random.int(3) === 0 ? { nodeSelector: { role: 'edge' } } : {}),
+    },
+  } as NodeConfig
+}
+
+/**
+ * A user for `activeMs`: every few virtual seconds one of create, change the files (a new generation),
+ * change the wave or the selector, or delete.
+ */
+export function nodeConfigWorkload(activeMs: number): SimulationOptions['workload'] {
+  return async ({ client, clock, random, trace }) => {
+    const configs = client.resource(NODECONFIGS)
+    const end = clock.now() + activeMs
+    while (clock.now() < end) {
+      await sleep(1_000 + random.int(15_000), clock)
+      const name = random.pick(NAMES)
+      const op = random.int(4)
+      try {
+        if (op === 0) {
+          await configs.create(nodeConfig(name, random, clock))
+          trace(`create ${name}`)
+        } else if (op === 1 || op === 2) {
+          const next = nodeConfig(name, random, clock)
+          await configs.patch(name, {
+            spec: op === 1 ? { files: next.spec.files } : { rollout: next.spec.rollout, nodeSelector: null },
+          })
+          trace(`${op === 1 ? 'files' : 'wave'} ${name}`)
+        } else {
+          await configs.delete(name)
+          trace(`delete ${name}`)
+        }
+      } catch {
+        // The user's request failed (the object exists, is gone or is being deleted): next one.
+      }
+    }
+  }
+}
+
+const nodesOf = (c: SimulatedCluster) => c.list(NODE_TYPE)
+const selectedNodes = (c: SimulatedCluster, config: NodeConfig) =>
+  nodesOf(c)
+    .filter((n) => selects(config.spec?.nodeSelector, n.metadata.labels))
+    .map((n) => n.metadata.name!)
+
+/** Checked after every step. */
+export function nodeConfigSafety(world: NodeConfigWorld): Invariant[] {
+  return [
+    {
+      // Nothing a node holds comes from a generation the aggregator has not opened to its bucket.
+      name: 'every file on a node is of a generation opened to it',
+      check() {
+        for (const [node, disk] of world.disks)
+          for (const [path, file] of disk.files) {
+            const from = [...world.generations].some(([key, g]) => {
+              const f = g.files.get(path)
+              return (
+                f?.content === file.content &&
+                f.mode === file.mode &&
+                rolloutBucket(key.slice(0, key.lastIndexOf('@')), node) < g.percent
+              )
+            })
+            if (!from) return `${node}: ${path} holds content of no generation opened to this node`
+          }
+        return undefined
+      },
+    },
+    {
+      // A wave opens only when every node of the waves before it has reported: what is in flight
+      // spans at most maxUnavailable of the buckets.
+      name: 'a wave never exceeds maxUnavailable',
+      check(c) {
+        const reports = c.list<NodeConfigReport>(NODECONFIGREPORTS)
+        for (const config of c.list<NodeConfig>(NODECONFIGS)) {
+          const r = config.status?.rollout
+          const generation = config.metadata.generation
+          if (!r || r.generation !== generation) continue
+          const uid = config.metadata.uid!
+          const max = config.spec.rollout?.maxUnavailable ?? 10
+          const done = new Set(
+            reports
+              .filter((x) => reportOwnerUid(x) === uid && x.spec.observedGeneration === generation)
+              .map((x) => x.spec.nodeName),
+          )
+          for (const node of selectedNodes(c, config)) {
+            const bucket = rolloutBucket(uid, node)
+            if (bucket < r.percent - max && !done.has(node))
+              return `${config.metadata.name} generation ${generation} is open to ${r.percent}% with ${node} (bucket ${bucket}) still pending, over maxUnavailable ${max}`
+          }
+        }
+        return undefined
+      },
+    },
+  ]
+}
+
+/** Checked at every write: who may write what. Also records the NodeConfig history the file invariant reads. */
+export function nodeConfigWriteSafety(world: NodeConfigWorld): WriteInvariant[] {
+  return [
+    {
+      name: '(records each NodeConfig generation and its wave)',
+      check(w, c) {
+        if (w.target.resource === NODECONFIGS.resource && w.target.name) {
+          const config = c.store.get(`${GROUP}/${NODECONFIGS.resource}`, undefined, w.target.name)
+          if (config) world.observe(config as NodeConfig)
+        }
+        return undefined
+      },
+    },
+    {
+      name: "an agent writes only its own node's reports, and no NodeConfig",
+      check(w, c) {
+        if (!w.process.startsWith(AGENT_PREFIX)) return undefined
+        const node = w.process.slice(AGENT_PREFIX.length)
+        if (w.target.resource === NODECONFIGS.resource)
+          return `${w.process} wrote NodeConfig ${w.target.name}${w.target.subresource ? '/status' : ''}`
+        if (w.target.resource !== NODECONFIGREPORTS.resource) return undefined
+        const report = c.store.get(
+          `${GROUP}/${NODECONFIGREPORTS.resource}`,
+          undefined,
+          w.target.name ?? '',
+        ) as NodeConfigReport | undefined
+        const whose = report ? report.spec.nodeName : w.target.name?.slice(w.target.name.indexOf('.') + 1)
+        return whose === node ? undefined : `${w.process} wrote report ${w.target.name} of ${whose}`
+      },
+    },
+    {
+      name: 'only the Lease holder writes NodeConfig status, and no aggregator writes a report',
+      check(w, c) {
+        if (!w.process.startsWith(AGGREGATOR_PREFIX)) return undefined
+        if (w.target.resource === NODECONFIGREPORTS.resource)
+          return `${w.process} wrote report ${w.target.name}`
+        if (w.target.resource !== NODECONFIGS.resource) return undefined
+        const lease = c.store.get('coordination.k8s.io/leases', LEASE_NAMESPACE, LEASE) as
+          | (KubeObject & { spec?: { holderIdentity?: string } })
+          | undefined
+        const holder = lease?.spec?.holderIdentity
+        return holder === w.process
+          ? undefined
+          : `${w.process} wrote NodeConfig ${w.target.name} while the Lease names ${holder || 'no one'}`
+      },
+    },
+  ]
+}
+
+/** Checked at the end, after the faults stopped for the settle time. */
+export function nodeConfigLiveness(world: NodeConfigWorld): Invariant[] {
+  return [
+    {
+      name: 'every node holds exactly the files of the NodeConfigs selecting it',
+      check(c) {
+        const configs = c.list<NodeConfig>(NODECONFIGS)
+        for (const [node, disk] of world.disks) {
+          const labels = nodesOf(c).find((n) => n.metadata.name === node)?.metadata.labels
+          const want = new Map<string, string>()
+          for (const config of configs)
+            if (selects(config.spec?.nodeSelector, labels))
+              for (const f of config.spec.files ?? []) want.set(f.path, f.content)
+          for (const [path, content] of want)
+            if (disk.files.get(path)?.content !== content) return `${node}: ${path} is not as specified`
+          for (const path of disk.files.keys())
+            if (!want.has(path)) return `${node}: ${path} is left over from a NodeConfig gone or changed`
+        }
+        return undefined
+      },
+    },
+    {
+      name: 'every NodeConfig rolled out: each selected node Applied, the aggregate says so',
+      check(c) {
+        const reports = c.list<NodeConfigReport>(NODECONFIGREPORTS)
+        for (const config of c.list<NodeConfig>(NODECONFIGS)) {
+          const name = config.metadata.name
+          const generation = config.metadata.generation
+          const selected = selectedNodes(c, config)
+          for (const node of selected) {
+            const r = reports.find(
+              (x) => reportOwnerUid(x) === config.metadata.uid && x.spec.nodeName === node,
+            )
+            if (!r || r.spec.observedGeneration !== generation || r.spec.state !== STATE.applied)
+              return `${name}: ${node} reports ${r ? `${r.spec.state} at ${r.spec.observedGeneration}` : 'nothing'}, not Applied at ${generation}`
+          }
+          const s = config.status
+          if (
+            !s ||
+            s.observedGeneration !== generation ||
+            s.desired !== selected.length ||
+            s.applied !== selected.length ||
+            s.failed !== 0 ||
+            s.rollout?.generation !== generation ||
+            s.rollout?.percent !== 100
+          )
+            return `${name}: status ${JSON.stringify({ ...s, conditions: undefined })} does not say generation ${generation} applied on ${selected.length} nodes`
+        }
+        return undefined
+      },
+    },
+  ]
+}
+
+/** The whole NodeConfig simulation for one seed: `minutes` of virtual time on `nodes` nodes, faults until the last 2 minutes. */
+export function nodeConfigSimulation(
+  seed: number,
+  minutes = 10,
+  world = new NodeConfigWorld(DEFAULT_NODES),
+): SimulationOptions {
+  const durationMs = minutes * 60_000
+  const settleMs = 120_000
+  const nodes = world.nodes
+  return {
+    seed,
+    durationMs,
+    settleMs,
+    resources: [
+      { type: NODECONFIGS, spec: NodeConfigSpec },
+      {
+        type: NODECONFIGREPORTS,
+        spec: NodeConfigReportSpec,
+        selectableFields: ['spec.nodeName', 'spec.nodeConfig'],
+      },
+    ],
+    setup: (c) => {
+      world.reset()
+      for (let i = 0; i < nodes; i++)
+        c.store.create(
+          `/${NODE_TYPE.resource}`,
+          undefined,
+          { apiVersion: 'v1', kind: 'Node', metadata: { name: nodeName(i), labels: nodeLabels(i) } },
+          { manager: 'kubelet', now: c.clock.now() },
+        )
+    },
+    processes: [
+      ...[...world.disks.keys()].map((node) => agentProcess(world, node)),
+      aggregatorProcess('a'),
+      aggregatorProcess('b'),
+    ],
+    workload: nodeConfigWorkload(durationMs - settleMs),
+    safety: nodeConfigSafety(world),
+    writeSafety: nodeConfigWriteSafety(world),
+    liveness: nodeConfigLiveness(world),
+  }
+}
