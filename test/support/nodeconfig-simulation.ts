@@ -32,7 +32,7 @@ import type {
   SimulationOptions,
   WriteInvariant,
 } from '../../src/testing/index.ts'
-import { MemoryNodeFiles } from './memory-node-files.ts'
+import { type DiskFaults, MemoryNodeFiles } from './memory-node-files.ts'
 
 const LEASE_NAMESPACE = 'ops'
 const LEASE = 'edgeop-nodeconfig-aggregator'
@@ -60,8 +60,11 @@ interface Generation {
 export class NodeConfigWorld {
   readonly disks = new Map<string, MemoryNodeFiles>()
   readonly generations = new Map<string, Generation>()
-
   readonly nodes: number
+  /** Disk faults injected in the run, by kind. */
+  readonly diskFaults = new Map<string, number>()
+  /** Virtual time (clock.now()) when disk faults stop: the simulation's fault end. */
+  diskFaultsUntil = 0
 
   constructor(nodes: number) {
     this.nodes = nodes
@@ -72,6 +75,7 @@ export class NodeConfigWorld {
   reset(): void {
     this.disks.clear()
     this.generations.clear()
+    this.diskFaults.clear()
     for (let i = 0; i < this.nodes; i++) this.disks.set(nodeName(i), new MemoryNodeFiles())
   }
 
@@ -98,19 +102,33 @@ export class NodeConfigWorld {
 export function agentProcess(world: NodeConfigWorld, node: string, files?: NodeFiles): SimulatedProcess {
   return {
     name: AGENT_PREFIX + node,
-    async run({ client, clock, signal, random }: ProcessContext) {
+    async run(ctx: ProcessContext) {
+      const { client, clock, random } = ctx
+      // Power lost between two file operations ends this incarnation as a crash fault would.
+      const power = new AbortController()
+      const signal = AbortSignal.any([ctx.signal, power.signal])
+      const faults: DiskFaults = {
+        on: () => clock.now() < world.diskFaultsUntil,
+        crash: () => power.abort(),
+        count: (kind) => {
+          world.diskFaults.set(kind, (world.diskFaults.get(kind) ?? 0) + 1)
+          ctx.trace(`disk fault: ${kind}`)
+        },
+      }
       const factory = new InformerFactory(client, { clock, logger: noopLogger })
       const agent = nodeConfigAgent({
         client,
         factory,
         nodeName: node,
         root: '/sim',
-        files: files ?? world.disks.get(node)!.view(signal, clock, random),
+        files: files ?? world.disks.get(node)!.view(signal, clock, random, faults),
         clock,
         logger: noopLogger,
       })
       factory.start(signal)
       await agent.run(signal)
+      if (power.signal.aborted && !ctx.signal.aborted)
+        throw new Error(`${node}: power lost right after a file write`)
     },
   }
 }
@@ -370,6 +388,7 @@ export function nodeConfigSimulation(
     ],
     setup: (c) => {
       world.reset()
+      world.diskFaultsUntil = c.clock.now() + durationMs - settleMs
       for (let i = 0; i < nodes; i++)
         c.store.create(
           `/${NODE_TYPE.resource}`,

@@ -8,17 +8,21 @@ import { argv, cpuUsage } from 'node:process'
 import { failureReport, simulate } from '../../../src/testing/index.ts'
 import { shardedAppServiceSimulation } from '../../support/appservice-sharding-simulation.ts'
 import { appServiceSimulation } from '../../support/appservice-simulation.ts'
-import { DEFAULT_NODES, nodeConfigSimulation } from '../../support/nodeconfig-simulation.ts'
+import { DEFAULT_NODES, NodeConfigWorld, nodeConfigSimulation } from '../../support/nodeconfig-simulation.ts'
 
 const first = Number(argv[2] ?? 1)
 const count = Number(argv[3] ?? 100)
 const minutes = Number(argv[4] ?? 10)
 const mode = argv[5] ?? 'leader-elected'
+/** The NodeConfig run's disks; `setup` resets it for every seed. */
+const world = new NodeConfigWorld(DEFAULT_NODES)
+/** Faults the simulated disks injected (NodeConfig only), by kind. */
+const diskFaults: Record<string, number> = {}
 const options =
   mode === 'sharded'
     ? shardedAppServiceSimulation
     : mode === 'nodeconfig'
-      ? (seed: number, m: number) => nodeConfigSimulation(seed, m)
+      ? (seed: number, m: number) => nodeConfigSimulation(seed, m, world)
       : appServiceSimulation
 const file =
   {
@@ -42,6 +46,11 @@ for (let seed = first; seed < first + count; seed++) {
   virtualMs += r.virtualMs
   wallMs += r.wallMs
   faults += r.faults.length
+  if (mode === 'nodeconfig')
+    for (const [kind, n] of world.diskFaults) {
+      diskFaults[kind] = (diskFaults[kind] ?? 0) + n
+      faults += n
+    }
   checks += r.checks
   requests += r.requests
   if (r.failure) {
@@ -61,6 +70,7 @@ console.log(
     virtualMinutesPerSeed: minutes,
     failed,
     faults,
+    ...(mode === 'nodeconfig' ? { diskFaults } : {}),
     invariantChecks: checks,
     requests,
     virtualSeconds: virtualMs / 1000,
