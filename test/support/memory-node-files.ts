@@ -50,6 +50,8 @@ export class MemoryNodeFiles {
   readonly files = new Map<string, MemoryFile>()
   /** The ownership record as last saved (JSON), or undefined. */
   record: string | undefined
+  /** The paths the saved record owns. */
+  recorded: ReadonlySet<string> = new Set()
   /** Writes and removals done, over every incarnation. */
   writes = 0
 
@@ -102,6 +104,7 @@ export class MemoryNodeFiles {
       saveRecord: async (record) => {
         await step()
         this.record = JSON.stringify(record)
+        this.recorded = new Set(Object.keys(record.files))
         wrote()
       },
     }

@@ -54,6 +54,8 @@ const nodeLabels = (i: number) => ({ role: i % 2 === 0 ? 'edge' : 'core' })
 interface Generation {
   files: Map<string, { content: string; mode: number }>
   percent: number
+  /** When (clock.now()) the aggregator first opened it; undefined while closed. */
+  openedAt: number | undefined
 }
 
 /** What one run keeps outside the store: the nodes' disks and the history of every NodeConfig generation. */
@@ -61,6 +63,8 @@ export class NodeConfigWorld {
   readonly disks = new Map<string, MemoryNodeFiles>()
   readonly generations = new Map<string, Generation>()
   readonly nodes: number
+  /** Node → when (clock.now()) its labels last changed. */
+  readonly relabelled = new Map<string, number>()
   /** Disk faults injected in the run, by kind. */
   readonly diskFaults = new Map<string, number>()
   /** Virtual time (clock.now()) when disk faults stop: the simulation's fault end. */
@@ -76,11 +80,12 @@ export class NodeConfigWorld {
     this.disks.clear()
     this.generations.clear()
     this.diskFaults.clear()
+    this.relabelled.clear()
     for (let i = 0; i < this.nodes; i++) this.disks.set(nodeName(i), new MemoryNodeFiles())
   }
 
   /** Records `config` as the store holds it now: its generation's files and how far that generation is open. */
-  observe(config: NodeConfig): void {
+  observe(config: NodeConfig, now: number): void {
     const key = `${config.metadata.uid}@${config.metadata.generation}`
     let g = this.generations.get(key)
     if (!g) {
@@ -90,11 +95,14 @@ export class NodeConfigWorld {
           { content: f.content, mode: Number.parseInt(f.mode ?? '0644', 8) },
         ]),
       )
-      g = { files, percent: 0 }
+      g = { files, percent: 0, openedAt: undefined }
       this.generations.set(key, g)
     }
     const r = config.status?.rollout
-    if (r && r.generation === config.metadata.generation) g.percent = Math.max(g.percent, r.percent)
+    if (r && r.generation === config.metadata.generation) {
+      g.percent = Math.max(g.percent, r.percent)
+      g.openedAt ??= now
+    }
   }
 }
 
@@ -174,18 +182,24 @@ function nodeConfig(name: string, random: ProcessContext['random'], clock: Clock
 
 /**
  * A user for `activeMs`: every few virtual seconds one of create, change the files (a new generation),
- * change the wave or the selector, or delete.
+ * change the wave or the selector, delete, or relabel a node (in or out of a selector, no new generation).
  */
-export function nodeConfigWorkload(activeMs: number): SimulationOptions['workload'] {
+export function nodeConfigWorkload(activeMs: number, nodes: number): SimulationOptions['workload'] {
   return async ({ client, clock, random, trace }) => {
     const configs = client.resource(NODECONFIGS)
+    const nodeApi = client.resource(NODE_TYPE)
     const end = clock.now() + activeMs
     while (clock.now() < end) {
       await sleep(1_000 + random.int(15_000), clock)
       const name = random.pick(NAMES)
-      const op = random.int(4)
+      const op = random.int(5)
       try {
-        if (op === 0) {
+        if (op === 4) {
+          const node = nodeName(random.int(nodes))
+          const role = random.pick(['edge', 'core'])
+          await nodeApi.patch(node, { metadata: { labels: { role } } })
+          trace(`relabel ${node} role=${role}`)
+        } else if (op === 0) {
           await configs.create(nodeConfig(name, random, clock))
           trace(`create ${name}`)
         } else if (op === 1 || op === 2) {
@@ -234,8 +248,19 @@ export function nodeConfigSafety(world: NodeConfigWorld): Invariant[] {
       },
     },
     {
+      // Ownership is recorded before a file is written, so no crash leaves a file nobody removes.
+      name: 'every file on a node is in its ownership record',
+      check() {
+        for (const [node, disk] of world.disks)
+          for (const path of disk.files.keys())
+            if (!disk.recorded.has(path)) return `${node}: ${path} is on disk but not in the ownership record`
+        return undefined
+      },
+    },
+    {
       // A wave opens only when every node of the waves before it has reported: what is in flight
-      // spans at most maxUnavailable of the buckets.
+      // spans at most maxUnavailable of the buckets. A node selected by a relabel after the generation
+      // opened joins the rollout where it stands (no new generation), so it is not counted.
       name: 'a wave never exceeds maxUnavailable',
       check(c) {
         const reports = c.list<NodeConfigReport>(NODECONFIGREPORTS)
@@ -244,6 +269,7 @@ export function nodeConfigSafety(world: NodeConfigWorld): Invariant[] {
           const generation = config.metadata.generation
           if (!r || r.generation !== generation) continue
           const uid = config.metadata.uid!
+          const openedAt = world.generations.get(`${uid}@${generation}`)?.openedAt ?? Number.POSITIVE_INFINITY
           const max = config.spec.rollout?.maxUnavailable ?? 10
           const done = new Set(
             reports
@@ -252,7 +278,8 @@ export function nodeConfigSafety(world: NodeConfigWorld): Invariant[] {
           )
           for (const node of selectedNodes(c, config)) {
             const bucket = rolloutBucket(uid, node)
-            if (bucket < r.percent - max && !done.has(node))
+            const joined = (world.relabelled.get(node) ?? Number.NEGATIVE_INFINITY) >= openedAt
+            if (bucket < r.percent - max && !done.has(node) && !joined)
               return `${config.metadata.name} generation ${generation} is open to ${r.percent}% with ${node} (bucket ${bucket}) still pending, over maxUnavailable ${max}`
           }
         }
@@ -270,8 +297,10 @@ export function nodeConfigWriteSafety(world: NodeConfigWorld): WriteInvariant[] 
       check(w, c) {
         if (w.target.resource === NODECONFIGS.resource && w.target.name) {
           const config = c.store.get(`${GROUP}/${NODECONFIGS.resource}`, undefined, w.target.name)
-          if (config) world.observe(config as NodeConfig)
+          if (config) world.observe(config as NodeConfig, c.clock.now())
         }
+        if (w.target.resource === NODE_TYPE.resource && w.target.name)
+          world.relabelled.set(w.target.name, c.clock.now())
         return undefined
       },
     },
@@ -402,7 +431,7 @@ export function nodeConfigSimulation(
       aggregatorProcess('a'),
       aggregatorProcess('b'),
     ],
-    workload: nodeConfigWorkload(durationMs - settleMs),
+    workload: nodeConfigWorkload(durationMs - settleMs, nodes),
     safety: nodeConfigSafety(world),
     writeSafety: nodeConfigWriteSafety(world),
     liveness: nodeConfigLiveness(world),

@@ -69,6 +69,22 @@ test('a disk that keeps a file other than the one written fails the file invaria
   assert.match(r.failure.message, /^node-0: /)
 })
 
+test('an agent whose ownership record is never saved fails the ownership invariant: its files would leak', async () => {
+  const world = new NodeConfigWorld(DEFAULT_NODES)
+  const o = nodeConfigSimulation(1, 3, world)
+  const forgetful = {
+    ...agentProcess(world, 'node-0'),
+    async run(ctx: ProcessContext) {
+      const view = world.disks.get('node-0')!.view(ctx.signal, ctx.clock, ctx.random)
+      // As if every pass crashed before its record reached the disk.
+      return agentProcess(world, 'node-0', { ...view, saveRecord: async () => {} }).run(ctx)
+    },
+  }
+  const r = await simulate({ ...o, faults: false, processes: [forgetful, ...o.processes.slice(1)] })
+  assert.equal(r.failure?.invariant, 'every file on a node is in its ownership record')
+  assert.match(r.failure.message, /^node-0: /)
+})
+
 test('an aggregator that opens every wave at once fails the wave invariant', async () => {
   const o = nodeConfigSimulation(1, 3)
   const impatient: SimulatedProcess = {
