@@ -47,6 +47,8 @@ export const DEFAULT_NODES = 5
 const AGGREGATOR_PREFIX = 'aggregator-'
 
 const nodeName = (i: number) => `node-${i}`
+/** How a hand-edited file starts: the file invariant accepts it until the agent's drift check replaces it. */
+const HAND_EDIT = '# edited by hand'
 /** Half the nodes are `role=edge`, so a NodeConfig selecting them leaves the others alone. */
 const nodeLabels = (i: number) => ({ role: i % 2 === 0 ? 'edge' : 'core' })
 
@@ -182,9 +184,11 @@ function nodeConfig(name: string, random: ProcessContext['random'], clock: Clock
 
 /**
  * A user for `activeMs`: every few virtual seconds one of create, change the files (a new generation),
- * change the wave or the selector, delete, or relabel a node (in or out of a selector, no new generation).
+ * change the wave or the selector, delete, relabel a node (in or out of a selector, no new generation),
+ * or edit or delete a managed file on a node by hand.
  */
-export function nodeConfigWorkload(activeMs: number, nodes: number): SimulationOptions['workload'] {
+export function nodeConfigWorkload(activeMs: number, world: NodeConfigWorld): SimulationOptions['workload'] {
+  const nodes = world.nodes
   return async ({ client, clock, random, trace }) => {
     const configs = client.resource(NODECONFIGS)
     const nodeApi = client.resource(NODE_TYPE)
@@ -192,9 +196,18 @@ export function nodeConfigWorkload(activeMs: number, nodes: number): SimulationO
     while (clock.now() < end) {
       await sleep(1_000 + random.int(15_000), clock)
       const name = random.pick(NAMES)
-      const op = random.int(5)
+      const op = random.int(6)
       try {
-        if (op === 4) {
+        if (op === 5) {
+          // Someone on the node edits or deletes a managed file: the agent's drift check puts it back.
+          const node = nodeName(random.int(nodes))
+          const disk = world.disks.get(node)!
+          const path = [...disk.files.keys()].sort()[0]
+          if (path === undefined) continue
+          if (random.chance(0.5)) disk.files.delete(path)
+          else disk.files.set(path, { content: `${HAND_EDIT} at ${clock.now()}\n`, mode: 0o644 })
+          trace(`hand edit ${node}:${path}`)
+        } else if (op === 4) {
           const node = nodeName(random.int(nodes))
           const role = random.pick(['edge', 'core'])
           await nodeApi.patch(node, { metadata: { labels: { role } } })
@@ -234,6 +247,7 @@ export function nodeConfigSafety(world: NodeConfigWorld): Invariant[] {
       check() {
         for (const [node, disk] of world.disks)
           for (const [path, file] of disk.files) {
+            if (file.content.startsWith(HAND_EDIT)) continue
             const from = [...world.generations].some(([key, g]) => {
               const f = g.files.get(path)
               return (
@@ -431,7 +445,7 @@ export function nodeConfigSimulation(
       aggregatorProcess('a'),
       aggregatorProcess('b'),
     ],
-    workload: nodeConfigWorkload(durationMs - settleMs, nodes),
+    workload: nodeConfigWorkload(durationMs - settleMs, world),
     safety: nodeConfigSafety(world),
     writeSafety: nodeConfigWriteSafety(world),
     liveness: nodeConfigLiveness(world),

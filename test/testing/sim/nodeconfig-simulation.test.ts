@@ -34,8 +34,8 @@ for (const seed of SEEDS) {
 }
 
 test('a seed replays exactly: the same trace, requests and faults', async () => {
-  const a = await simulate(nodeConfigSimulation(3, 3))
-  const b = await simulate(nodeConfigSimulation(3, 3))
+  const a = await simulate(nodeConfigSimulation(3, 5))
+  const b = await simulate(nodeConfigSimulation(3, 5))
   assert.deepEqual(b.trace, a.trace)
   assert.equal(b.requests, a.requests)
   assert.deepEqual(b.faults, a.faults)
@@ -43,7 +43,7 @@ test('a seed replays exactly: the same trace, requests and faults', async () => 
 
 test('an agent that reports for another node fails the write invariant', async () => {
   const world = new NodeConfigWorld(DEFAULT_NODES)
-  const o = nodeConfigSimulation(1, 3, world)
+  const o = nodeConfigSimulation(1, 10, world)
   const wrong = { ...agentProcess(world, 'node-1'), name: 'agent-node-0' }
   const r = await simulate({ ...o, faults: false, processes: [wrong, ...o.processes.slice(1)] })
   assert.equal(r.failure?.invariant, "an agent writes only its own node's reports, and no NodeConfig")
@@ -52,7 +52,7 @@ test('an agent that reports for another node fails the write invariant', async (
 
 test('a disk that keeps a file other than the one written fails the file invariant', async () => {
   const world = new NodeConfigWorld(DEFAULT_NODES)
-  const o = nodeConfigSimulation(1, 3, world)
+  const o = nodeConfigSimulation(1, 10, world)
   const corrupting = {
     ...agentProcess(world, 'node-0'),
     async run(ctx: ProcessContext) {
@@ -71,7 +71,7 @@ test('a disk that keeps a file other than the one written fails the file invaria
 
 test('an agent whose ownership record is never saved fails the ownership invariant: its files would leak', async () => {
   const world = new NodeConfigWorld(DEFAULT_NODES)
-  const o = nodeConfigSimulation(1, 3, world)
+  const o = nodeConfigSimulation(1, 10, world)
   const forgetful = {
     ...agentProcess(world, 'node-0'),
     async run(ctx: ProcessContext) {
@@ -86,7 +86,7 @@ test('an agent whose ownership record is never saved fails the ownership invaria
 })
 
 test('an aggregator that opens every wave at once fails the wave invariant', async () => {
-  const o = nodeConfigSimulation(1, 3)
+  const o = nodeConfigSimulation(1, 10)
   const impatient: SimulatedProcess = {
     name: 'impatient',
     async run({ client, clock, signal }) {
