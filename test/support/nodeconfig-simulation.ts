@@ -54,6 +54,7 @@ const nodeLabels = (i: number) => ({ role: i % 2 === 0 ? 'edge' : 'core' })
 
 /** `uid@generation` → the files of that generation and the widest wave the aggregator opened it to. */
 interface Generation {
+  uid: string
   files: Map<string, { content: string; mode: number }>
   percent: number
   /** When (clock.now()) the aggregator first opened it; undefined while closed. */
@@ -64,6 +65,8 @@ interface Generation {
 export class NodeConfigWorld {
   readonly disks = new Map<string, MemoryNodeFiles>()
   readonly generations = new Map<string, Generation>()
+  /** The generations that write each path. */
+  readonly byPath = new Map<string, Generation[]>()
   readonly nodes: number
   /** Node → when (clock.now()) its labels last changed. */
   readonly relabelled = new Map<string, number>()
@@ -81,9 +84,22 @@ export class NodeConfigWorld {
   reset(): void {
     this.disks.clear()
     this.generations.clear()
+    this.byPath.clear()
     this.diskFaults.clear()
     this.relabelled.clear()
     for (let i = 0; i < this.nodes; i++) this.disks.set(nodeName(i), new MemoryNodeFiles())
+  }
+
+  readonly #buckets = new Map<string, number>()
+
+  /** {@link rolloutBucket}, remembered: the invariants ask for it at every step. */
+  bucket(uid: string, node: string): number {
+    const key = `${uid}/${node}`
+    const known = this.#buckets.get(key)
+    if (known !== undefined) return known
+    const b = rolloutBucket(uid, node)
+    this.#buckets.set(key, b)
+    return b
   }
 
   /** Records `config` as the store holds it now: its generation's files and how far that generation is open. */
@@ -97,8 +113,13 @@ export class NodeConfigWorld {
           { content: f.content, mode: Number.parseInt(f.mode ?? '0644', 8) },
         ]),
       )
-      g = { files, percent: 0, openedAt: undefined }
+      g = { uid: config.metadata.uid!, files, percent: 0, openedAt: undefined }
       this.generations.set(key, g)
+      for (const path of files.keys()) {
+        const list = this.byPath.get(path) ?? []
+        list.push(g)
+        this.byPath.set(path, list)
+      }
     }
     const r = config.status?.rollout
     if (r && r.generation === config.metadata.generation) {
@@ -248,12 +269,10 @@ export function nodeConfigSafety(world: NodeConfigWorld): Invariant[] {
         for (const [node, disk] of world.disks)
           for (const [path, file] of disk.files) {
             if (file.content.startsWith(HAND_EDIT)) continue
-            const from = [...world.generations].some(([key, g]) => {
+            const from = world.byPath.get(path)?.some((g) => {
               const f = g.files.get(path)
               return (
-                f?.content === file.content &&
-                f.mode === file.mode &&
-                rolloutBucket(key.slice(0, key.lastIndexOf('@')), node) < g.percent
+                f?.content === file.content && f.mode === file.mode && world.bucket(g.uid, node) < g.percent
               )
             })
             if (!from) return `${node}: ${path} holds content of no generation opened to this node`
@@ -291,7 +310,7 @@ export function nodeConfigSafety(world: NodeConfigWorld): Invariant[] {
               .map((x) => x.spec.nodeName),
           )
           for (const node of selectedNodes(c, config)) {
-            const bucket = rolloutBucket(uid, node)
+            const bucket = world.bucket(uid, node)
             const joined = (world.relabelled.get(node) ?? Number.NEGATIVE_INFINITY) >= openedAt
             if (bucket < r.percent - max && !done.has(node) && !joined)
               return `${config.metadata.name} generation ${generation} is open to ${r.percent}% with ${node} (bucket ${bucket}) still pending, over maxUnavailable ${max}`

@@ -1,6 +1,6 @@
 /**
  * A long sweep of the AppService (or NodeConfig) simulation, run by hand (not in `npm test`):
- * `node test/testing/sim/sweep.ts [first seed] [count] [virtual minutes] [sharded|nodeconfig]`. Prints one line per failed
+ * `node test/testing/sim/sweep.ts [first seed] [count] [virtual minutes] [sharded|nodeconfig] [nodes]`. Prints one line per failed
  * seed (with its replay command) and the totals: seeds, faults injected, invariant checks, virtual
  * seconds per wall second.
  */
@@ -15,7 +15,7 @@ const count = Number(argv[3] ?? 100)
 const minutes = Number(argv[4] ?? 10)
 const mode = argv[5] ?? 'leader-elected'
 /** The NodeConfig run's disks; `setup` resets it for every seed. */
-const world = new NodeConfigWorld(DEFAULT_NODES)
+const world = new NodeConfigWorld(Number(argv[6] ?? DEFAULT_NODES))
 /** Faults the simulated disks injected (NodeConfig only), by kind. */
 const diskFaults: Record<string, number> = {}
 const options =
@@ -32,7 +32,7 @@ const file =
 const operator =
   {
     sharded: 'AppService, 3 sharded members',
-    nodeconfig: `NodeConfig, ${DEFAULT_NODES} node agents and 2 leader-elected aggregators`,
+    nodeconfig: `NodeConfig, ${world.nodes} node agents and 2 leader-elected aggregators`,
   }[mode] ?? 'AppService, 2 leader-elected replicas'
 let virtualMs = 0
 let wallMs = 0
