@@ -293,7 +293,7 @@ export function nodeConfigSafety(world: NodeConfigWorld): Invariant[] {
     {
       // A wave opens only when every node of the waves before it has reported: what is in flight
       // spans at most maxUnavailable of the buckets. A node selected by a relabel after the generation
-      // opened joins the rollout where it stands (no new generation), so it is not counted.
+      // opened joins the rollout where it stands (no new generation), so it is not counted (seed 408).
       name: 'a wave never exceeds maxUnavailable',
       check(c) {
         const reports = c.list<NodeConfigReport>(NODECONFIGREPORTS)
@@ -304,15 +304,18 @@ export function nodeConfigSafety(world: NodeConfigWorld): Invariant[] {
           const uid = config.metadata.uid!
           const openedAt = world.generations.get(`${uid}@${generation}`)?.openedAt ?? Number.POSITIVE_INFINITY
           const max = config.spec.rollout?.maxUnavailable ?? 10
-          const done = new Set(
+          // Only a node that holds an older generation is taken down by a new one; a node without any
+          // report of this NodeConfig has none of its files (never selected, or its report went when
+          // it left the selector) and takes the generation as a DaemonSet's newly matching node does.
+          const older = new Set(
             reports
-              .filter((x) => reportOwnerUid(x) === uid && x.spec.observedGeneration === generation)
+              .filter((x) => reportOwnerUid(x) === uid && x.spec.observedGeneration !== generation)
               .map((x) => x.spec.nodeName),
           )
           for (const node of selectedNodes(c, config)) {
             const bucket = world.bucket(uid, node)
             const joined = (world.relabelled.get(node) ?? Number.NEGATIVE_INFINITY) >= openedAt
-            if (bucket < r.percent - max && !done.has(node) && !joined)
+            if (bucket < r.percent - max && older.has(node) && !joined)
               return `${config.metadata.name} generation ${generation} is open to ${r.percent}% with ${node} (bucket ${bucket}) still pending, over maxUnavailable ${max}`
           }
         }
