@@ -36,7 +36,7 @@ import {
 import type { QueueMetrics } from '../../queue/index.ts'
 import { NODECONFIGS, type NodeConfig } from './api.ts'
 import type { EventSink } from './event-sink.ts'
-import { FileStore } from './file-store.ts'
+import { FileStore, type NodeFiles } from './file-store.ts'
 import { DEFAULT_RECHECK_INTERVAL_MS, nodeConfigReconciler } from './reconcile.ts'
 import { NODE_NAME_FIELD, NODECONFIGREPORTS } from './report-api.ts'
 import { cacheDirProblem, checkAgentRoot } from './root-check.ts'
@@ -60,6 +60,8 @@ export interface NodeConfigAgentOptions {
   nodeName: string
   /** Directory that holds the managed files; created if missing. */
   root: string
+  /** The files under `root`; default a {@link FileStore} on it (a test gives an in-memory one). */
+  files?: NodeFiles
   /** Events about NodeConfigs (an `EventRecorder`); none when omitted. */
   recorder?: EventSink
   /** Drift check interval; default `DEFAULT_RECHECK_INTERVAL_MS` (30 s). */
@@ -141,7 +143,7 @@ export function nodeConfigAgent(o: NodeConfigAgentOptions): Controller<KubeObjec
       nodeName: o.nodeName,
       getNode: () => nodes.store.get(o.nodeName),
       listNodeConfigs: () => configs.store.list(),
-      store: new FileStore(o.root),
+      store: o.files ?? new FileStore(o.root),
       reports: o.client.resource(NODECONFIGREPORTS),
       listReports: () => reports.store.list(),
       recorder: o.recorder,

@@ -69,6 +69,12 @@ export function emptyRecord(): OwnershipRecord {
 }
 
 /**
+ * What the agent does with its files: a {@link FileStore} on a node. The seam for a test that runs
+ * agents without a disk (an in-memory store under the simulator); the same guarantees are expected.
+ */
+export type NodeFiles = Pick<FileStore, 'open' | 'ensure' | 'remove' | 'loadRecord' | 'saveRecord'>
+
+/**
  * The files under one root directory.
  *
  * Guarantees: every write and removal stays inside the root's real path; a file whose

@@ -13,7 +13,7 @@ import type { ReconcileResult, Reconciler } from '../../controller/index.ts'
 import { type Clock, errorMessage, type KubeObject, type Logger, realClock } from '../../core/index.ts'
 import { GROUP, KIND, type NodeConfig, REASON, STATE, VERSION } from './api.ts'
 import type { EventSink } from './event-sink.ts'
-import type { FileStore, OwnedFile, OwnershipRecord } from './file-store.ts'
+import type { NodeFiles, OwnedFile, OwnershipRecord } from './file-store.ts'
 import { isPathRefused } from './paths.ts'
 import { applies, type ConfigPlan, type DesiredFile, type NodePlan, planNode } from './plan.ts'
 import type { NodeConfigReport } from './report-api.ts'
@@ -31,7 +31,7 @@ export interface NodeConfigAgentDeps {
   getNode(): KubeObject | undefined
   /** Every cached NodeConfig. */
   listNodeConfigs(): readonly NodeConfig[]
-  store: FileStore
+  store: NodeFiles
   /** The NodeConfigReport client; `apply` and `delete` of this node's reports. */
   reports: Pick<ResourceClient<NodeConfigReport>, 'apply' | 'delete'>
   /** This node's cached reports. */

@@ -278,7 +278,8 @@ export class ApiServerModel {
     const ls = t.query.get('labelSelector')
     const fs = t.query.get('fieldSelector')
     const l = ls ? parseLabelSelector(ls) : () => true
-    const f = fs ? parseFieldSelector(fs) : () => true
+    const selectable = this.store.rules(`${t.group}/${t.resource}`).selectableFields
+    const f = fs ? parseFieldSelector(fs, selectable) : () => true
     if (!l) throw new ApiStatus(400, 'BadRequest', `unable to parse requirement: ${JSON.stringify(ls)}`)
     if (!f) throw new ApiStatus(400, 'BadRequest', `field label not supported: ${JSON.stringify(fs)}`)
     return (o) => l(o) && f(o)

@@ -40,16 +40,28 @@ export function parseLabelSelector(selector: string): ((obj: KubeObject) => bool
 
 /**
  * A field selector (`metadata.name=x`, `metadata.namespace!=y`, joined by commas) as a predicate;
- * only `metadata.name` and `metadata.namespace`, the fields every resource supports. Undefined for any other field (the server's 400).
+ * `metadata.name` and `metadata.namespace`, the fields every resource supports, and the dotted paths
+ * in `selectable` (a CRD's `selectableFields`; a missing field reads as `''`). Undefined for any other
+ * field (the server's 400).
  */
-export function parseFieldSelector(selector: string): ((obj: KubeObject) => boolean) | undefined {
+export function parseFieldSelector(
+  selector: string,
+  selectable: readonly string[] = [],
+): ((obj: KubeObject) => boolean) | undefined {
   const tests: ((obj: KubeObject) => boolean)[] = []
   for (const term of selector.split(',')) {
     if (term.trim() === '') continue
-    const m = /^\s*(metadata\.name|metadata\.namespace)\s*(==|=|!=)\s*(.*?)\s*$/.exec(term)
+    const m = /^\s*([A-Za-z0-9_.]+?)\s*(==|=|!=)\s*(.*?)\s*$/.exec(term)
     if (!m) return undefined
     const [, field, op, value] = m as unknown as [string, string, string, string]
-    const get = (o: KubeObject) => (field === 'metadata.name' ? o.metadata.name : o.metadata.namespace) ?? ''
+    if (field !== 'metadata.name' && field !== 'metadata.namespace' && !selectable.includes(field))
+      return undefined
+    const path = field.split('.')
+    const get = (o: KubeObject) => {
+      let v: unknown = o
+      for (const key of path) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined
+      return v === undefined || v === null ? '' : String(v)
+    }
     tests.push(op === '!=' ? (o) => get(o) !== value : (o) => get(o) === value)
   }
   return (obj) => tests.every((t) => t(obj))

@@ -69,6 +69,7 @@ export async function simulate(o: SimulationOptions): Promise<SimulationResult> 
     store.setRules(`${r.type.group}/${r.type.resource}`, {
       statusSubresource: r.statusSubresource ?? true,
       spec: r.spec,
+      selectableFields: r.selectableFields,
     })
   const model = new ApiServerModel(clock, store)
   const trace = new Trace()

@@ -74,6 +74,8 @@ export interface SimulatedResource {
   statusSubresource?: boolean
   /** The CRD's spec schema (the operator's own zod schema): validated and defaulted on every write. */
   spec?: SpecSchema
+  /** Field selector paths beyond `metadata.name` and `metadata.namespace`, as the CRD's `selectableFields` (e.g. `spec.nodeName`). */
+  selectableFields?: readonly string[]
 }
 
 /** The simulated cluster, as invariants and setup hooks see it. */

@@ -17,6 +17,8 @@ export interface ResourceRules {
   statusSubresource: boolean
   /** Validates and defaults `spec` on every write, as a CRD's structural schema would: 422 Invalid when it fails. */
   spec?: SpecSchema | undefined
+  /** Field selector paths beyond `metadata.name`/`metadata.namespace` (a CRD's `selectableFields`, e.g. `spec.nodeName`). */
+  selectableFields?: readonly string[] | undefined
 }
 
 /** The finalizer `propagationPolicy: Foreground` adds; the garbage collector removes it once the dependents are gone. */

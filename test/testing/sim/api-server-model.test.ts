@@ -284,3 +284,29 @@ test('the transport above the exchange runs unchanged: a 429 with Retry-After is
   assert.deepEqual((await listing).items, [])
   assert.deepEqual(at, [0, 1_000])
 })
+
+test("a field selector on a resource's selectable field (a CRD's selectableFields) selects by it; any other field is 400", async () => {
+  const { client, store } = setup()
+  const type = { group: 'example.com', version: 'v1', resource: 'reports', namespaced: false }
+  store.setRules('example.com/reports', { statusSubresource: true, selectableFields: ['spec.nodeName'] })
+  const reports = client.resource<KubeObject & { spec: { nodeName: string } }>(type)
+  for (const [name, nodeName] of [
+    ['a.n1', 'n1'],
+    ['a.n2', 'n2'],
+    ['b.n1', 'n1'],
+  ] as const)
+    await reports.create({
+      apiVersion: 'example.com/v1',
+      kind: 'Report',
+      metadata: { name },
+      spec: { nodeName },
+    })
+  const names = async (fieldSelector: string) =>
+    (await reports.list({ fieldSelector })).items.map((o) => o.metadata.name)
+  assert.deepEqual(await names('spec.nodeName=n1'), ['a.n1', 'b.n1'])
+  assert.deepEqual(await names('spec.nodeName!=n1,metadata.name=a.n2'), ['a.n2'])
+  await assert.rejects(
+    reports.list({ fieldSelector: 'spec.other=n1' }),
+    (err: { status?: number }) => err.status === 400,
+  )
+})
