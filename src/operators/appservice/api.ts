@@ -7,10 +7,10 @@
  *
  * Two versions are served. They differ in one field: v1alpha1's `database: {enabled, class}`
  * is v1beta1's `database: {engine, size}`, present exactly when a database is wanted. The
- * conversion webhook (convert.ts) maps them without loss. v1alpha1 stays the storage version of
- * this release and the one the operator reconciles (its informers then never wait on the
- * webhook); a later release stores v1beta1 (`appServiceCrd({ storage: 'v1beta1' })`) and
- * `edgeop migrate` rewrites what is stored and trims `status.storedVersions`.
+ * conversion webhook (convert.ts) maps them without loss. v1beta1 is the storage version since
+ * chart 0.2.0 (0.1.0 stored v1alpha1): after the CRD is applied, `edgeop migrate`
+ * (deploy/migrate/job.yaml) rewrites what is stored and trims `status.storedVersions`
+ * (docs/operations.md, Upgrading). The operator still reconciles v1alpha1, converted by its own webhook.
  */
 import * as z from 'zod/mini'
 import type { ResourceType } from '../../client/index.ts'
@@ -183,7 +183,7 @@ export const REASON = {
 
 /** Options of {@link appServiceCrd}. */
 export interface AppServiceCrdOptions {
-  /** The storage version; default v1alpha1 (this release's; see the module comment). */
+  /** The storage version; default v1beta1 (since chart 0.2.0; see the module comment). */
   storage?: typeof VERSION | typeof VERSION_V1BETA1
   /**
    * Where the apiserver calls the conversion webhook (`clientConfig`: a `service` or a `url`, and a
@@ -207,7 +207,7 @@ export function appServiceCrd(o: AppServiceCrdOptions = {}) {
     ...(cc
       ? {
           versions: [{ name: VERSION_V1BETA1, spec: AppServiceSpecV1beta1 }],
-          storage: o.storage ?? VERSION,
+          storage: o.storage ?? VERSION_V1BETA1,
           conversion: {
             strategy: 'Webhook',
             webhook: { conversionReviewVersions: ['v1'], clientConfig: cc },
