@@ -10,7 +10,7 @@
 import type { KubeObject } from '../../core/index.ts'
 import { DEFAULT_RENEW_DEADLINE_MS } from '../../leader/index.ts'
 import { DEFAULT_SHUTDOWN_GRACE_PERIOD_MS } from '../../manager/index.ts'
-import { appServiceCrd, GROUP } from './api.ts'
+import { appServiceCrd, GROUP, SHIPPED_STORAGE_VERSION } from './api.ts'
 import {
   METRICS_PORT,
   METRICS_READER_ROLE,
@@ -281,7 +281,7 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
         metadata: { name: OPERATOR_NAMESPACE, labels: { ...labels, [OPERATOR_NAMESPACE_LABEL]: 'true' } },
       },
     ],
-    'crd.yaml': [appServiceCrd() as unknown as KubeObject],
+    'crd.yaml': [appServiceCrd({ storage: SHIPPED_STORAGE_VERSION }) as unknown as KubeObject],
     'rbac.yaml': [
       {
         apiVersion: 'v1',

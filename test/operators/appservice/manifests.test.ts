@@ -8,7 +8,7 @@ import { generatedFiles, manifestFiles } from '../../../build/manifests.ts'
 import { MONITORING_SOURCES } from '../../../build/monitoring.ts'
 import { parseDuration } from '../../../src/cli/flags/duration.ts'
 import type { KubeObject } from '../../../src/core/types.ts'
-import { appServiceCrd } from '../../../src/operators/appservice/api.ts'
+import { appServiceCrd, SHIPPED_STORAGE_VERSION } from '../../../src/operators/appservice/api.ts'
 import {
   METRICS_PORT,
   PROBE_PORT,
@@ -51,7 +51,7 @@ test("deploy/, config/ and the chart's generated files equal what build/manifest
 
 test('the checked-in CRD is the one generated from the zod schema', async () => {
   const docs = (await readFile(join(ROOT, 'deploy/crd.yaml'), 'utf8')).split(/^---$/m).map((d) => parse(d))
-  assert.deepEqual(docs, [appServiceCrd()])
+  assert.deepEqual(docs, [appServiceCrd({ storage: SHIPPED_STORAGE_VERSION })])
 })
 
 test('the operator Deployment is hardened: non-root, read-only root filesystem, no capabilities, seccomp', async () => {
