@@ -270,6 +270,9 @@ test('helm upgrade 0.1.0 -> 0.2.0 with live AppServices and NodeConfigs, then th
   const failures: string[] = []
   let probes = 0
   let probing = true
+  defer(() => {
+    probing = false
+  })
   const prober = (async () => {
     while (probing) {
       try {
