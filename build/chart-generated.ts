@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseAllDocuments } from 'yaml'
 import { toYaml } from '../src/config/yaml/emit.ts'
-import { appServiceCrd } from '../src/operators/appservice/api.ts'
+import { appServiceCrd, SHIPPED_STORAGE_VERSION } from '../src/operators/appservice/api.ts'
 import {
   leaseRules,
   operatorRules,
@@ -40,7 +40,7 @@ function define(name: string, rules: unknown[]): string {
 export function chartGeneratedFiles(root: string): Record<string, string> {
   return {
     ...monitoringChartFiles(root),
-    'crds/appservices.yaml': `${generated('src/operators/appservice/api.ts')}${toYaml(appServiceCrd())}`,
+    'crds/appservices.yaml': `${generated('src/operators/appservice/api.ts')}${toYaml(appServiceCrd({ storage: SHIPPED_STORAGE_VERSION }))}`,
     'crds/nodeconfigs.yaml': `${generated('src/operators/nodeconfig/api.ts')}${toYaml(nodeConfigCrd())}`,
     'crds/nodeconfigreports.yaml': `${generated('src/operators/nodeconfig/report-api.ts')}${toYaml(nodeConfigReportCrd())}`,
     'templates/_rules.tpl': [

@@ -23,6 +23,7 @@ import {
   appServiceOperator,
   FIELD_MANAGER,
   operatorManifests,
+  SHIPPED_STORAGE_VERSION,
 } from './operators/appservice/index.ts'
 import {
   NODECONFIGREPORTS,
@@ -59,6 +60,8 @@ void runCli({
       objects: () => {
         const m = operatorManifests()
         return [
+          // Stores v1alpha1, the version the operator reads: `edgeop install` serves an operator run
+          // outside the cluster (`npm start`), whose webhook no apiserver call reaches.
           appServiceCrd(),
           nodeConfigCrd(),
           nodeConfigReportCrd(),
@@ -76,7 +79,9 @@ void runCli({
       flags: {},
       run: () =>
         void process.stdout.write(
-          [appServiceCrd(), nodeConfigCrd(), nodeConfigReportCrd()].map((c) => toYaml(c)).join('---\n'),
+          [appServiceCrd({ storage: SHIPPED_STORAGE_VERSION }), nodeConfigCrd(), nodeConfigReportCrd()]
+            .map((c) => toYaml(c))
+            .join('---\n'),
         ),
     }),
     manifests: defineCommand({

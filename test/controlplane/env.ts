@@ -104,6 +104,11 @@ export interface TestEnvOptions {
    * etcd and an apiserver (about 3 s). Default false.
    */
   private?: boolean
+  /**
+   * kube-apiserver flags for a `private` control plane (`--flag=value`, each replacing the control
+   * plane's own of the same name), e.g. `--enable-aggregator-routing=true`. Ignored without `private`.
+   */
+  apiserverArgs?: readonly string[]
 }
 
 /** Options for {@link TestEnv.writeKubeconfig}. */
@@ -356,12 +361,12 @@ class RemoteTestEnv implements TestEnv {
 
 let current: { mode: LeaseMode; env: Promise<TestEnv> } | undefined
 
-async function connect(mode: LeaseMode, alone: boolean): Promise<TestEnv> {
+async function connect(mode: LeaseMode, alone: boolean, apiserverArgs?: readonly string[]): Promise<TestEnv> {
   let url = alone ? undefined : process.env[CONTROL_URL_ENV]
   let token = alone ? undefined : process.env[CONTROL_TOKEN_ENV]
   if (url === undefined || url === '' || token === undefined) {
     // Running on its own: a private control plane that lives as long as this process.
-    const supervisor = await launchSupervisor({ uncached: 'lazy' })
+    const supervisor = await launchSupervisor({ uncached: 'lazy', ...(alone ? { apiserverArgs } : {}) })
     supervisor.unref()
     url = supervisor.state.controlUrl
     token = supervisor.state.controlToken
@@ -388,7 +393,7 @@ export function getTestEnv(options: TestEnvOptions = {}): Promise<TestEnv> {
     }
     return current.env
   }
-  const env = connect(mode, options.private ?? false)
+  const env = connect(mode, options.private ?? false, options.apiserverArgs)
   current = { mode, env }
   env.catch(() => {
     if (current?.env === env) current = undefined

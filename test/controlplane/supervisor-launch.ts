@@ -36,6 +36,8 @@ export interface LaunchOptions {
   detached?: boolean
   /** Aborting it while the control plane starts stops the supervisor and rejects. */
   signal?: AbortSignal
+  /** kube-apiserver flags (`--flag=value`), each replacing the control plane's own of the same name. */
+  apiserverArgs?: readonly string[]
 }
 
 /** A running supervisor child. */
@@ -56,6 +58,7 @@ export async function launchSupervisor(options: LaunchOptions = {}): Promise<Lau
   const args = [SUPERVISOR_SCRIPT, '--watch-stdin', `--uncached=${options.uncached ?? 'lazy'}`]
   if (options.binDir !== undefined) args.push(`--bin-dir=${options.binDir}`)
   if (options.workDir !== undefined) args.push(`--work-dir=${options.workDir}`)
+  for (const a of options.apiserverArgs ?? []) args.push(`--apiserver-arg=${a}`)
   const child = spawn(process.execPath, args, {
     stdio: ['pipe', 'pipe', options.stderr ?? 'inherit'],
     detached: options.detached ?? false,

@@ -138,7 +138,7 @@ test("the leader's container killed: a new leader, and kubelet restarts the cont
   assert.ok(Number(e2e.get('restarted')?.[0]?.restartCount) >= 1)
 })
 
-test('operator scaled to 0, failurePolicy Fail: an AppService write is refused naming the webhook and "no endpoints available", a v1beta1 read fails the same way; with Ignore the write is stored unvalidated', () => {
+test('operator scaled to 0, failurePolicy Fail: an AppService write is refused naming the webhook and "no endpoints available", a v1alpha1 read (the chart CRD stores v1beta1) fails the same way; with Ignore a v1beta1 write is stored unvalidated', () => {
   const e2e = findings(stdout)
   const down = e2e.get('write with the operator at 0')?.[0]
   assert.equal(down?.status, 500, stdout)
@@ -147,8 +147,8 @@ test('operator scaled to 0, failurePolicy Fail: an AppService write is refused n
     /failed calling webhook "validate\.appservices\.platform\.example\.com": .*no endpoints available for service "edgeop-appservice-webhook"/,
   )
   assert.match(
-    String(e2e.get('v1beta1 read with the operator at 0')?.[0]?.message),
-    /conversion webhook for platform\.example\.com\/v1alpha1, Kind=AppService failed: .*no endpoints available/,
+    String(e2e.get('v1alpha1 read with the operator at 0')?.[0]?.message),
+    /conversion webhook for platform\.example\.com\/v1beta1, Kind=AppService failed: .*no endpoints available/,
   )
   assert.equal(e2e.get('write with Ignore and the operator at 0')?.[0]?.stored, 'Not An/Image!')
 })

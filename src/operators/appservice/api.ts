@@ -7,10 +7,11 @@
  *
  * Two versions are served. They differ in one field: v1alpha1's `database: {enabled, class}`
  * is v1beta1's `database: {engine, size}`, present exactly when a database is wanted. The
- * conversion webhook (convert.ts) maps them without loss. v1alpha1 stays the storage version of
- * this release and the one the operator reconciles (its informers then never wait on the
- * webhook); a later release stores v1beta1 (`appServiceCrd({ storage: 'v1beta1' })`) and
- * `edgeop migrate` rewrites what is stored and trims `status.storedVersions`.
+ * conversion webhook (convert.ts) maps them without loss. The shipped CRD (deploy/, config/, the
+ * chart) stores v1beta1 since chart 0.2.0 (0.1.0 stored v1alpha1): after it is applied, `edgeop
+ * migrate` (deploy/migrate/job.yaml) rewrites what is stored and trims `status.storedVersions`
+ * (docs/operations.md, Upgrading the chart). The operator still reconciles v1alpha1, converted by its
+ * own webhook; `appServiceCrd()`'s default stays v1alpha1 for an operator no webhook call reaches.
  */
 import * as z from 'zod/mini'
 import type { ResourceType } from '../../client/index.ts'
@@ -181,9 +182,16 @@ export const REASON = {
   provisioned: 'DatabaseProvisioned',
 } as const
 
+/** The storage version of the shipped CRD (deploy/crd.yaml, config/, the chart's crds/) since chart 0.2.0. */
+export const SHIPPED_STORAGE_VERSION = VERSION_V1BETA1
+
 /** Options of {@link appServiceCrd}. */
 export interface AppServiceCrdOptions {
-  /** The storage version; default v1alpha1 (this release's; see the module comment). */
+  /**
+   * The storage version; default v1alpha1, the version the operator reads, so a CRD for an operator
+   * the apiserver cannot call (run outside the cluster: `edgeop install`, tests) needs no webhook for
+   * it. The shipped manifests store v1beta1 ({@link SHIPPED_STORAGE_VERSION}).
+   */
   storage?: typeof VERSION | typeof VERSION_V1BETA1
   /**
    * Where the apiserver calls the conversion webhook (`clientConfig`: a `service` or a `url`, and a

@@ -10,7 +10,7 @@
 import type { KubeObject } from '../../core/index.ts'
 import { DEFAULT_RENEW_DEADLINE_MS } from '../../leader/index.ts'
 import { DEFAULT_SHUTDOWN_GRACE_PERIOD_MS } from '../../manager/index.ts'
-import { appServiceCrd, GROUP } from './api.ts'
+import { appServiceCrd, GROUP, SHIPPED_STORAGE_VERSION } from './api.ts'
 import {
   METRICS_PORT,
   METRICS_READER_ROLE,
@@ -237,6 +237,21 @@ const labels = { 'app.kubernetes.io/name': OPERATOR_NAME, 'app.kubernetes.io/par
  * The operator's manifests, in apply order, by file name. `kubectl apply -f deploy/` reads the
  * files in lexical order, so the Namespace's file sorts first: every namespaced object after it.
  */
+/** The operator pod's security context (Pod Security "restricted"): non-root as the image's user 65532, the runtime's seccomp profile. */
+export function podSecurityContext() {
+  return {
+    runAsNonRoot: true,
+    runAsUser: 65532,
+    runAsGroup: 65532,
+    seccompProfile: { type: 'RuntimeDefault' },
+  }
+}
+
+/** The operator container's security context (Pod Security "restricted"): no privilege escalation, a read-only root, no capabilities. */
+export function containerSecurityContext() {
+  return { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } }
+}
+
 export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Record<string, KubeObject[]> {
   const meta = (name: string, namespaced = true) => ({
     name,
@@ -266,7 +281,7 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
         metadata: { name: OPERATOR_NAMESPACE, labels: { ...labels, [OPERATOR_NAMESPACE_LABEL]: 'true' } },
       },
     ],
-    'crd.yaml': [appServiceCrd() as unknown as KubeObject],
+    'crd.yaml': [appServiceCrd({ storage: SHIPPED_STORAGE_VERSION }) as unknown as KubeObject],
     'rbac.yaml': [
       {
         apiVersion: 'v1',
@@ -300,12 +315,7 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
             spec: {
               serviceAccountName: OPERATOR_NAME,
               terminationGracePeriodSeconds: TERMINATION_GRACE_PERIOD_SECONDS,
-              securityContext: {
-                runAsNonRoot: true,
-                runAsUser: 65532,
-                runAsGroup: 65532,
-                seccompProfile: { type: 'RuntimeDefault' },
-              },
+              securityContext: podSecurityContext(),
               containers: [
                 {
                   name: 'operator',
@@ -339,11 +349,7 @@ export function operatorManifests(image = 'ghcr.io/example/edgeop:0.1.0'): Recor
                   // Measured (docs/benchmarks.md, Numbers): 72 MiB idle with nothing cached, 235 MiB with 1,000
                   // AppServices and their Deployments and Services cached; the limit leaves headroom.
                   resources: { requests: { cpu: '20m', memory: '96Mi' }, limits: { memory: '384Mi' } },
-                  securityContext: {
-                    allowPrivilegeEscalation: false,
-                    readOnlyRootFilesystem: true,
-                    capabilities: { drop: ['ALL'] },
-                  },
+                  securityContext: containerSecurityContext(),
                 },
               ],
             },

@@ -8,7 +8,7 @@ import { generatedFiles, manifestFiles } from '../../../build/manifests.ts'
 import { MONITORING_SOURCES } from '../../../build/monitoring.ts'
 import { parseDuration } from '../../../src/cli/flags/duration.ts'
 import type { KubeObject } from '../../../src/core/types.ts'
-import { appServiceCrd } from '../../../src/operators/appservice/api.ts'
+import { appServiceCrd, SHIPPED_STORAGE_VERSION } from '../../../src/operators/appservice/api.ts'
 import {
   METRICS_PORT,
   PROBE_PORT,
@@ -51,7 +51,7 @@ test("deploy/, config/ and the chart's generated files equal what build/manifest
 
 test('the checked-in CRD is the one generated from the zod schema', async () => {
   const docs = (await readFile(join(ROOT, 'deploy/crd.yaml'), 'utf8')).split(/^---$/m).map((d) => parse(d))
-  assert.deepEqual(docs, [appServiceCrd()])
+  assert.deepEqual(docs, [appServiceCrd({ storage: SHIPPED_STORAGE_VERSION })])
 })
 
 test('the operator Deployment is hardened: non-root, read-only root filesystem, no capabilities, seccomp', async () => {
@@ -108,7 +108,10 @@ test('the pod outlives drain + Lease release: terminationGracePeriodSeconds exce
 
 test('kubectl apply -f deploy/ reads files in lexical order: the Namespace comes before every object in it', async () => {
   const onDisk = await deployYamlFiles()
-  assert.deepEqual(onDisk, Object.keys(manifestFiles()).sort(), 'no stale or missing file in deploy/')
+  // deploy/migrate/ is a folder of its own, which a non-recursive `kubectl apply -f deploy/` skips.
+  const topLevel = Object.keys(manifestFiles()).filter((f) => !f.includes('/'))
+  assert.deepEqual(onDisk, topLevel.sort(), 'no stale or missing file in deploy/')
+  assert.deepEqual(await deployYamlFiles('migrate'), ['migrate/job.yaml'])
   const objects = (await Promise.all(onDisk.map(deployObjects))).flat()
   const nsAt = objects.findIndex((o) => o.kind === 'Namespace')
   assert.ok(nsAt >= 0)
@@ -217,4 +220,23 @@ test('NetworkPolicy: with the apiserver addresses given, the webhook port is adm
     { ipBlock: { cidr: '172.18.0.2/32' } },
     { ipBlock: { cidr: 'fd00::2/128' } },
   ])
+})
+
+test('deploy/migrate/job.yaml runs `migrate` with the operator image as a ServiceAccount of its own, bound to exactly what migrateStorage calls', async () => {
+  const objects = await deployObjects('migrate/job.yaml')
+  const job = objects.find((o) => o.kind === 'Job')!
+  const [dep] = await deployObjects('deployment.yaml')
+  type Pod = { serviceAccountName: string; containers: { image: string; args: string[] }[] }
+  const pod = (job.spec as { template: { spec: Pod } }).template.spec
+  const operatorPod = (dep!.spec as { template: { spec: Pod } }).template.spec
+  assert.deepEqual(pod.containers[0]!.args, ['migrate'])
+  assert.equal(pod.containers[0]!.image, operatorPod.containers[0]!.image)
+  assert.notEqual(pod.serviceAccountName, operatorPod.serviceAccountName)
+  const role = objects.find((o) => o.kind === 'ClusterRole') as unknown as {
+    rules: { resources: string[]; verbs: string[] }[]
+  }
+  assert.deepEqual(
+    role.rules.map((r) => `${r.resources.join()}:${r.verbs.join()}`),
+    ['customresourcedefinitions:get', 'customresourcedefinitions/status:patch', 'appservices:list,update'],
+  )
 })
