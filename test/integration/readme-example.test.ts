@@ -37,15 +37,18 @@ test('the documented controller mirrors ConfigMaps through drops and 429s, follo
   const proxy = await env().startFaultProxy()
   defer(() => proxy.close())
   const kubeconfig = await env().writeKubeconfig({ server: proxy.url })
-  const inherited = Object.entries(process.env).filter(([k]) => !k.startsWith('EDGEOP_'))
+  const inherited = Object.entries(process.env).filter(
+    ([k]) => !k.startsWith('EDGEOP_') && !k.startsWith('MIRROR_'),
+  )
   const child = spawn(process.execPath, [file], {
     env: {
       ...Object.fromEntries(inherited),
       KUBECONFIG: kubeconfig,
-      EDGEOP_METRICS_BIND_ADDRESS: '127.0.0.1:0',
-      EDGEOP_HEALTH_PROBE_BIND_ADDRESS: '127.0.0.1:0',
+      // The example's operator is named `mirror`: its flags read MIRROR_* variables (envPrefixOf).
+      MIRROR_METRICS_BIND_ADDRESS: '127.0.0.1:0',
+      MIRROR_HEALTH_PROBE_BIND_ADDRESS: '127.0.0.1:0',
       // Plain HTTP, so the test scrapes without a token; secure metrics have their own test.
-      EDGEOP_METRICS_SECURE: 'false',
+      MIRROR_METRICS_SECURE: 'false',
     },
     stdio: ['ignore', 'inherit', 'pipe'],
   })
