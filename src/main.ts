@@ -23,7 +23,6 @@ import {
   appServiceOperator,
   FIELD_MANAGER,
   operatorManifests,
-  SHIPPED_STORAGE_VERSION,
 } from './operators/appservice/index.ts'
 import {
   NODECONFIGREPORTS,
@@ -75,13 +74,11 @@ void runCli({
     migrate: migrateCommand({ crds: [APPSERVICES_CRD] }),
     crd: defineCommand({
       description:
-        'Print the CustomResourceDefinitions (AppService, NodeConfig, NodeConfigReport), generated from their schemas',
+        'Print the CustomResourceDefinitions (AppService, NodeConfig, NodeConfigReport), generated from their schemas; AppServices stored as v1alpha1, as `install` does, so no conversion webhook is needed (the shipped manifests store v1beta1)',
       flags: {},
       run: () =>
         void process.stdout.write(
-          [appServiceCrd({ storage: SHIPPED_STORAGE_VERSION }), nodeConfigCrd(), nodeConfigReportCrd()]
-            .map((c) => toYaml(c))
-            .join('---\n'),
+          [appServiceCrd(), nodeConfigCrd(), nodeConfigReportCrd()].map((c) => toYaml(c)).join('---\n'),
         ),
     }),
     manifests: defineCommand({
