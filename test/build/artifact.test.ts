@@ -139,8 +139,10 @@ const run = promisify(execFile)
  * After `version`, with two gc() calls: RSS 61.0 → 62.0 MB, V8 heap used 7.37 → 7.62 MB (the loader's
  * script keeps the 148 KB of base64 alive). 10,703 gzip bytes under the 122,880 budget. With the edge networks
  * and the user-operator fixes merged: 152,332 bytes, 115,327 GNU gzip -9, the raw ceiling just above it.
+ * With the simulator's file seam, the destroyed-HTTP/2-session retry and the migration Job's manifest merged:
+ * 152,448 bytes, 115,411 GNU gzip -9; the raw ceiling just above it again.
  */
-const MAX_BYTES = 152_400
+const MAX_BYTES = 152_500
 const MAX_GZIP_BYTES = 122_880
 
 async function artifact(): Promise<Buffer> {
