@@ -31,6 +31,7 @@ import type {
   WriteInvariant,
 } from '../../src/testing/index.ts'
 import { deploymentRollouts } from '../../src/testing/index.ts'
+import { leaseHolder } from './lease-holder.ts'
 
 const NS = 'apps'
 const NAMES = ['web', 'api', 'worker', 'cache']
@@ -166,10 +167,7 @@ export const APPSERVICE_WRITE_SAFETY: WriteInvariant[] = [
     name: 'only the Lease holder writes AppServices and their children',
     check(w, c) {
       if (!w.process.startsWith('operator-') || !WRITTEN_BY_LEADER.has(w.target.resource)) return undefined
-      const lease = c.store.get('coordination.k8s.io/leases', 'ops', LEASE) as
-        | (KubeObject & { spec?: { holderIdentity?: string } })
-        | undefined
-      const holder = lease?.spec?.holderIdentity
+      const holder = leaseHolder(c, 'ops', LEASE)
       return holder === w.process
         ? undefined
         : `${w.process} wrote ${w.target.resource}/${w.target.name} while the Lease names ${holder || 'no one'}`

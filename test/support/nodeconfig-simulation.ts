@@ -4,7 +4,7 @@
  * creates, changes and deletes NodeConfigs, and the operator's invariants.
  */
 import { InformerFactory } from '../../src/cache/index.ts'
-import { type Clock, type KubeObject, noopLogger, sleep } from '../../src/core/index.ts'
+import { type Clock, noopLogger, sleep } from '../../src/core/index.ts'
 import { LeaderElector, LeaseLock, runWhileLeading } from '../../src/leader/index.ts'
 import {
   GROUP,
@@ -32,6 +32,7 @@ import type {
   SimulationOptions,
   WriteInvariant,
 } from '../../src/testing/index.ts'
+import { leaseHolder } from './lease-holder.ts'
 import { type DiskFaults, MemoryNodeFiles } from './memory-node-files.ts'
 
 const LEASE_NAMESPACE = 'ops'
@@ -364,10 +365,7 @@ export function nodeConfigWriteSafety(world: NodeConfigWorld): WriteInvariant[] 
         if (w.target.resource === NODECONFIGREPORTS.resource)
           return `${w.process} wrote report ${w.target.name}`
         if (w.target.resource !== NODECONFIGS.resource) return undefined
-        const lease = c.store.get('coordination.k8s.io/leases', LEASE_NAMESPACE, LEASE) as
-          | (KubeObject & { spec?: { holderIdentity?: string } })
-          | undefined
-        const holder = lease?.spec?.holderIdentity
+        const holder = leaseHolder(c, LEASE_NAMESPACE, LEASE)
         return holder === w.process
           ? undefined
           : `${w.process} wrote NodeConfig ${w.target.name} while the Lease names ${holder || 'no one'}`
