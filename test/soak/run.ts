@@ -20,7 +20,7 @@ import { runSoak } from './soak.ts'
 
 const USAGE = `Usage: node test/soak/run.ts --minutes N [--seed S] [--out dir] [--rate ops/s] [--keep-logs] [--debug]
                          [--sabotage duplicate-db|fault-left-on] [--sharded [--replicas N]] [--snapshots]
-                         [--sabotage duplicate-db|fault-left-on] [--sharded [--replicas N]] [--link profile]
+                         [--link profile]
 
   --minutes   length of the chaos phase (≥ 1; setup, settling and teardown add 1–3 minutes)
   --seed      seed of the fault schedule and the driver (default 1)
