@@ -23,27 +23,52 @@ export const LINK_PROFILES: Record<string, LinkShape & { loss: number }> = {
 /** Bytes a paced direction holds before pausing its sender: one second of a 2 Mbit/s link. */
 const PACING_QUEUE_BYTES = 256 * 1024
 
-/** Copies `from` to `to` as over `shape`: each chunk leaves after its turn at the bandwidth plus half the RTT. */
+/**
+ * Copies `from` to `to` as over `shape`: each chunk leaves after its turn at the bandwidth plus half
+ * the RTT, in the order it came, as TCP delivers it.
+ *
+ * One queue and one timer per direction, never one timer per chunk: a timer counts from a whole
+ * millisecond while chunks on a busy link are due microseconds apart, so a later chunk's timer could
+ * fire before an earlier one's. Reordered bytes broke TLS records on the lossy cellular link
+ * (`ERR_SSL_DECRYPTION_FAILED_OR_BAD_RECORD_MAC`, the connection failed and the client relisted):
+ * a fault of the test's link, not of the network it stands for.
+ */
 export function paced(from: Socket, to: Socket, shape: LinkShape): void {
   const bytesPerMs = shape.bitsPerSecond / 8 / 1000
   let free = 0
   let queued = 0
-  from.on('data', (chunk: Buffer) => {
+  /** What is on the wire, oldest first; `undefined` is the sender's end. */
+  const inFlight: { chunk: Buffer | undefined; dueAt: number }[] = []
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const schedule = () => {
+    if (timer !== undefined || inFlight.length === 0) return
+    timer = setTimeout(drain, Math.max(0, inFlight[0]!.dueAt - performance.now()))
+  }
+  const drain = () => {
+    timer = undefined
     const now = performance.now()
-    free = Math.max(now, free) + chunk.length / bytesPerMs
+    while (inFlight.length > 0 && inFlight[0]!.dueAt <= now) {
+      const { chunk } = inFlight.shift()!
+      if (chunk === undefined) {
+        to.end()
+        continue
+      }
+      if (!to.destroyed) to.write(chunk)
+      queued -= chunk.length
+    }
+    if (queued <= PACING_QUEUE_BYTES / 2) from.resume()
+    schedule()
+  }
+  from.on('data', (chunk: Buffer) => {
+    free = Math.max(performance.now(), free) + chunk.length / bytesPerMs
     queued += chunk.length
     if (queued > PACING_QUEUE_BYTES) from.pause()
-    setTimeout(
-      () => {
-        if (!to.destroyed) to.write(chunk)
-        queued -= chunk.length
-        if (queued <= PACING_QUEUE_BYTES / 2) from.resume()
-      },
-      free + shape.rttMs / 2 - now,
-    )
+    inFlight.push({ chunk, dueAt: free + shape.rttMs / 2 })
+    schedule()
   })
   from.on('end', () => {
-    setTimeout(() => to.end(), Math.max(0, free - performance.now()) + shape.rttMs / 2)
+    inFlight.push({ chunk: undefined, dueAt: Math.max(performance.now(), free) + shape.rttMs / 2 })
+    schedule()
   })
 }
 
