@@ -2,7 +2,7 @@
  * @module pace — the soak's waits: an abortable sleep and a fixed-rate loop.
  */
 
-/** Resolves after `ms`, or at once when `signal` aborts. */
+/** Resolves after `ms` (at once when it is ≤ 0: a time already past), or at once when `signal` aborts. */
 export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
     if (signal?.aborted) return resolve()
@@ -11,7 +11,7 @@ export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
       signal?.removeEventListener('abort', done)
       resolve()
     }
-    const t = setTimeout(done, ms)
+    const t = setTimeout(done, Math.max(0, ms))
     signal?.addEventListener('abort', done, { once: true })
   })
 
