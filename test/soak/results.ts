@@ -10,7 +10,7 @@ import type { Fleet, HeapSample } from './fleet.ts'
 import type { InvariantResult } from './invariants.ts'
 import type { ResilienceReport } from './resilience.ts'
 import { countByKind, type FaultKind } from './schedule.ts'
-import { LEASE, type Sabotage } from './settings.ts'
+import type { Sabotage } from './settings.ts'
 import { type LeadershipInterval, type RssVerdict, summary, windowRates } from './stats.ts'
 import type { BusySecond } from './traffic.ts'
 
@@ -158,9 +158,10 @@ export function buildReport(ctx: SoakRun, invariants: InvariantResult[], provena
       operators: ctx.settings.sharded
         ? `${ctx.settings.replicas} sharded (--shard)`
         : `${ctx.settings.replicas} leader-elected`,
-      leaseDurationS: LEASE.durationMs / 1000,
-      renewDeadlineS: LEASE.renewMs / 1000,
-      retryPeriodS: LEASE.retryMs / 1000,
+      leaseDurationS: ctx.settings.lease.durationMs / 1000,
+      renewDeadlineS: ctx.settings.lease.renewMs / 1000,
+      retryPeriodS: ctx.settings.lease.retryMs / 1000,
+      operatorWorkers: ctx.settings.maxConcurrentReconciles,
       operatorQps: 50,
       agentRecheckS: 5,
       artifact: `${ARTIFACT.replace(/.*\/dist\//, 'dist/')} sha256:${artifact}`,

@@ -116,6 +116,32 @@ export function rateBounds(
 }
 /** Leader election timings of the operator replicas. */
 export const LEASE = { durationMs: 10_000, renewMs: 7000, retryMs: 2000 }
+/** Leader election timings: the Lease's duration, the renew deadline and the retry period. */
+export type LeaseTimings = typeof LEASE
+
+/**
+ * The lease timings and convergence bound of a run over a link (`--link`), where the loopback ones
+ * do not hold: the settings docs/edge-networks.md gives for that link. The chaos drops every
+ * connection every few seconds; after each drop a renewal opens a new one (TCP, TLS and the
+ * request: about four round trips, 3.2 s at 800 ms) within its share of the renew deadline, and
+ * a new leader re-opens every watch over the link before it works. With the loopback timings the
+ * satellite run saw nine leaders in four minutes, none long enough to finish its work
+ * (2026-12-02). A link without an entry runs with the loopback settings.
+ */
+export const LINK_SETTINGS: Record<
+  string,
+  { lease: LeaseTimings; boundMs: number; maxConcurrentReconciles: number }
+> = {
+  satellite: {
+    lease: { durationMs: 60_000, renewMs: 45_000, retryMs: 5000 },
+    boundMs: 180_000,
+    // A reconcile is about six round trips (Deployment, Service, database, status): one finished
+    // every 4.6–5.8 s with one worker over this link, while the driver changes 2 objects a second.
+    maxConcurrentReconciles: 10,
+  },
+}
+/** `--max-concurrent-reconciles` of the operators on loopback (the default). */
+export const MAX_CONCURRENT_RECONCILES = 1
 /** A second with this many requests through the proxy is broken down in the report. */
 export const HOT_SECOND = 40
 
@@ -140,22 +166,28 @@ export interface Settings {
   quietRateBound: number
   /** See {@link SoakOptions.snapshots}. */
   snapshots: boolean
+  /** Leader election timings of the operator replicas ({@link LEASE}, or the link's). */
+  lease: LeaseTimings
+  /** Workers of the operators' controller ({@link MAX_CONCURRENT_RECONCILES}, or the link's). */
+  maxConcurrentReconciles: number
 }
 
 /** {@link Settings} of `options`. */
 export function resolveSettings(options: SoakOptions): Settings {
   const chaosMs = Math.round(options.minutes * 60_000)
   const sharded = options.sharded ?? false
+  const link = options.link === undefined ? undefined : LINK_SETTINGS[options.link]
+  const lease = link?.lease ?? LEASE
   const replicas = options.replicas ?? (sharded ? DEFAULT_SHARDED_REPLICAS : 2)
   // The schedule adds and removes replicas alternately, an addition first: one more at most.
   const bounds = sharded
-    ? rateBounds(replicas + 1, WATCHED_NAMESPACES, LEASE.retryMs)
+    ? rateBounds(replicas + 1, WATCHED_NAMESPACES, lease.retryMs)
     : { chaos: RATE_BOUND, quiet: QUIET_RATE_BOUND }
   return {
     rate: options.rate ?? DEFAULT_RATE,
     appTarget: options.appTarget ?? DEFAULT_APP_TARGET,
     nodeConfigTarget: options.nodeConfigTarget ?? DEFAULT_NODECONFIG_TARGET,
-    boundMs: options.boundMs ?? DEFAULT_BOUND_MS,
+    boundMs: options.boundMs ?? link?.boundMs ?? DEFAULT_BOUND_MS,
     chaosMs,
     warmupMs: Math.max(RSS_WARMUP_MS, chaosMs * RSS_WARMUP_FRACTION),
     sharded,
@@ -163,5 +195,7 @@ export function resolveSettings(options: SoakOptions): Settings {
     rateBound: bounds.chaos,
     quietRateBound: bounds.quiet,
     snapshots: options.snapshots ?? false,
+    lease,
+    maxConcurrentReconciles: link?.maxConcurrentReconciles ?? MAX_CONCURRENT_RECONCILES,
   }
 }

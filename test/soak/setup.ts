@@ -9,7 +9,7 @@ import { Fleet, type FleetProcess, METRICS_INTERVAL_MS, RSS_INTERVAL_MS } from '
 import { every, sleep } from './pace.ts'
 import { type Plane, startPlane } from './plane.ts'
 import { forgetfulDatabase } from './sabotage.ts'
-import { LEASE, LEASE_NAME, SHARD_LABEL } from './settings.ts'
+import { LEASE_NAME, SHARD_LABEL } from './settings.ts'
 import { CacheDirs } from './warm-start.ts'
 import { Workload } from './workload.ts'
 
@@ -104,10 +104,11 @@ async function operatorArgs(ctx: SoakRun, plane: Plane, databaseUrl: string): Pr
     ctx.settings.sharded ? '--shard' : '--leader-elect',
     `--leader-election-id=${LEASE_NAME}`,
     `--leader-election-namespace=${plane.opNs}`,
-    `--leader-election-lease-duration=${LEASE.durationMs}ms`,
-    `--leader-election-renew-deadline=${LEASE.renewMs}ms`,
-    `--leader-election-retry-period=${LEASE.retryMs}ms`,
+    `--leader-election-lease-duration=${ctx.settings.lease.durationMs}ms`,
+    `--leader-election-renew-deadline=${ctx.settings.lease.renewMs}ms`,
+    `--leader-election-retry-period=${ctx.settings.lease.retryMs}ms`,
     `--database-api=${databaseUrl}`,
+    `--max-concurrent-reconciles=${ctx.settings.maxConcurrentReconciles}`,
     '--qps=50',
     '--burst=100',
     '--shutdown-grace-period=5s',

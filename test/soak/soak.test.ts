@@ -31,7 +31,15 @@ import {
   SLOW_DELAY_MS,
   TAIL_MS,
 } from './schedule.ts'
-import { QUIET_RATE_BOUND, RATE_BOUND, rateBounds, resolveSettings } from './settings.ts'
+import {
+  DEFAULT_BOUND_MS,
+  LEASE,
+  LINK_SETTINGS,
+  QUIET_RATE_BOUND,
+  RATE_BOUND,
+  rateBounds,
+  resolveSettings,
+} from './settings.ts'
 import {
   duplicates,
   leadershipFromLog,
@@ -127,6 +135,25 @@ test('rateBounds: the leader-elected bounds per process for two replicas; each m
   )
   const plain = resolveSettings({ minutes: 10, seed: 1 })
   assert.deepEqual([plain.replicas, plain.rateBound, plain.quietRateBound], [2, RATE_BOUND, QUIET_RATE_BOUND])
+})
+
+test('settings over a link: the satellite run gets its longer lease and bound, a link without settings the loopback ones, an explicit bound wins', () => {
+  const loopback = resolveSettings({ minutes: 10, seed: 1 })
+  assert.deepEqual(
+    [loopback.lease, loopback.boundMs, loopback.maxConcurrentReconciles],
+    [LEASE, DEFAULT_BOUND_MS, 1],
+  )
+  const satellite = resolveSettings({ minutes: 10, seed: 1, link: 'satellite' })
+  assert.deepEqual(
+    [satellite.lease, satellite.boundMs],
+    [LINK_SETTINGS.satellite!.lease, LINK_SETTINGS.satellite!.boundMs],
+  )
+  // An attempt gets a third of the renew deadline: it must outlast a new connection (4 RTTs of 800 ms).
+  assert.ok(satellite.lease.renewMs / 3 > 4 * 800)
+  assert.ok(satellite.lease.durationMs > satellite.lease.renewMs)
+  const cellular = resolveSettings({ minutes: 10, seed: 1, link: 'cellular' })
+  assert.deepEqual([cellular.lease, cellular.boundMs], [LEASE, DEFAULT_BOUND_MS])
+  assert.equal(resolveSettings({ minutes: 10, seed: 1, link: 'satellite', boundMs: 90_000 }).boundMs, 90_000)
 })
 
 test('reconcileOverlaps: one object reconciled by two processes at once is reported; in turn, or other objects, are not', () => {
