@@ -8,6 +8,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { isDeepStrictEqual } from 'node:util'
 import { InformerFactory } from '../../src/cache/factory.ts'
+import type { KubeClient } from '../../src/client/kube-client.ts'
 import { apiVersionOf, CORE_TYPES, type ResourceType } from '../../src/client/resource.ts'
 import { acceptHeader, isProtobufResponse } from '../../src/codec/content-negotiation.ts'
 import type { KindSchema } from '../../src/codec/protobuf/kind-schema.ts'
@@ -22,6 +23,11 @@ import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
 const { env, defer } = useTestEnv()
+
+/** The client's transport, for a raw request whose Content-Type a test reads. */
+const transportOf = (client: KubeClient) =>
+  (client as unknown as { transport: { requestBytes(s: object): Promise<{ contentType: string }> } })
+    .transport
 
 function typeOf(collection: string, schema: KindSchema): ResourceType {
   const parts = collection.split('/').filter(Boolean)
@@ -73,9 +79,7 @@ test('every corpus kind: the protobuf list deep-equals the JSON list of the same
 test('the apiserver answers protobuf to our Accept header for built-ins, and JSON for a custom resource', async () => {
   const client = adminClient(env(), env().server)
   defer(() => client.close())
-  const transport = (
-    client as unknown as { transport: { requestBytes(s: object): Promise<{ contentType: string }> } }
-  ).transport
+  const transport = transportOf(client)
   const pods = await transport.requestBytes({
     method: 'GET',
     path: '/api/v1/pods?limit=1',
@@ -184,9 +188,7 @@ test('metadata-only informers of a type without its protobuf kind read protobuf 
   for (let i = 0; i < 20; i++)
     await cms.create({ metadata: { name: `cm-${i}`, labels: { i: String(i) } }, data: { v: 'x' } })
   // What CORE_TYPES (no protobuf kind) asks for, answered in protobuf by the real apiserver.
-  const transport = (
-    client as unknown as { transport: { requestBytes(s: object): Promise<{ contentType: string }> } }
-  ).transport
+  const transport = transportOf(client)
   const asked = await transport.requestBytes({
     method: 'GET',
     path: `/api/v1/namespaces/${ns}/configmaps?limit=1`,
@@ -241,9 +243,7 @@ test('a metadata-only list of a custom resource is answered in protobuf PartialO
   const ns = await env().createNamespace('protobuf-metadata-cr')
   const apps = client.resource(APPSERVICES, ns)
   await createAppServices(apps, 3)
-  const transport = (
-    client as unknown as { transport: { requestBytes(s: object): Promise<{ contentType: string }> } }
-  ).transport
+  const transport = transportOf(client)
   const asked = await transport.requestBytes({
     method: 'GET',
     path: `/apis/${APPSERVICES.group}/${APPSERVICES.version}/namespaces/${ns}/${APPSERVICES.resource}?limit=1`,
