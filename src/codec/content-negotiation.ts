@@ -6,10 +6,13 @@
  * its `protobuf` kind (from `edgeop/protobuf`) is listed and watched in protobuf unless the call says
  * `format: 'json'`; JSON is always offered second, so a server or resource without protobuf (custom resources)
  * answers in JSON, and the answer's Content-Type decides how it is decoded. Metadata-only calls ask for
- * protobuf PartialObjectMetadata for every resource, as client-go's metadata client does: the API server
- * converts any object, custom resources included.
+ * protobuf PartialObjectMetadata for every resource, with or without its protobuf kind, as client-go's metadata
+ * client does (`metadata.ConfigFor`): the API server converts any object, custom resources included, and the
+ * decoder needs only ObjectMeta's table for it. So every bundle with a client carries the protobuf decoder and
+ * that one table; the tables of whole kinds come only with the types that carry them (`PROTOBUF_PODS`, …).
  */
 import type { KindSchema } from './protobuf/kind-schema.ts'
+import { PROTOBUF_DECODERS } from './protobuf/protobuf-decoders.ts'
 
 /** The protobuf media type. */
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf'
@@ -29,13 +32,16 @@ export interface FormatOptions {
   dropManagedFields?: boolean
 }
 
-/** The protobuf kind a call on `type` decodes with, or undefined for JSON. */
+/**
+ * The protobuf kind a call on `type` decodes with, or undefined for JSON: unless `format: 'json'`,
+ * `meta.k8s.io/v1` PartialObjectMetadata for a metadata-only call on any type, else the type's own kind.
+ */
 export function protobufKindOf(
   type: { readonly protobuf?: KindSchema | undefined },
   o: FormatOptions & { metadataOnly?: boolean },
 ): KindSchema | undefined {
-  if (o.format === 'json' || type.protobuf === undefined) return undefined
-  return o.metadataOnly ? type.protobuf.decoders.partialObjectMetadata : type.protobuf
+  if (o.format === 'json') return undefined
+  return o.metadataOnly ? PROTOBUF_DECODERS.partialObjectMetadata : type.protobuf
 }
 
 /** Whether a response's Content-Type is protobuf. */

@@ -40,6 +40,12 @@ const rssMiB = async (pid: number) => {
   const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)![1]) / 1024
   return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') }
 }
+/** CPU seconds (user + system) `pid` has used: /proc/<pid>/stat fields 14 and 15, in clock ticks (USER_HZ, 100 on Linux). */
+const cpuSecs = async (pid: number) => {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(f[11]) + Number(f[12])) / 100
+}
 const settle = () => new Promise((r) => setTimeout(r, 5000))
 
 // As the `node` image runs it: a stripped Node, the artifact, its compile cache made under the flags.
@@ -101,16 +107,20 @@ const startLeader = (variant: StartVariant, lease: string) =>
     60_000,
     { command: variant.command, ...(variant.env ? { env: { ...variant.env } } : {}) },
   )
+/** A row of `op`'s idle RSS with `what` cached, and what it is made of. */
+const cachedRow = async (op: OperatorProcess, what: string) => {
+  const m = async (name: string) => ((await op.metric(name)) ?? Number.NaN) / MiB
+  const { rss, anon, file } = await rssMiB(op.child.pid!)
+  rows.push([
+    `idle RSS, leader, ${what}`,
+    `${rss.toFixed(1)} MiB: ${anon.toFixed(1)} anonymous (V8 heap ${(await m('nodejs_heap_size_total_bytes')).toFixed(1)}, ${(await m('nodejs_heap_size_used_bytes')).toFixed(1)} used; external ${(await m('nodejs_external_memory_bytes')).toFixed(1)}) + ${file.toFixed(1)} file-backed (the binary's pages)`,
+  ])
+}
 /** Idle RSS of a leading operator with nothing cached, and what it is made of. */
 const idleRow = async (op: OperatorProcess, label: string) => {
   await op.waitForLog((l) => l.msg === 'leading: starting controllers')
   await settle()
-  const m = async (name: string) => ((await op.metric(name)) ?? Number.NaN) / MiB
-  const { rss, anon, file } = await rssMiB(op.child.pid!)
-  rows.push([
-    `idle RSS, leader, nothing cached, ${label}`,
-    `${rss.toFixed(1)} MiB: ${anon.toFixed(1)} anonymous (V8 heap ${(await m('nodejs_heap_size_total_bytes')).toFixed(1)}, ${(await m('nodejs_heap_size_used_bytes')).toFixed(1)} used; external ${(await m('nodejs_external_memory_bytes')).toFixed(1)}) + ${file.toFixed(1)} file-backed (the binary's pages)`,
-  ])
+  await cachedRow(op, `nothing cached, ${label}`)
 }
 const seaOp = await startLeader(SEA, 'bench-sea')
 await idleRow(seaOp, SEA.name)
@@ -126,6 +136,7 @@ rows.push([
 await idleRow(op, NODE_IMAGE.name)
 
 const apps = admin.resource(APPSERVICES, ns)
+const cpuBefore = await cpuSecs(op.child.pid!)
 const created = performance.now()
 await createAppServices(apps, COUNT)
 /** How many AppServices the operator has reconciled (observedGeneration current) and how many are Ready. */
@@ -142,30 +153,33 @@ const progress = async () => {
 }
 // Poll gently: listing every AppService is itself load on a 2-core apiserver.
 let reconciledSecs: number | undefined
+let reconciledCpu: number | undefined
 for (let p = { reconciled: 0, ready: 0 }; p.ready < COUNT; ) {
   await new Promise((r) => setTimeout(r, 2000))
   p = await progress()
   const secs = (performance.now() - created) / 1000
-  if (reconciledSecs === undefined && p.reconciled === COUNT) reconciledSecs = secs
+  if (reconciledSecs === undefined && p.reconciled === COUNT) {
+    reconciledSecs = secs
+    reconciledCpu = (await cpuSecs(op.child.pid!)) - cpuBefore
+  }
   process.stderr.write(
     `reconciled ${p.reconciled}, ready ${p.ready} of ${COUNT} after ${secs.toFixed(0)} s\n`,
   )
 }
 const readySecs = (performance.now() - created) / 1000
-const rate = (s: number) => `${s.toFixed(1)} s (${(COUNT / s).toFixed(0)}/s, creation included)`
+const readyCpu = (await cpuSecs(op.child.pid!)) - cpuBefore
+const rate = (s: number, cpu: number) =>
+  `${s.toFixed(1)} s (${(COUNT / s).toFixed(0)}/s, creation included); operator CPU ${cpu.toFixed(1)} s`
 rows.push([
   `reconcile throughput: ${COUNT} AppServices created → all reconciled (children applied, status written)`,
-  rate(reconciledSecs ?? readySecs),
+  rate(reconciledSecs ?? readySecs, reconciledCpu ?? readyCpu),
 ])
 rows.push([
   `${COUNT} AppServices created → all Ready (gated by controller-manager rolling out ${COUNT} Deployments)`,
-  rate(readySecs),
+  rate(readySecs, readyCpu),
 ])
 await settle()
-rows.push([
-  `idle RSS, ${COUNT} AppServices (+ ${COUNT} Deployments and Services cached)`,
-  `${(await rssMiB(op.child.pid!)).rss.toFixed(1)} MiB`,
-])
+await cachedRow(op, `${COUNT} AppServices (+ ${COUNT} Deployments and Services cached)`)
 op.kill('SIGTERM')
 await op.exited
 await admin.close()

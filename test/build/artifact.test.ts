@@ -141,8 +141,14 @@ const run = promisify(execFile)
  * and the user-operator fixes merged: 152,332 bytes, 115,327 GNU gzip -9, the raw ceiling just above it.
  * With the simulator's file seam, the destroyed-HTTP/2-session retry and the migration Job's manifest merged:
  * 152,448 bytes, 115,411 GNU gzip -9; the raw ceiling just above it again.
+ * Raised 2026-12-02 to just above 158,076 bytes, 119,683 GNU gzip -9 (+5,628 / +4,270 on 152,448 / 115,413
+ * measured the same way), the gzip budget unchanged: metadata-only informers ask for protobuf
+ * PartialObjectMetadata on every resource, as client-go's metadata client does, so the protobuf decoder and
+ * ObjectMeta's table are in (the agent's and the aggregator's Node watches use them); no kind's table is.
+ * Deployments and Services in protobuf too would have been 163,628 / 123,868, over the budget, for no measured
+ * gain (src/operators/appservice/operator.ts says what was measured).
  */
-const MAX_BYTES = 152_500
+const MAX_BYTES = 158_100
 const MAX_GZIP_BYTES = 122_880
 
 async function artifact(): Promise<Buffer> {

@@ -12,8 +12,12 @@ import {
   sha256,
 } from '../../src/cache/snapshot-format.ts'
 import { jsonCodec } from '../../src/codec/json-codec.ts'
+import { protobufCodec } from '../../src/codec/protobuf/codec.ts'
+import { CONFIG_MAP_V1 } from '../../src/codec/protobuf/kinds.generated.ts'
+import { decodeProtobufList } from '../../src/codec/protobuf/objects.ts'
 import { encodedObject, isEncodedObject, materialize } from '../../src/core/encoded-object.ts'
 import type { KubeObject } from '../../src/core/types.ts'
+import { corpusFile } from '../codec/protobuf/corpus.ts'
 import { seededRandom } from '../support/random.ts'
 
 const ID: SnapshotIdentity = {
@@ -116,4 +120,22 @@ test('a compact store: JSON stubs are written as their bytes, the same file as t
     objs,
   )
   assert.deepEqual(decodeSnapshot(bytes.subarray(0, 40), ID, { keepBytes: true }), { problem: 'truncated' })
+})
+
+test('a compact store of protobuf stubs (real apiserver bytes) is written as JSON lines and restored as stubs of the same objects', () => {
+  // configmaps.list.pb: a list the real apiserver answered in protobuf (test/codec/protobuf/record-corpus.ts).
+  const bytes = corpusFile('configmaps.list.pb')
+  const opts = { dropManagedFields: true }
+  const stubs = decodeProtobufList(CONFIG_MAP_V1, bytes, { ...opts, keepBytes: protobufCodec(CONFIG_MAP_V1) })
+  const objects = decodeProtobufList(CONFIG_MAP_V1, bytes, opts).items
+  assert.ok(stubs.items.length > 0 && stubs.items.every(isEncodedObject), 'the corpus gives protobuf stubs')
+  const file = encodeSnapshot(ID, '9', stubs.items)
+  assert.deepEqual(file, encodeSnapshot(ID, '9', objects), 'the same file as the decoded objects give')
+  const r = decodeSnapshot(file, ID, { keepBytes: true })
+  assert.ok(!('problem' in r), JSON.stringify(r))
+  assert.ok(r.objects.every(isEncodedObject), 'restored as stubs, for the compact store')
+  assert.deepEqual(
+    r.objects.map((o) => materialize(o)),
+    JSON.parse(JSON.stringify(objects)),
+  )
 })

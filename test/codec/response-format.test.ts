@@ -28,15 +28,31 @@ test("a type with its protobuf kind asks for protobuf first, JSON second; format
   assert.equal(responseFormat({ protobuf: POD_V1 }, { format: 'json' }).accept, 'application/json')
 })
 
-test('metadata-only calls ask for PartialObjectMetadata, in protobuf when the type carries its kind', () => {
+test("metadata-only calls ask for PartialObjectMetadata in protobuf first, with or without the type's kind", () => {
   const meta = ';as=PartialObjectMetadataList;g=meta.k8s.io;v=v1'
+  for (const type of [{ protobuf: POD_V1 }, {}]) {
+    const f = responseFormat(type, {}, 'PartialObjectMetadataList')
+    assert.equal(f.accept, `${PB}${meta},application/json${meta},application/json`)
+    assert.equal(`${f.kind?.apiVersion} ${f.kind?.kind}`, 'meta.k8s.io/v1 PartialObjectMetadata')
+    assert.equal(typeof f.decodeStatus, 'function')
+  }
   assert.equal(
-    responseFormat({ protobuf: POD_V1 }, {}, 'PartialObjectMetadataList').accept,
-    `${PB}${meta},application/json${meta},application/json`,
-  )
-  assert.equal(
-    responseFormat({}, {}, 'PartialObjectMetadataList').accept,
+    responseFormat({}, { format: 'json' }, 'PartialObjectMetadataList').accept,
     `application/json${meta},application/json`,
+  )
+})
+
+test('a metadata-only list of a type without its protobuf kind decodes the real protobuf PartialObjectMetadataList', () => {
+  // pods.metadata.list.pb: the apiserver's answer to client-go's metadata Accept header (record-corpus.ts).
+  const f = responseFormat({}, {}, 'PartialObjectMetadataList')
+  const list = f.list(PB, corpusFile('pods.metadata.list.pb'), {}, jsonOnly)
+  assert.deepStrictEqual(list, corpusJson('pods.metadata.list.json'))
+  assert.ok(list.items.length > 0, 'the corpus holds Pods')
+  const stubs = f.list(PB, corpusFile('pods.metadata.list.pb'), { keepBytes: true }, jsonOnly)
+  assert.ok(stubs.items.every(isEncodedObject))
+  assert.deepEqual(
+    stubs.items.map((o) => o.metadata.name),
+    list.items.map((o) => o.metadata.name),
   )
 })
 

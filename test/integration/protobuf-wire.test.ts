@@ -1,24 +1,33 @@
 /**
  * Protobuf on the wire against the real apiserver: every kind of the corpus listed in protobuf and in JSON
  * gives the same objects; informers over protobuf and over JSON hold the same store through adds, updates,
- * deletes, a streaming list and a relist; metadata-only informers; errors decoded from protobuf Status;
- * custom resources fall back to JSON.
+ * deletes, a streaming list and a relist; metadata-only informers, in protobuf PartialObjectMetadata for types
+ * without their protobuf kind too; errors decoded from protobuf Status.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { isDeepStrictEqual } from 'node:util'
 import { InformerFactory } from '../../src/cache/factory.ts'
+import type { KubeClient } from '../../src/client/kube-client.ts'
 import { apiVersionOf, CORE_TYPES, type ResourceType } from '../../src/client/resource.ts'
 import { acceptHeader, isProtobufResponse } from '../../src/codec/content-negotiation.ts'
 import type { KindSchema } from '../../src/codec/protobuf/kind-schema.ts'
 import * as KINDS from '../../src/codec/protobuf/kinds.generated.ts'
+import { responseFormat } from '../../src/codec/response-format.ts'
 import type { KubeObject } from '../../src/core/types.ts'
+import { APPSERVICES } from '../../src/operators/appservice/api.ts'
 import { eventually } from '../../src/testing/eventually.ts'
 import { CORPUS_KINDS, corpusObjects } from '../codec/protobuf/corpus-objects.ts'
+import { createAppServices, installAppServiceCrd } from '../support/appservice.ts'
 import { adminClient } from '../support/kube.ts'
 import { useTestEnv } from '../support/test-env.ts'
 
 const { env, defer } = useTestEnv()
+
+/** The client's transport, for a raw request whose Content-Type a test reads. */
+const transportOf = (client: KubeClient) =>
+  (client as unknown as { transport: { requestBytes(s: object): Promise<{ contentType: string }> } })
+    .transport
 
 function typeOf(collection: string, schema: KindSchema): ResourceType {
   const parts = collection.split('/').filter(Boolean)
@@ -70,9 +79,7 @@ test('every corpus kind: the protobuf list deep-equals the JSON list of the same
 test('the apiserver answers protobuf to our Accept header for built-ins, and JSON for a custom resource', async () => {
   const client = adminClient(env(), env().server)
   defer(() => client.close())
-  const transport = (
-    client as unknown as { transport: { requestBytes(s: object): Promise<{ contentType: string }> } }
-  ).transport
+  const transport = transportOf(client)
   const pods = await transport.requestBytes({
     method: 'GET',
     path: '/api/v1/pods?limit=1',
@@ -171,4 +178,84 @@ test('informers over protobuf and over JSON hold the same objects through adds, 
   assert.equal(m?.apiVersion, apiVersionOf({ group: 'meta.k8s.io', version: 'v1' }))
   ac.abort()
   await factory.stopped()
+})
+
+test('metadata-only informers of a type without its protobuf kind read protobuf PartialObjectMetadata and hold what JSON ones hold', async () => {
+  const client = adminClient(env(), env().server)
+  defer(() => client.close())
+  const ns = await env().createNamespace('protobuf-metadata')
+  const cms = client.resource(CORE_TYPES.configMaps, ns)
+  for (let i = 0; i < 20; i++)
+    await cms.create({ metadata: { name: `cm-${i}`, labels: { i: String(i) } }, data: { v: 'x' } })
+  // What CORE_TYPES (no protobuf kind) asks for, answered in protobuf by the real apiserver.
+  const transport = transportOf(client)
+  const asked = await transport.requestBytes({
+    method: 'GET',
+    path: `/api/v1/namespaces/${ns}/configmaps?limit=1`,
+    accept: responseFormat(CORE_TYPES.configMaps, {}, 'PartialObjectMetadataList').accept,
+  })
+  assert.ok(isProtobufResponse(asked.contentType), asked.contentType)
+
+  const factory = new InformerFactory(client)
+  const pb = factory.informer({ type: CORE_TYPES.configMaps, namespace: ns, metadataOnly: true })
+  const json = factory.informer({
+    type: CORE_TYPES.configMaps,
+    namespace: ns,
+    metadataOnly: true,
+    format: 'json',
+    labelSelector: '!absent', // another informer than pb's (the factory keys informers by selectors)
+  })
+  const ac = new AbortController()
+  defer(() => ac.abort())
+  factory.start(ac.signal)
+  await factory.waitForSync(30_000)
+  for (let i = 0; i < 5; i++) await cms.patch(`cm-${i}`, { metadata: { labels: { changed: 'yes' } } })
+  for (let i = 15; i < 20; i++) await cms.delete(`cm-${i}`)
+  await cms.create({ metadata: { name: 'late', annotations: { a: 'b' } } })
+  const final = await cms.listMetadata({ format: 'json' })
+  const byName = (list: readonly KubeObject[]) =>
+    Object.fromEntries(
+      list.map((o) => [
+        o.metadata.name,
+        JSON.parse(JSON.stringify({ ...o, metadata: { ...o.metadata, managedFields: undefined } })),
+      ]),
+    )
+  const want = byName(final.items)
+  await eventually(
+    () =>
+      isDeepStrictEqual(byName(pb.store.list()), want) && isDeepStrictEqual(byName(json.store.list()), want),
+    { timeoutMs: 30_000, what: 'the protobuf and JSON metadata-only stores caught up' },
+  ).catch((e: Error) => {
+    assert.deepStrictEqual(byName(pb.store.list()), want, e.message)
+    throw e
+  })
+  assert.equal(Object.keys(want).length, 16)
+  assert.equal(pb.store.get(`${ns}/cm-0`)?.metadata.labels?.changed, 'yes')
+  assert.equal(pb.store.get(`${ns}/late`)?.kind, 'PartialObjectMetadata')
+  ac.abort()
+  await factory.stopped()
+})
+
+test('a metadata-only list of a custom resource is answered in protobuf PartialObjectMetadata, equal to the JSON one', async () => {
+  const client = adminClient(env(), env().server)
+  defer(() => client.close())
+  await installAppServiceCrd(client)
+  const ns = await env().createNamespace('protobuf-metadata-cr')
+  const apps = client.resource(APPSERVICES, ns)
+  await createAppServices(apps, 3)
+  const transport = transportOf(client)
+  const asked = await transport.requestBytes({
+    method: 'GET',
+    path: `/apis/${APPSERVICES.group}/${APPSERVICES.version}/namespaces/${ns}/${APPSERVICES.resource}?limit=1`,
+    accept: responseFormat(APPSERVICES, {}, 'PartialObjectMetadataList').accept,
+  })
+  // The apiserver converts a custom resource to PartialObjectMetadata, which it can encode in protobuf.
+  assert.ok(isProtobufResponse(asked.contentType), asked.contentType)
+  const json = await apps.listMetadata({ format: 'json' })
+  const pb = await apps.listMetadata({
+    resourceVersion: json.metadata.resourceVersion,
+    resourceVersionMatch: 'Exact',
+  })
+  assert.equal(pb.items.length, 3)
+  assert.deepStrictEqual(pb.items, json.items)
 })

@@ -2,9 +2,10 @@
  * @module protobuf-decoders — the protobuf decoders a client reaches through a {@link KindSchema}, and
  * {@link kind}, which ties a kind of the table to them.
  *
- * The client holds no import of this module: it calls these through `kind.decoders`, so a bundle that never
- * names a protobuf kind carries neither the decoder nor the table (the operator artifact, which watches
- * custom resources and a few built-ins in JSON, stays within its size budget). The kinds
+ * The client calls these through `kind.decoders`; its one import of this module is
+ * {@link PROTOBUF_DECODERS}' PartialObjectMetadata kind, which metadata-only calls ask for on every resource
+ * (content-negotiation.ts), so a bundle with a client carries the decoder and ObjectMeta's table, and the
+ * tables of whole kinds only when it names one (the operator artifact names none). The kinds
  * (`kinds.generated.ts`) import this module; the decoders take the messages they need from
  * `messages.generated.ts`, so nothing here imports the kinds back.
  */

@@ -91,6 +91,14 @@ export function appServiceController(o: AppServiceOperatorOptions): Controller<A
         indexers: { [CONTROLLER_UID_INDEX]: controllerUidIndexFunc },
       },
     )
+  // JSON into eager stores, not PROTOBUF_DEPLOYMENTS/PROTOBUF_SERVICES into compact ones: measured 2026-12-02
+  // (`npm run bench:operator -- --count 1000 --starts 5`, three alternating pairs on a loaded 2-core machine),
+  // protobuf with the compact store made this operator no smaller and no cheaper: RSS with 1,000 AppServices
+  // 95.4/95.1/87.9 → 94.3/96.8/95.9 MiB; operator CPU over the 1,000 reconciles 9.4 → 11.0 s (third pair; 9.6 s
+  // in a later JSON run). After full GCs in-process, its 2,000 children took 2,507 → 2,078 heap bytes each
+  // (docs/library.md): 0.9 MB in all. Wall times drifted with the machine's load. A likely cause of the CPU, not
+  // profiled: each reconcile reads its Deployment and Service back from the store, which a compact store decodes
+  // again. The two tables would cost the artifact 4,185 gzip bytes more, 988 over its 120 KiB budget.
   const deployments = child(CORE_TYPES.deployments)
   const services = child(CORE_TYPES.services)
   const getAppService = (key: string) => apps.store.get(key)
