@@ -49,6 +49,14 @@ if ! command -v go >/dev/null 2>&1; then
 fi
 
 mkdir -p "$out"
+# One build per tool and version at a time: on a cold machine the test runner builds ahead while a
+# unit test asks for the same tool, and both built helm (1,600 s wall each on 2 cores). The second
+# waits for the first and takes its binary.
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$out/.$tool.lock"
+  flock 9
+  if [ -x "$out/$tool" ]; then echo "$out/$tool"; exit 0; fi
+fi
 export CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS=-mod=readonly
 if [ -n "${EDGEOP_TOOL_GOCACHE:-}" ]; then export GOCACHE=$EDGEOP_TOOL_GOCACHE; fi
 echo "build-go-tool: building $tool $version into $out (once per version)" >&2

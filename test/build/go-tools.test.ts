@@ -4,9 +4,11 @@
  * a cached binary needs no Go, and without Go or a cached binary the failure is loud.
  */
 import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { test } from 'node:test'
+import { promisify } from 'node:util'
 import { BUILD_GO_TOOL, goToolPath, goToolPathAsync } from '../../build/tools/go-tools.ts'
 import { noGo, scratchDirs } from '../support/scratch.ts'
 
@@ -107,4 +109,21 @@ test('the async form (the test runner builds ahead) resolves the same path and r
   await writeFile(join(dir, 'helm'), '#!/bin/sh\n')
   await chmod(join(dir, 'helm'), 0o755)
   assert.equal(await goToolPathAsync('helm', noGo({ EDGEOP_BUILD_CACHE_DIR: cache })), join(dir, 'helm'))
+})
+
+test("two builds of one tool at once run Go once: the second waits and takes the first one's binary (both built helm on a cold machine)", async () => {
+  const dir = await tempDir()
+  const cache = join(dir, 'cache')
+  const calls = join(dir, 'go-calls')
+  // A stand-in for Go: counts its builds, takes a second, writes an executable where -o says.
+  await writeFile(
+    join(dir, 'go'),
+    `#!/bin/sh\necho build >> "${calls}"\nsleep 1\nwhile [ "$1" != -o ]; do shift; done\nprintf '#!/bin/sh\\n' > "$2"\nchmod +x "$2"\n`,
+  )
+  await chmod(join(dir, 'go'), 0o755)
+  const env = { ...process.env, PATH: `${dir}:${process.env.PATH}`, EDGEOP_BUILD_CACHE_DIR: cache }
+  const run = () => promisify(execFile)('bash', [BUILD_GO_TOOL, 'kustomize'], { env })
+  const [a, b] = await Promise.all([run(), run()])
+  assert.equal(a.stdout.trim().split('\n').at(-1), b.stdout.trim().split('\n').at(-1))
+  assert.equal((await readFile(calls, 'utf8')).trim().split('\n').length, 1, 'Go ran once')
 })
