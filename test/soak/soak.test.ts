@@ -435,6 +435,32 @@ test('rssChart: a standalone SVG with a line per series, markers, a legend and e
   assert.equal(niceStep(7, 6), 2)
 })
 
+test('rssChart with log: both axes in decades, a dot per point, points at 0 left out, the x label given', () => {
+  const svg = rssChart(
+    [
+      {
+        label: 'new',
+        points: [
+          { t: 10, value: 120 },
+          { t: 1000, value: 14_000 },
+        ],
+      },
+      {
+        label: 'old',
+        points: [
+          { t: 0, value: 5 },
+          { t: 100, value: 8_855 },
+        ],
+      },
+    ],
+    { title: 'events', unit: 'watch events', log: true, xLabel: 'nodes' },
+  )
+  assert.equal(svg.match(/<circle /g)?.length, 3, 'the point at 0 has no place on a log axis')
+  for (const tick of ['>10<', '>100<', '>1000<', '>10000<', '>100000<']) assert.ok(svg.includes(tick), tick)
+  assert.ok(svg.includes('>nodes</text>'))
+  assert.ok(!svg.includes('NaN') && !svg.includes('Infinity'))
+})
+
 test('reportMarkdown: each process cell sits under its header (the committed 30-minute report)', () => {
   const r = JSON.parse(
     readFileSync(join(import.meta.dirname, 'reports/2026-12-01/soak-report.json'), 'utf8'),
