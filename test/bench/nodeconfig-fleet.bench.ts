@@ -26,9 +26,9 @@
  * at a time; each agent holds one HTTP/2 connection (so 5,000 descriptors here and at the apiserver:
  * `ulimit -n` must exceed N plus a margin, checked first); the caches' sync waits up to the timeout.
  *
- *   npm run bench:fleet [-- --sizes 10,100 --designs new,old --timeout 120]
+ *   npm run bench:fleet [-- --sizes 10,100 --designs new,old --timeout 120 --json rows.jsonl]
  */
-import { readFile } from 'node:fs/promises'
+import { appendFile, readFile } from 'node:fs/promises'
 import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { InformerFactory } from '../../src/cache/factory.ts'
@@ -57,6 +57,8 @@ const { values } = parseArgs({
     sizes: { type: 'string', default: '10,100,1000' },
     designs: { type: 'string', default: 'new,old' },
     timeout: { type: 'string', default: '120' },
+    /** Appends each row as one JSON line to this file (for the chart: test/bench/nodeconfig-fleet-chart.ts). */
+    json: { type: 'string' },
   },
 })
 const SIZES = values.sizes.split(',').map(Number)
@@ -184,8 +186,16 @@ async function one(design: 'new' | 'old', n: number): Promise<Row> {
   console.error(`  ${n} Nodes and certificates in ${((performance.now() - setupStart) / 1000).toFixed(1)} s`)
   if (design === 'new') startAggregator(admin, stop.signal)
   const factories: InformerFactory[] = []
+  // One signal per agent, as on separate nodes: Node's EventTarget checks each new listener
+  // against those it holds, so 5,000 agents on one signal made starting them quadratic (minutes).
+  const agentStops: AbortController[] = []
+  stop.signal.addEventListener('abort', () => {
+    for (const a of agentStops) a.abort()
+  })
   for (const [i, node] of nodes.entries()) {
     const u = certs[i]!
+    const own = new AbortController()
+    agentStops.push(own)
     const client = new KubeClient({
       server: env.server,
       tls: { ca: env.caPem, cert: u.certPem, key: u.keyPem, insecureSkipVerify: false },
@@ -195,14 +205,15 @@ async function one(design: 'new' | 'old', n: number): Promise<Row> {
     clients.push(client)
     if (design === 'new') {
       const factory = new InformerFactory(client)
-      const files = new MemoryNodeFiles().view(stop.signal, realClock, new Prng(i))
+      const files = new MemoryNodeFiles().view(own.signal, realClock, new Prng(i))
       const agent = nodeConfigAgent({ client, factory, nodeName: node, root: '/fleet', files })
-      factory.start(stop.signal)
+      factory.start(own.signal)
       factories.push(factory)
-      void agent.run(stop.signal).catch(() => {})
-    } else void oldAgent(client, node, stop.signal)
+      void agent.run(own.signal).catch(() => {})
+    } else void oldAgent(client, node, own.signal)
   }
-  for (const f of factories) await f.waitForSync(Math.max(120_000, TIMEOUT_MS), stop.signal)
+  for (const [i, f] of factories.entries())
+    await f.waitForSync(Math.max(120_000, TIMEOUT_MS), agentStops[i]!.signal)
   const setupS = (performance.now() - setupStart) / 1000
   console.error(`  ${n} agents started and synced, ${setupS.toFixed(1)} s after the setup began`)
   await sleep(2000)
@@ -320,6 +331,11 @@ for (const n of SIZES)
     )
     const r = await one(d, n)
     console.error(JSON.stringify(r))
+    if (values.json)
+      await appendFile(
+        values.json,
+        `${JSON.stringify({ ...r, date: new Date().toISOString(), load: loadavg() })}\n`,
+      )
     rows.push(r)
   }
 const mb = (b: number) => (b / 2 ** 20).toFixed(1)
