@@ -28,8 +28,7 @@ const rows = (await readFile(input, 'utf8'))
   .filter((l) => l.trim() !== '')
   .map((l) => JSON.parse(l) as Row)
 const finished = rows.filter((r) => r.ms !== undefined)
-const labelOf = (r: Row): string =>
-  r.label ?? (r.design === 'new' ? 'reports + aggregator' : 'shared status')
+const labelOf = (r: Row): string => r.label ?? (r.design === 'new' ? 'reports + aggregator' : 'shared status')
 const series: Series[] = [...new Set(finished.map(labelOf))].map((label) => ({
   label,
   points: finished
@@ -38,9 +37,9 @@ const series: Series[] = [...new Set(finished.map(labelOf))].map((label) => ({
     .map((r) => ({ t: r.n, value: r.events })),
 }))
 const sizes = [...new Set(rows.map((r) => r.n))].sort((a, b) => a - b)
-series.push({ label: 'shared status, N² computed', points: sizes.map((n) => ({ t: n, value: n * n })) })
+series.push({ label: 'shared status, N²', points: sizes.map((n) => ({ t: n, value: n * n })) })
 const svg = rssChart(series, {
-  title: 'One NodeConfig rollout: watch events delivered, by fleet size',
+  title: 'One NodeConfig rollout: watch events delivered by fleet size (shared status, N²: computed)',
   unit: 'watch events (log)',
   xLabel: 'nodes (log)',
   log: true,

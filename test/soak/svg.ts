@@ -62,6 +62,11 @@ export function niceStep(span: number, count: number): number {
 
 const fmt = (v: number): string => (Number.isInteger(v) ? String(v) : v.toFixed(1))
 
+/** A power of ten in short form: 10, 100, 1k, 10k, 100k, 1M. */
+function decadeLabel(v: number): string {
+  return v >= 1e6 ? `${v / 1e6}M` : v >= 1e3 ? `${v / 1e3}k` : String(v)
+}
+
 /** Powers of ten from `lo` to `hi` (ticks of a log axis). */
 function decades(lo: number, hi: number): number[] {
   const out: number[] = []
@@ -80,7 +85,7 @@ export function rssChart(series: readonly Series[], options: ChartOptions): stri
   if (log) series = series.map((s) => ({ ...s, points: s.points.filter((p) => p.t > 0 && p.value > 0) }))
   const all = series.flatMap((s) => s.points)
   const tMax = Math.max(1, ...all.map((p) => p.t), options.shade?.to ?? 0)
-  const vMax = Math.max(1, ...all.map((p) => p.value)) * 1.1
+  const vMax = Math.max(1, ...all.map((p) => p.value)) * (log ? 1 : 1.1)
   // A log axis spans whole decades around the points.
   const tTicks = log ? decades(Math.min(...all.map((p) => p.t)), tMax) : []
   const vTicks = log ? decades(Math.min(...all.map((p) => p.value)), vMax) : []
@@ -107,14 +112,14 @@ export function rssChart(series: readonly Series[], options: ChartOptions): stri
   for (const v of vAt)
     out.push(
       `<line x1="${pad.left}" x2="${pad.left + plotW}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#e0e0e0"/>`,
-      `<text x="${pad.left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${fmt(v)}</text>`,
+      `<text x="${pad.left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${log ? decadeLabel(v) : fmt(v)}</text>`,
     )
   const tStep = niceStep(tMax, 10)
   const tAt = log ? tTicks : Array.from({ length: Math.floor(tMax / tStep) + 1 }, (_, i) => i * tStep)
   for (const t of tAt)
     out.push(
       `<line x1="${x(t).toFixed(1)}" x2="${x(t).toFixed(1)}" y1="${pad.top + plotH}" y2="${pad.top + plotH + 4}" stroke="#333"/>`,
-      `<text x="${x(t).toFixed(1)}" y="${pad.top + plotH + 18}" text-anchor="middle">${fmt(t)}</text>`,
+      `<text x="${x(t).toFixed(1)}" y="${pad.top + plotH + 18}" text-anchor="middle">${log ? decadeLabel(t) : fmt(t)}</text>`,
     )
   out.push(
     `<line x1="${pad.left}" x2="${pad.left + plotW}" y1="${pad.top + plotH}" y2="${pad.top + plotH}" stroke="#333"/>`,
