@@ -163,7 +163,9 @@ const cpuMs = async (pid: number) => {
 const rssMiB = async (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))![1]) / 1024
 async function metrics() {
-  const text = (await kubeRequest(env.server, { caPem: env.caPem, ...env.admin }, 'GET', '/metrics')).body
+  const scrape = () => kubeRequest(env.server, { caPem: env.caPem, ...env.admin }, 'GET', '/metrics')
+  // A scrape that fails while 5,000 agents load the machine is tried again, not the run lost.
+  const text = (await scrape().catch(() => sleep(5000).then(scrape))).body
   const g = { group: 'platform.example.com' }
   return {
     requests: metricSum(text, 'apiserver_request_total') ?? 0,
@@ -268,8 +270,19 @@ async function one(design: 'new' | 'old', n: number): Promise<Row> {
   let largest = 0
   let applied = 0
   let shown = started
+  let failedPolls = 0
   while (performance.now() - started < TIMEOUT_MS) {
-    const nc = await admin.resource(NODECONFIGS).get(name)
+    // The driver's poll shares the event loop with every agent: at 5,000 one GET outlived its
+    // 60 s deadline; a failed poll is counted and the next one tried.
+    const nc = await admin
+      .resource(NODECONFIGS)
+      .get(name)
+      .catch(() => undefined)
+    if (!nc) {
+      failedPolls++
+      await sleep(250)
+      continue
+    }
     const gen = nc.metadata.generation
     applied =
       design === 'new'
@@ -285,7 +298,7 @@ async function one(design: 'new' | 'old', n: number): Promise<Row> {
     if (performance.now() - shown > PROGRESS_EVERY_MS) {
       shown = performance.now()
       console.error(
-        `  ${((shown - started) / 1000).toFixed(0)} s: ${applied} of ${n} applied, wave ${nc.status?.rollout?.percent ?? '-'} %`,
+        `  ${((shown - started) / 1000).toFixed(0)} s: ${applied} of ${n} applied, wave ${nc.status?.rollout?.percent ?? '-'} %, ${failedPolls} polls failed`,
       )
     }
     await sleep(250)
