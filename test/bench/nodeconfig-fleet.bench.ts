@@ -10,8 +10,11 @@
  * and their bytes for platform.example.com (`apiserver_watch_events_total`, `…_sizes_sum`), the
  * apiserver's and etcd's CPU time (/proc/<pid>/stat) and RSS after, and the largest object.
  *
- * - `new`: the shipped agent (`nodeConfigAgent`, files under a temporary root) and the
- *   aggregator, with the NodeConfig's default rollout (10 % waves).
+ * - `new`: the shipped agent (`nodeConfigAgent`) and the aggregator, with the NodeConfig's default
+ *   rollout (10 % waves). Each agent keeps its files on a disk in memory (0–5 ms per operation,
+ *   test/support/memory-node-files.ts): on a real disk the agents of one process share libuv's four
+ *   file threads, and at 1,000 agents a file read waited past the agent's 10 s read limit, so nodes
+ *   reported Failed and the default `maxFailures: 0` stopped the rollout; a real node has its own disk.
  * - `old`: the first design's traffic, emulated: each agent watches every NodeConfig and, on a new
  *   generation, server-side applies its entry of `status.nodes[]` under its own field manager (what
  *   the first agent sent); no files, no Node watch. "Applied" is N entries at the generation.
@@ -19,19 +22,25 @@
  * What differs from real nodes: one process and one event loop for all agents (a slow agent delays
  * the others), loopback network, one machine shared by the apiserver, etcd and the agents.
  *
- *   npm run bench:fleet [-- --sizes 10,100 --designs new,old --timeout 120]
+ * At 5,000 agents: certificates (one `openssl` each), Nodes and deletions go {@link SETUP_CONCURRENCY}
+ * at a time; each agent holds one HTTP/2 connection (so 5,000 descriptors here and at the apiserver:
+ * `ulimit -n` must exceed N plus a margin, checked first); the caches' sync waits up to the timeout.
+ *
+ *   npm run bench:fleet [-- --sizes 10,100 --designs new,old --timeout 120 --json rows.jsonl]
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { loadavg, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { appendFile, readFile } from 'node:fs/promises'
+import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { InformerFactory } from '../../src/cache/factory.ts'
 import { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
+import type { ClusterConfig } from '../../src/config/cluster-config.ts'
+import { realClock } from '../../src/core/index.ts'
 import { nodeConfigAgent } from '../../src/operators/nodeconfig/agent.ts'
 import { NODECONFIGS, type NodeConfig } from '../../src/operators/nodeconfig/api.ts'
 import { NODECONFIGREPORTS } from '../../src/operators/nodeconfig/report-api.ts'
 import { fieldManagerFor, nextEntry, statusApplyBody } from '../../src/operators/nodeconfig/status.ts'
+import { Prng } from '../../src/testing/index.ts'
 import { kubeRequest } from '../../src/testing/kube-request.ts'
 import { getTestEnv } from '../controlplane/env.ts'
 import {
@@ -41,26 +50,75 @@ import {
   startAggregator,
 } from '../integration/fixtures/nodeconfig-harness.ts'
 import { metricSum } from '../soak/fleet.ts'
+import { serviceAccountToken } from '../support/deploy-manifests.ts'
 import { adminClient } from '../support/kube.ts'
+import { MemoryNodeFiles } from '../support/memory-node-files.ts'
 
 const { values } = parseArgs({
   options: {
     sizes: { type: 'string', default: '10,100,1000' },
     designs: { type: 'string', default: 'new,old' },
     timeout: { type: 'string', default: '120' },
+    /** `cert`: one client certificate per agent (an `openssl` run each); `token`: one ServiceAccount and bound token per agent (two API calls, for 5,000). */
+    identity: { type: 'string', default: 'cert' },
+    /** Appends each row as one JSON line to this file (for the chart: test/bench/nodeconfig-fleet-chart.ts). */
+    json: { type: 'string' },
   },
 })
 const SIZES = values.sizes.split(',').map(Number)
 const DESIGNS = values.designs.split(',') as ('new' | 'old')[]
 const TIMEOUT_MS = Number(values.timeout) * 1000
+const IDENTITY = values.identity as 'cert' | 'token'
 const run = Math.random().toString(16).slice(2, 8)
 const group = `edgeop:fleet-bench-${run}`
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+/** Certificates, Nodes and deletions in flight at once: enough to keep both cores busy with `openssl` and the apiserver, few enough to stay under its max-requests-inflight (400). */
+const SETUP_CONCURRENCY = 16
+/** How often a long run says how far it got (a run cut short still tells). */
+const PROGRESS_EVERY_MS = 30_000
+/** Agents started before waiting for their caches: 1,000 at once synced in 42 s on the loaded machine, 5,000 not at all. */
+const START_GROUP = 500
+/** Descriptors besides one per agent: the control plane's clients, files, the driver. */
+const FD_MARGIN = 512
+
+/** Runs `f` over `items`, {@link SETUP_CONCURRENCY} at a time, results in order. */
+async function inBatches<T, R>(items: readonly T[], f: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = []
+  for (let i = 0; i < items.length; i += SETUP_CONCURRENCY)
+    out.push(...(await Promise.all(items.slice(i, i + SETUP_CONCURRENCY).map((x, j) => f(x, i + j)))))
+  return out
+}
+
+/** The soft limit on open files, from /proc (no shell needed). */
+async function openFileLimit(): Promise<number> {
+  const line = (await readFile('/proc/self/limits', 'utf8'))
+    .split('\n')
+    .find((l) => l.startsWith('Max open files'))
+  return Number(line?.split(/\s+/)[3] ?? Number.POSITIVE_INFINITY)
+}
+const fdLimit = await openFileLimit()
+for (const n of SIZES)
+  if (n + FD_MARGIN > fdLimit)
+    throw new Error(
+      `${n} agents need about ${n + FD_MARGIN} open files, more than ulimit -n (${fdLimit}): raise it`,
+    )
 
 const env = await getTestEnv()
 const admin = adminClient(env, env.server)
 await installNodeConfigCrd(admin)
 await grantAgentRbac(admin, group, `edgeop-fleet-bench-${run}`)
+/** With `--identity token`, each agent is ServiceAccount `<node>` of this namespace, whose group is bound like `group`. */
+const saNamespace = `fleet-bench-${run}`
+const saGroup = `system:serviceaccounts:${saNamespace}`
+const SERVICE_ACCOUNTS = { group: '', version: 'v1', resource: 'serviceaccounts', namespaced: true } as const
+if (IDENTITY === 'token') {
+  await admin.resource(CORE_TYPES.namespaces).create({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: saNamespace },
+  })
+  await grantAgentRbac(admin, saGroup, `edgeop-fleet-bench-sa-${run}`)
+}
 // The old design's one extra permission: its own entry of a NodeConfig's status.
 await admin.resource(RBAC.clusterRoles).apply(
   {
@@ -81,7 +139,11 @@ await admin.resource(RBAC.clusterRoleBindings).apply(
       kind: 'ClusterRole',
       name: `edgeop-fleet-bench-old-${run}`,
     },
-    subjects: [{ kind: 'Group', name: group, apiGroup: 'rbac.authorization.k8s.io' }],
+    subjects: [group, saGroup].map((name) => ({
+      kind: 'Group',
+      name,
+      apiGroup: 'rbac.authorization.k8s.io',
+    })),
   } as never,
   { fieldManager: 'edgeop-bench', force: true },
 )
@@ -101,7 +163,9 @@ const cpuMs = async (pid: number) => {
 const rssMiB = async (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))![1]) / 1024
 async function metrics() {
-  const text = (await kubeRequest(env.server, { caPem: env.caPem, ...env.admin }, 'GET', '/metrics')).body
+  const scrape = () => kubeRequest(env.server, { caPem: env.caPem, ...env.admin }, 'GET', '/metrics')
+  // A scrape that fails while 5,000 agents load the machine is tried again, not the run lost.
+  const text = (await scrape().catch(() => sleep(5000).then(scrape))).body
   const g = { group: 'platform.example.com' }
   return {
     requests: metricSum(text, 'apiserver_request_total') ?? 0,
@@ -122,6 +186,12 @@ interface Row {
   apiserverRss: number
   etcdRss: number
   largest: number
+  /** Nodes counted as applied when the run ended (N when it finished). */
+  applied: number
+  /** This process's RSS (all agents) after the rollout. */
+  agentsRss: number
+  /** Setup: certificates, Nodes, agents started and synced (s). */
+  setupS: number
   note: string
 }
 
@@ -131,33 +201,57 @@ async function one(design: 'new' | 'old', n: number): Promise<Row> {
   const nodes = Array.from({ length: n }, (_, i) => `fleet-${tag}-${i}`)
   const stop = new AbortController()
   const clients: KubeClient[] = []
-  const work = await mkdtemp(join(tmpdir(), `fleet-${tag}-`))
-  for (const node of nodes)
-    await admin.resource(CORE_TYPES.nodes).create({
+  const setupStart = performance.now()
+  await inBatches(nodes, (node) =>
+    admin.resource(CORE_TYPES.nodes).create({
       apiVersion: 'v1',
       kind: 'Node',
       metadata: { name: node, labels: label, annotations: { 'kwok.x-k8s.io/node': 'fake' } },
-    })
+    }),
+  )
+  const identities = await inBatches(nodes, (node) => identity(node))
+  console.error(
+    `  ${n} Nodes and ${IDENTITY} identities in ${((performance.now() - setupStart) / 1000).toFixed(1)} s`,
+  )
   if (design === 'new') startAggregator(admin, stop.signal)
   const factories: InformerFactory[] = []
+  // One signal per agent, as on separate nodes: Node's EventTarget checks each new listener
+  // against those it holds, so 5,000 agents on one signal made starting them quadratic (minutes).
+  const agentStops: AbortController[] = []
+  stop.signal.addEventListener('abort', () => {
+    for (const a of agentStops) a.abort()
+  })
   for (const [i, node] of nodes.entries()) {
-    const u = await env.userKubeconfig(`edgeop-agent:${node}`, [group])
+    const own = new AbortController()
+    agentStops.push(own)
     const client = new KubeClient({
       server: env.server,
-      tls: { ca: env.caPem, cert: u.certPem, key: u.keyPem, insecureSkipVerify: false },
       namespace: 'default',
       source: `agent ${node}`,
+      ...identities[i]!,
     })
     clients.push(client)
     if (design === 'new') {
       const factory = new InformerFactory(client)
-      const agent = nodeConfigAgent({ client, factory, nodeName: node, root: join(work, String(i)) })
-      factory.start(stop.signal)
+      const files = new MemoryNodeFiles().view(own.signal, realClock, new Prng(i))
+      const agent = nodeConfigAgent({ client, factory, nodeName: node, root: '/fleet', files })
+      factory.start(own.signal)
       factories.push(factory)
-      void agent.run(stop.signal).catch(() => {})
-    } else void oldAgent(client, node, stop.signal)
+      void agent.run(own.signal).catch(() => {})
+    } else void oldAgent(client, node, own.signal)
+    // Agents start in groups, each synced before the next, as a fleet's nodes come up over
+    // time: 5,000 agents listing and watching at once never synced (not the first within 8 min).
+    if (design === 'new' && (factories.length % START_GROUP === 0 || i === n - 1)) {
+      const from = Math.floor((factories.length - 1) / START_GROUP) * START_GROUP
+      for (let k = from; k < factories.length; k++)
+        await factories[k]!.waitForSync(Math.max(120_000, TIMEOUT_MS), agentStops[k]!.signal)
+      console.error(
+        `  ${factories.length} agents synced at ${((performance.now() - setupStart) / 1000).toFixed(0)} s`,
+      )
+    }
   }
-  for (const f of factories) await f.waitForSync(120_000, stop.signal)
+  const setupS = (performance.now() - setupStart) / 1000
+  console.error(`  ${n} agents started and synced, ${setupS.toFixed(1)} s after the setup began`)
   await sleep(2000)
   const p = await procs()
   const before = { m: await metrics(), api: await cpuMs(p.apiserver.pid), etcd: await cpuMs(p.etcd.pid) }
@@ -174,18 +268,38 @@ async function one(design: 'new' | 'old', n: number): Promise<Row> {
   )
   let ms: number | undefined
   let largest = 0
+  let applied = 0
+  let shown = started
+  let failedPolls = 0
   while (performance.now() - started < TIMEOUT_MS) {
-    const nc = await admin.resource(NODECONFIGS).get(name)
+    // The driver's poll shares the event loop with every agent: at 5,000 one GET outlived its
+    // 60 s deadline; a failed poll is counted and the next one tried.
+    const nc = await admin
+      .resource(NODECONFIGS)
+      .get(name)
+      .catch(() => undefined)
+    if (!nc) {
+      failedPolls++
+      await sleep(250)
+      continue
+    }
     const gen = nc.metadata.generation
-    const applied =
+    applied =
       design === 'new'
-        ? nc.status?.applied === n && nc.status.observedGeneration === gen
-        : (nc.status?.nodes ?? []).filter((e) => e.observedGeneration === gen && e.state === 'Applied')
-            .length === n
+        ? nc.status?.observedGeneration === gen
+          ? (nc.status?.applied ?? 0)
+          : 0
+        : (nc.status?.nodes ?? []).filter((e) => e.observedGeneration === gen && e.state === 'Applied').length
     largest = Math.max(largest, Buffer.byteLength(JSON.stringify(nc)))
-    if (applied) {
+    if (applied === n) {
       ms = performance.now() - started
       break
+    }
+    if (performance.now() - shown > PROGRESS_EVERY_MS) {
+      shown = performance.now()
+      console.error(
+        `  ${((shown - started) / 1000).toFixed(0)} s: ${applied} of ${n} applied, wave ${nc.status?.rollout?.percent ?? '-'} %, ${failedPolls} polls failed`,
+      )
     }
     await sleep(250)
   }
@@ -209,7 +323,10 @@ async function one(design: 'new' | 'old', n: number): Promise<Row> {
     apiserverRss: await rssMiB(p.apiserver.pid),
     etcdRss: await rssMiB(p.etcd.pid),
     largest,
-    note: ms === undefined ? `not all applied within ${TIMEOUT_MS / 1000} s` : '',
+    applied,
+    agentsRss: process.memoryUsage().rss / 2 ** 20,
+    setupS,
+    note: ms === undefined ? `not all applied within ${TIMEOUT_MS / 1000} s (${applied} of ${n})` : '',
   }
   stop.abort()
   await Promise.allSettled(clients.map((c) => c.close()))
@@ -217,13 +334,29 @@ async function one(design: 'new' | 'old', n: number): Promise<Row> {
     .resource(NODECONFIGS)
     .delete(name)
     .catch(() => {})
-  for (const node of nodes)
-    await admin
+  await inBatches(nodes, (node) =>
+    admin
       .resource(CORE_TYPES.nodes)
       .delete(node)
-      .catch(() => {})
-  await rm(work, { recursive: true, force: true })
+      .catch(() => {}),
+  )
   return row
+}
+
+/** The client settings of `node`'s agent: its own certificate, or its own ServiceAccount's bound token. */
+async function identity(node: string): Promise<Pick<ClusterConfig, 'tls' | 'credentials'>> {
+  if (IDENTITY === 'cert') {
+    const u = await env.userKubeconfig(`edgeop-agent:${node}`, [group])
+    return { tls: { ca: env.caPem, cert: u.certPem, key: u.keyPem, insecureSkipVerify: false } }
+  }
+  await admin
+    .resource(SERVICE_ACCOUNTS, saNamespace)
+    .create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: node } })
+  const token = await serviceAccountToken(env.server, { caPem: env.caPem, ...env.admin }, saNamespace, node)
+  return {
+    tls: { ca: env.caPem, insecureSkipVerify: false },
+    credentials: { describe: `ServiceAccount ${node}`, get: async () => ({ token }) },
+  }
 }
 
 /** The first design's traffic for one node: watch every NodeConfig, apply its own status entry per new generation. */
@@ -268,16 +401,21 @@ for (const n of SIZES)
     )
     const r = await one(d, n)
     console.error(JSON.stringify(r))
+    if (values.json)
+      await appendFile(
+        values.json,
+        `${JSON.stringify({ ...r, date: new Date().toISOString(), load: loadavg() })}\n`,
+      )
     rows.push(r)
   }
 const mb = (b: number) => (b / 2 ** 20).toFixed(1)
 console.log(
-  '| design | nodes | requests | watch events | event bytes | time to all applied | apiserver CPU | etcd CPU | apiserver RSS | etcd RSS | largest object |',
+  '| design | nodes | requests | watch events | events per node | event bytes | time to all applied | apiserver CPU | etcd CPU | apiserver RSS | etcd RSS | agents RSS | largest object |',
 )
-console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
 for (const r of rows)
   console.log(
-    `| ${r.design} | ${r.n} | ${r.requests} | ${r.events} | ${mb(r.bytes)} MiB | ${r.ms === undefined ? r.note : `${(r.ms / 1000).toFixed(1)} s`} | ${(r.apiserverCpuMs / 1000).toFixed(1)} s | ${(r.etcdCpuMs / 1000).toFixed(1)} s | ${r.apiserverRss.toFixed(0)} MiB | ${r.etcdRss.toFixed(0)} MiB | ${r.largest.toLocaleString('en')} B |`,
+    `| ${r.design} | ${r.n} | ${r.requests} | ${r.events} | ${(r.events / r.n).toFixed(1)} | ${mb(r.bytes)} MiB | ${r.ms === undefined ? r.note : `${(r.ms / 1000).toFixed(1)} s`} | ${(r.apiserverCpuMs / 1000).toFixed(1)} s | ${(r.etcdCpuMs / 1000).toFixed(1)} s | ${r.apiserverRss.toFixed(0)} MiB | ${r.etcdRss.toFixed(0)} MiB | ${r.agentsRss.toFixed(0)} MiB | ${r.largest.toLocaleString('en')} B |`,
   )
 await admin.close()
 process.exit(0)

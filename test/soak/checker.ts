@@ -11,8 +11,9 @@ import { CORE_TYPES } from '../../src/client/resource.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
 import { NODECONFIGS, type NodeConfig } from '../../src/operators/nodeconfig/api.ts'
-import { NODECONFIGREPORTS, reportOwnerUid } from '../../src/operators/nodeconfig/report-api.ts'
+import { NODECONFIGREPORTS } from '../../src/operators/nodeconfig/report-api.ts'
 import type { DatabaseStandin } from '../standin/database-api.ts'
+import { rolloutProblems } from './rollout-check.ts'
 import { duplicates } from './stats.ts'
 import { INVALID_IMAGE, managedFiles, RUN_LABEL, type SoakNode, type Workload } from './workload.ts'
 
@@ -327,25 +328,12 @@ export class Checker {
     // Each NodeConfig: a report from exactly the selected nodes, each Applied at the current
     // generation, and an aggregate that counts them.
     const reports = (await admin.resource(NODECONFIGREPORTS).list()).items
+    const mine = new Set(this.#o.nodes.map((n) => n.name))
     for (const nc of ncList.items) {
       if (!old(Math.max(ncChanged(nc.metadata.name!), lastRelabel))) continue
       ev.checked[NODE_FILES]++
-      const selected = this.#o.nodes.filter((n) => selects(nc, n.name))
-      const want = selected.map((n) => `${n.name}=Applied@${nc.metadata.generation}`).sort()
-      const mine = new Set(this.#o.nodes.map((n) => n.name))
-      const got = reports
-        .filter((r) => reportOwnerUid(r) === nc.metadata.uid && mine.has(r.spec.nodeName))
-        .map((r) => `${r.spec.nodeName}=${r.spec.state}@${r.spec.observedGeneration}`)
-        .sort()
-      if (JSON.stringify(got) !== JSON.stringify(want))
-        problem(`NodeConfig ${nc.metadata.name} reports ${JSON.stringify(got)}, want ${JSON.stringify(want)}`)
-      const s = nc.status
-      const aggregate = [s?.observedGeneration, s?.desired, s?.applied, s?.failed]
-      const wantAggregate = [nc.metadata.generation, selected.length, selected.length, 0]
-      if (JSON.stringify(aggregate) !== JSON.stringify(wantAggregate))
-        problem(
-          `NodeConfig ${nc.metadata.name} aggregate [observedGeneration, desired, applied, failed] ${JSON.stringify(aggregate)}, want ${JSON.stringify(wantAggregate)} (${s?.conditions?.[0]?.reason}: ${s?.conditions?.[0]?.message})`,
-        )
+      const selected = this.#o.nodes.filter((n) => selects(nc, n.name)).map((n) => n.name)
+      for (const message of rolloutProblems(nc, selected, mine, reports)) problem(message)
     }
   }
 }

@@ -10,6 +10,8 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { DEFAULT_RETRY_JITTER, FORBIDDEN_RETRY_DELAY_MS } from '../../src/controller/retry-policy.ts'
 import { DATABASE_API_TIMEOUT_MS } from '../../src/operators/appservice/database-api.ts'
+import type { NodeConfig } from '../../src/operators/nodeconfig/api.ts'
+import { type NodeConfigReport, reportBody } from '../../src/operators/nodeconfig/report-api.ts'
 import { DEFAULT_BREAKER_FAILURE_THRESHOLD } from '../../src/resilience/breaker-state.ts'
 import { ownerOf } from '../../src/sharding/ring.ts'
 import { allowanceMs, breakerTailMs, FaultWindows, OPERATOR_FAULTS } from './fault-windows.ts'
@@ -20,6 +22,7 @@ import { reportMarkdown, resilienceMarkdown } from './report.ts'
 import { metricSamples, ResilienceLog, resilienceOf } from './resilience.ts'
 import type { SoakReport } from './results.ts'
 import { createRng } from './rng.ts'
+import { rolloutProblems } from './rollout-check.ts'
 import {
   buildSchedule,
   countByKind,
@@ -462,6 +465,32 @@ test('rssChart: a standalone SVG with a line per series, markers, a legend and e
   assert.equal(niceStep(7, 6), 2)
 })
 
+test('rssChart with log: both axes in decades, a dot per point, points at 0 left out, the x label given', () => {
+  const svg = rssChart(
+    [
+      {
+        label: 'new',
+        points: [
+          { t: 10, value: 120 },
+          { t: 1000, value: 14_000 },
+        ],
+      },
+      {
+        label: 'old',
+        points: [
+          { t: 0, value: 5 },
+          { t: 100, value: 8_855 },
+        ],
+      },
+    ],
+    { title: 'events', unit: 'watch events', log: true, xLabel: 'nodes' },
+  )
+  assert.equal(svg.match(/<circle /g)?.length, 3, 'the point at 0 has no place on a log axis')
+  for (const tick of ['>10<', '>100<', '>1k<', '>10k<']) assert.ok(svg.includes(tick), tick)
+  assert.ok(svg.includes('>nodes</text>'))
+  assert.ok(!svg.includes('NaN') && !svg.includes('Infinity'))
+})
+
 test('reportMarkdown: each process cell sits under its header (the committed 30-minute report)', () => {
   const r = JSON.parse(
     readFileSync(join(import.meta.dirname, 'reports/2026-12-01/soak-report.json'), 'utf8'),
@@ -509,4 +538,37 @@ test('no-action-before-synced: an operator log whose workers start while an info
     'a cold start',
   )
   assert.equal(restoredAtWorkerStart([restored('appservices')]), undefined, 'never led')
+})
+
+test('rolloutProblems: each selected node Applied at the generation and an aggregate counting them passes; a missing, stale or foreign report or a wrong count is named', () => {
+  const nc = {
+    apiVersion: 'platform.example.com/v1alpha1',
+    kind: 'NodeConfig',
+    metadata: { name: 'motd', uid: 'u1', generation: 2 },
+    spec: { files: [] },
+    status: { observedGeneration: 2, desired: 2, applied: 2, failed: 0 },
+  } as unknown as NodeConfig
+  const report = (
+    node: string,
+    generation = 2,
+    state: 'Applied' | 'Failed' = 'Applied',
+    uid = 'u1',
+  ): NodeConfigReport =>
+    reportBody(
+      { ...nc, metadata: { ...nc.metadata, uid } },
+      { name: node, state, observedGeneration: generation },
+    )
+  const ours = new Set(['a', 'b'])
+  assert.deepEqual(rolloutProblems(nc, ['a', 'b'], ours, [report('a'), report('b'), report('other-run')]), [])
+  assert.match(rolloutProblems(nc, ['a', 'b'], ours, [report('a')])[0]!, /reports \["a=Applied@2"\], want/)
+  assert.match(rolloutProblems(nc, ['a', 'b'], ours, [report('a'), report('b', 1)])[0]!, /b=Applied@1/)
+  assert.equal(
+    rolloutProblems(nc, ['a', 'b'], ours, [report('a'), report('b', 2, 'Applied', 'old')]).length,
+    1,
+  )
+  const lagging = { ...nc, status: { ...nc.status, applied: 1 } } as NodeConfig
+  assert.match(
+    rolloutProblems(lagging, ['a', 'b'], ours, [report('a'), report('b')])[0]!,
+    /aggregate \[observedGeneration, desired, applied, failed\] \[2,2,1,0\], want \[2,2,2,0\]/,
+  )
 })

@@ -27,6 +27,10 @@ export interface ChartOptions {
   markers?: Marker[]
   width?: number
   height?: number
+  /** The x axis's label (default `seconds since start`). */
+  xLabel?: string
+  /** Both axes logarithmic (powers of ten, a dot on each point): for values over several decades, e.g. a benchmark's sizes. Points at or below 0 are left out. */
+  log?: boolean
 }
 
 const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#bcbd22']
@@ -58,18 +62,37 @@ export function niceStep(span: number, count: number): number {
 
 const fmt = (v: number): string => (Number.isInteger(v) ? String(v) : v.toFixed(1))
 
-/** The chart. Time is in seconds; values in `unit`. */
+/** A power of ten in short form: 10, 100, 1k, 10k, 100k, 1M. */
+function decadeLabel(v: number): string {
+  return v >= 1e6 ? `${v / 1e6}M` : v >= 1e3 ? `${v / 1e3}k` : String(v)
+}
+
+/** Powers of ten from `lo` to `hi` (ticks of a log axis). */
+function decades(lo: number, hi: number): number[] {
+  const out: number[] = []
+  for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++) out.push(10 ** e)
+  return out
+}
+
+/** The chart. Time is in seconds (or what `xLabel` says); values in `unit`. */
 export function rssChart(series: readonly Series[], options: ChartOptions): string {
   const width = options.width ?? 960
   const height = options.height ?? 420
   const pad = { left: 64, right: 180, top: 56, bottom: 48 }
   const plotW = width - pad.left - pad.right
   const plotH = height - pad.top - pad.bottom
+  const log = options.log === true
+  if (log) series = series.map((s) => ({ ...s, points: s.points.filter((p) => p.t > 0 && p.value > 0) }))
   const all = series.flatMap((s) => s.points)
   const tMax = Math.max(1, ...all.map((p) => p.t), options.shade?.to ?? 0)
-  const vMax = Math.max(1, ...all.map((p) => p.value)) * 1.1
-  const x = (t: number): number => pad.left + (t / tMax) * plotW
-  const y = (v: number): number => pad.top + plotH - (v / vMax) * plotH
+  const vMax = Math.max(1, ...all.map((p) => p.value)) * (log ? 1 : 1.1)
+  // A log axis spans whole decades around the points.
+  const tTicks = log ? decades(Math.min(...all.map((p) => p.t)), tMax) : []
+  const vTicks = log ? decades(Math.min(...all.map((p) => p.value)), vMax) : []
+  const logPos = (v: number, ticks: number[]): number =>
+    (Math.log10(v) - Math.log10(ticks[0]!)) / (Math.log10(ticks.at(-1)!) - Math.log10(ticks[0]!) || 1)
+  const x = (t: number): number => pad.left + (log ? logPos(t, tTicks) : t / tMax) * plotW
+  const y = (v: number): number => pad.top + plotH - (log ? logPos(v, vTicks) : v / vMax) * plotH
   const out: string[] = []
   out.push(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
@@ -85,21 +108,23 @@ export function rssChart(series: readonly Series[], options: ChartOptions): stri
   }
   // Grid and axes.
   const vStep = niceStep(vMax, 6)
-  for (let v = 0; v <= vMax; v += vStep)
+  const vAt = log ? vTicks : Array.from({ length: Math.floor(vMax / vStep) + 1 }, (_, i) => i * vStep)
+  for (const v of vAt)
     out.push(
       `<line x1="${pad.left}" x2="${pad.left + plotW}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#e0e0e0"/>`,
-      `<text x="${pad.left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${fmt(v)}</text>`,
+      `<text x="${pad.left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${log ? decadeLabel(v) : fmt(v)}</text>`,
     )
   const tStep = niceStep(tMax, 10)
-  for (let t = 0; t <= tMax; t += tStep)
+  const tAt = log ? tTicks : Array.from({ length: Math.floor(tMax / tStep) + 1 }, (_, i) => i * tStep)
+  for (const t of tAt)
     out.push(
       `<line x1="${x(t).toFixed(1)}" x2="${x(t).toFixed(1)}" y1="${pad.top + plotH}" y2="${pad.top + plotH + 4}" stroke="#333"/>`,
-      `<text x="${x(t).toFixed(1)}" y="${pad.top + plotH + 18}" text-anchor="middle">${fmt(t)}</text>`,
+      `<text x="${x(t).toFixed(1)}" y="${pad.top + plotH + 18}" text-anchor="middle">${log ? decadeLabel(t) : fmt(t)}</text>`,
     )
   out.push(
     `<line x1="${pad.left}" x2="${pad.left + plotW}" y1="${pad.top + plotH}" y2="${pad.top + plotH}" stroke="#333"/>`,
     `<line x1="${pad.left}" x2="${pad.left}" y1="${pad.top}" y2="${pad.top + plotH}" stroke="#333"/>`,
-    `<text x="${pad.left + plotW / 2}" y="${height - 10}" text-anchor="middle">seconds since start</text>`,
+    `<text x="${pad.left + plotW / 2}" y="${height - 10}" text-anchor="middle">${escapeXml(options.xLabel ?? 'seconds since start')}</text>`,
     `<text transform="translate(16 ${pad.top + plotH / 2}) rotate(-90)" text-anchor="middle">${escapeXml(options.unit)}</text>`,
   )
   // Fault markers: a short tick per fault in a band above the plot, coloured by kind.
@@ -121,6 +146,11 @@ export function rssChart(series: readonly Series[], options: ChartOptions): stri
     out.push(
       `<polyline fill="none" stroke="${colour}" stroke-width="1.6" points="${d}"><title>${escapeXml(s.label)}</title></polyline>`,
     )
+    if (log)
+      for (const p of s.points)
+        out.push(
+          `<circle cx="${x(p.t).toFixed(1)}" cy="${y(p.value).toFixed(1)}" r="3.5" fill="${colour}"><title>${escapeXml(`${s.label}: ${fmt(p.value)} at ${fmt(p.t)}`)}</title></circle>`,
+        )
   }
   // Legends: processes, then fault kinds.
   let ly = pad.top + 4

@@ -29,6 +29,8 @@ export interface Aggregate {
   status: Omit<NodeConfigStatus, 'nodes'>
   /** True when `status.nodes` is present and every node in it has a report (or is no longer selected). */
   dropSharedList: boolean
+  /** Selected nodes of the open waves that have not reported the current generation: 0 once the waves settled. */
+  waiting: number
 }
 
 /**
@@ -62,6 +64,9 @@ export function aggregate(
   const failedNodes = selected.filter((n) => outcomes.get(n) === 'failed')
   const { maxFailures } = rolloutSettings(config)
   const wave = step.rollout.percent
+  // The open waves' nodes that have not reported: a node whose agent never reports holds its wave.
+  const uid = config.metadata.uid ?? ''
+  const waiting = selected.filter((n) => outcomes.get(n) === 'pending' && rolloutBucket(uid, n) < wave)
   let condition: Omit<Condition, 'lastTransitionTime'>
   if (step.halted) {
     const named = failedNodes
@@ -82,9 +87,6 @@ export function aggregate(
       message: `generation ${generation} applied on all ${selected.length} selected nodes`,
     }
   } else {
-    // The open waves' nodes that have not reported: a node whose agent never reports holds its wave.
-    const uid = config.metadata.uid ?? ''
-    const waiting = selected.filter((n) => outcomes.get(n) === 'pending' && rolloutBucket(uid, n) < wave)
     const shown = waiting.slice(0, MAX_NAMED_FAILURES)
     const more = waiting.length - shown.length
     condition = {
@@ -110,5 +112,6 @@ export function aggregate(
       conditions: conditions as NodeConfigStatus['conditions'],
     },
     dropSharedList,
+    waiting: waiting.length,
   }
 }

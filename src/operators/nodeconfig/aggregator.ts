@@ -17,14 +17,15 @@ import { aggregate } from './aggregate.ts'
 import { NODECONFIGS, type NodeConfig } from './api.ts'
 import { selects } from './plan.ts'
 import { NODECONFIGREPORTS, reportOwnerUid } from './report-api.ts'
+import { statusWrite } from './status-write.ts'
 
 /** The controller's name (logs, metrics). */
 export const AGGREGATOR_CONTROLLER_NAME = 'nodeconfig-aggregator'
 /**
- * Shortest time between two status writes of one NodeConfig: 1 s. Every agent watches
- * NodeConfigs, so each status write is one event per node: written on every report, a
- * rollout to N nodes would cost N² events again; once a second, it costs N per second of
- * rollout, plus N per wave.
+ * Shortest time between two count-only status writes of one NodeConfig: 1 s, so a burst of
+ * reports is one write. Writes the agents need (a wave opening, a new generation) or alerts key
+ * on (the condition's status or reason) are not held by it; which writes are made at all is
+ * {@link statusWrite}'s rule, which bounds them per rollout.
  */
 export const MIN_STATUS_WRITE_INTERVAL_MS = 1_000
 
@@ -46,19 +47,15 @@ function nodeLabelsOnly(node: KubeObject): KubeObject {
   }
 }
 
-/** JSON with object keys sorted, to compare a status read back with one computed. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort()) : v,
-  )
-}
-
 /**
  * Builds the aggregator's controller (one key per NodeConfig) and registers its informers
  * with `factory`. Run it under leader election: two aggregators would both write.
  *
- * Guarantees: a NodeConfig's status is written only when the aggregate changed, at most once
- * per {@link MIN_STATUS_WRITE_INTERVAL_MS}; a report counts only for the NodeConfig whose UID
+ * Guarantees: a NodeConfig's status is written only when the aggregate changed: at once when
+ * the generation, the wave or the condition's status or reason changed or the open waves settled,
+ * else only when the counts moved by `COUNT_WRITE_STEP_PERCENT` of the fleet and at most
+ * once per {@link MIN_STATUS_WRITE_INTERVAL_MS}; so one rollout costs at most
+ * `maxStatusWritesPerRollout` writes. A report counts only for the NodeConfig whose UID
  * owns it and only at the current generation.
  */
 export function nodeConfigAggregator(o: NodeConfigAggregatorOptions): Controller<NodeConfig> {
@@ -100,11 +97,12 @@ export function nodeConfigAggregator(o: NodeConfigAggregatorOptions): Controller
         .filter((n) => !n.metadata.deletionTimestamp && selects(config.spec?.nodeSelector, n.metadata.labels))
         .map((n) => n.metadata.name!)
       const own = reports.store.list().filter((r) => reportOwnerUid(r) === config.metadata.uid)
-      const { status, dropSharedList } = aggregate(config, selected, own, new Date(clock.now()))
+      const { status, dropSharedList, waiting } = aggregate(config, selected, own, new Date(clock.now()))
       const { nodes: shared, ...current } = config.status ?? {}
-      if (canonical(current) === canonical(status) && !(dropSharedList && shared)) return undefined
+      const write = statusWrite(current, status, waiting === 0, dropSharedList && !!shared)
+      if (write === 'none' || write === 'hold') return undefined
       const since = clock.monotonic() - (lastWrite.get(request.name) ?? Number.NEGATIVE_INFINITY)
-      if (since < MIN_STATUS_WRITE_INTERVAL_MS)
+      if (write === 'counts' && since < MIN_STATUS_WRITE_INTERVAL_MS)
         return { requeueAfterMs: MIN_STATUS_WRITE_INTERVAL_MS - since }
       try {
         await api.patch(
