@@ -147,8 +147,10 @@ const run = promisify(execFile)
  * ObjectMeta's table are in (the agent's and the aggregator's Node watches use them); no kind's table is.
  * Deployments and Services in protobuf too would have been 163,628 / 123,868, over the budget, for no measured
  * gain (src/operators/appservice/operator.ts says what was measured).
+ * With the aggregator's status-write rule (src/operators/nodeconfig/status-write.ts: a rollout's NodeConfig
+ * events bounded by its waves, not its seconds) merged: 158,256 bytes, 119,832 GNU gzip -9; the ceiling just above.
  */
-const MAX_BYTES = 158_100
+const MAX_BYTES = 158_300
 const MAX_GZIP_BYTES = 122_880
 
 async function artifact(): Promise<Buffer> {
