@@ -38,6 +38,9 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const UNIT_CONCURRENCY = 2
 const INTEGRATION_CONCURRENCY = 2
 
+/** The Go tools unit tests run (test/support/rendered-manifests.ts), built before them. */
+const UNIT_TOOLS = ['kustomize', 'helm'] as const
+
 /** Per-test timeouts: a hung test fails the run instead of hanging CI. */
 const UNIT_TEST_TIMEOUT_MS = 120_000
 const INTEGRATION_TEST_TIMEOUT_MS = 300_000
@@ -122,6 +125,18 @@ async function main(): Promise<number> {
   const integrationFiles = mode === 'unit' ? [] : await findTestFiles(ROOT, 'integration')
   let failed = false
 
+  // The unit tests render the chart and the kustomize overlays: on a cold machine build helm and
+  // kustomize now, beside the control plane's binaries, and wait for them before the unit tests, whose
+  // synchronous first call would otherwise build them inside a test and pass its timeout (a cold CI
+  // run: one chart test took 1,598 s building helm).
+  const unitTools =
+    unitFiles.length > 0
+      ? Promise.all(UNIT_TOOLS.map((t) => goToolPathAsync(t))).then(
+          () => undefined,
+          (err: unknown) => err,
+        )
+      : undefined
+
   // Start the control plane first so it comes up while the unit tests run.
   let starting: Promise<LaunchedSupervisor> | undefined
   let assetsError: Error | undefined
@@ -152,6 +167,9 @@ async function main(): Promise<number> {
 
   try {
     if (unitFiles.length > 0) {
+      const err = await unitTools
+      // Without them the tests that render manifests fail on their own, naming what is missing.
+      if (err !== undefined) log(`unit: ${err instanceof Error ? err.message : String(err)}`)
       log(`unit: ${unitFiles.length} files`)
       const code = await runNodeTest(unitFiles, UNIT_CONCURRENCY, UNIT_TEST_TIMEOUT_MS, extra, {
         ...process.env,
