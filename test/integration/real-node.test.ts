@@ -9,7 +9,8 @@
  */
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { access, readdir } from 'node:fs/promises'
+import { access, cp, mkdtemp, readdir } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { before, test } from 'node:test'
 import { promisify } from 'node:util'
@@ -45,19 +46,27 @@ function findings(stdout: string): Map<string, Record<string, unknown>[]> {
   return out
 }
 
-/** Runs the probe with `then` (a script of test/node) on the Ready node; its stdout, with the error if it failed. */
+/**
+ * Runs the probe with `then` (a script of test/node) on the Ready node; its stdout, with the error
+ * if it failed. A failed run's logs (kubelet, containerd, the control plane's, the pods') are kept
+ * in a directory the output names, since the scratch directory goes with the test.
+ */
 async function probe(then: string): Promise<string> {
+  const dir = await scratch()
   const r = await run('bash', [PROBE, String(READY_WAIT_S)], {
     maxBuffer: 16 * 1024 * 1024,
-    env: {
-      ...process.env,
-      EDGEOP_NODE_PROBE_DIR: await scratch(),
-      EDGEOP_NODE_THEN: `${process.execPath} ${then}`,
-    },
+    env: { ...process.env, EDGEOP_NODE_PROBE_DIR: dir, EDGEOP_NODE_THEN: `${process.execPath} ${then}` },
   }).catch((err: { stdout?: string; message: string }) => ({
     stdout: `${err.stdout ?? ''}\n${err.message}`,
+    failed: true,
   }))
-  return r.stdout
+  if (!('failed' in r)) return r.stdout
+  const kept = await mkdtemp(join(tmpdir(), 'edgeop-real-node-failed-'))
+  await cp(dir, kept, {
+    recursive: true,
+    filter: (src) => !/\/(containerd|kubelet|pause)$|\.(tar|sock|ttrpc)$/.test(src),
+  })
+  return `${r.stdout}\nthe node's logs are kept in ${kept}`
 }
 
 /** The probe with the chart's suite; then a node of its own for config/default, the same names. */

@@ -20,7 +20,7 @@ import { APPSERVICES } from '../../src/operators/appservice/api.ts'
 import { NODECONFIGS } from '../../src/operators/nodeconfig/api.ts'
 import { eventually } from '../../src/testing/eventually.ts'
 import { startDatabaseStandin } from '../standin/database-api.ts'
-import { appServiceRuns, type OperatorInstall, operatorRunning, webhookDenial } from './install-checks.ts'
+import { appServiceRuns, CHART_DEFAULTS, operatorRunning, webhookDenial } from './install-checks.ts'
 import {
   APP_IMAGE,
   APP_NAMESPACE,
@@ -40,14 +40,8 @@ import {
 } from './node-cluster.ts'
 import { databaseFindings, rolledOut, rolloutRestart } from './rollout-restart.ts'
 
-const NAMESPACE = 'edgeop-system'
+const NAMESPACE = CHART_DEFAULTS.namespace
 const RELEASE = 'edgeop'
-const CHART: OperatorInstall = {
-  namespace: NAMESPACE,
-  deployment: 'edgeop-appservice',
-  selector: 'app.kubernetes.io/name=edgeop-appservice,app.kubernetes.io/instance=edgeop',
-  replicas: 2,
-}
 /**
  * The documented takeover bound with client-go's defaults, which the chart keeps (docs/operations.md):
  * the Lease's 15 s counted from when a standby last saw it renewed, plus up to two 2 s retry periods.
@@ -67,26 +61,26 @@ async function main(client: KubeClient, defer: (cleanup: () => Promise<void>) =>
   // 1. helm install with the chart's defaults: nothing set.
   await helm('install', RELEASE, 'charts/edgeop', '--namespace', NAMESPACE, '--create-namespace')
   say('installed', { at: at() })
-  await operatorRunning(client, CHART)
+  await operatorRunning(client, CHART_DEFAULTS)
   // 2. An AppService reconciled into a Deployment whose pods run on the node.
   const appPods = await appServiceRuns(client)
   // 3. A webhook denial through the Service (aggregator routing: the apiserver calls an endpoint).
   await webhookDenial(client)
   // 4. Memory of every pod as the kernel counts it, against the chart's requests and limits.
-  for (const p of [...(await pods(client, NAMESPACE, CHART.selector)), ...appPods])
+  for (const p of [...(await pods(client, NAMESPACE, CHART_DEFAULTS.selector)), ...appPods])
     say('memory', await podMemory(p))
 
   // 5. The database stand-in on the node's address, given to the operator as an administrator
   // would (`extraArgs`; no database service ships with edgeop), then `kubectl rollout restart`.
   const db = await startDatabaseStandin(0, process.env.EDGEOP_NODE_IP)
   defer(() => db.close())
-  const wired = new Set((await pods(client, NAMESPACE, CHART.selector)).map((p) => p.metadata.name!))
+  const wired = new Set((await pods(client, NAMESPACE, CHART_DEFAULTS.selector)).map((p) => p.metadata.name!))
   await upgrade('--set', `extraArgs[0]=--database-api=${db.url}`)
-  await rolledOut(client, CHART, wired)
+  await rolledOut(client, CHART_DEFAULTS, wired)
   say('database wired', { at: at(), url: db.url })
-  await rolloutRestart(client, CHART, db)
+  await rolloutRestart(client, CHART_DEFAULTS, db)
   const apps = client.resource(APPSERVICES, APP_NAMESPACE)
-  const holder = () => leaseHolder(client, NAMESPACE, CHART.deployment)
+  const holder = () => leaseHolder(client, NAMESPACE, CHART_DEFAULTS.deployment)
 
   // 6. The leader's container killed (SIGKILL through containerd): the standby takes over.
   // After the rollout the Lease may still be free or being taken: wait for a leader among the pods.
@@ -94,7 +88,7 @@ async function main(client: KubeClient, defer: (cleanup: () => Promise<void>) =>
   const leaderPod = await eventually(
     async () => {
       leader = await holder()
-      return (await pods(client, NAMESPACE, CHART.selector)).find((p) =>
+      return (await pods(client, NAMESPACE, CHART_DEFAULTS.selector)).find((p) =>
         leader.startsWith(`${p.metadata.name}_`),
       )
     },
@@ -137,8 +131,10 @@ async function main(client: KubeClient, defer: (cleanup: () => Promise<void>) =>
   say('database after takeover', await databaseFindings(client, db))
 
   // 7. The operator scaled to 0: what an AppService write gets.
-  await client.resource(DEPLOYMENTS, NAMESPACE).patch(CHART.deployment, { spec: { replicas: 0 } }, 'merge')
-  await eventually(async () => (await pods(client, NAMESPACE, CHART.selector)).length === 0, {
+  await client
+    .resource(DEPLOYMENTS, NAMESPACE)
+    .patch(CHART_DEFAULTS.deployment, { spec: { replicas: 0 } }, 'merge')
+  await eventually(async () => (await pods(client, NAMESPACE, CHART_DEFAULTS.selector)).length === 0, {
     timeoutMs: WAIT_MS,
     what: 'the operator pods gone',
   })

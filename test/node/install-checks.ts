@@ -35,6 +35,14 @@ export interface OperatorInstall {
   replicas: number
 }
 
+/** The chart installed as release `edgeop` in `edgeop-system` (its pods carry the release's instance label). */
+export const CHART_DEFAULTS: OperatorInstall = {
+  namespace: 'edgeop-system',
+  deployment: 'edgeop-appservice',
+  selector: 'app.kubernetes.io/name=edgeop-appservice,app.kubernetes.io/instance=edgeop',
+  replicas: 2,
+}
+
 /** The install's pods, once all `replicas` are Running and Ready; then the Lease held by one of them. */
 export async function operatorRunning(client: KubeClient, install: OperatorInstall): Promise<Pod[]> {
   let last: Pod[] = []

@@ -31,6 +31,10 @@ import {
 const CREATE_EVERY_MS = 1000
 /** At most this many created during the restart (a slow node must not pile up objects); a cap of 12 was reached before a loaded node's restart ended. */
 const MAX_CREATED = 20
+/** The operator's last log line when it exits by itself: after a drain, or after an error. */
+const LAST_LINES = ['stopped', 'edgeop stopped with an error']
+/** How long an exited container's last log lines may take to reach the file (containerd writes them). */
+const LOG_TAIL_MS = 10_000
 /** The entry's class in the stand-in; any class the API accepts. */
 const DB = { enabled: true, class: 'small' }
 
@@ -118,17 +122,27 @@ export async function rolloutRestart(client: KubeClient, install: OperatorInstal
 
   const stops = []
   for (const [i, p] of before.entries()) {
-    const text = await logs[i]!.readFile('utf8')
+    // The log's tail reaches the file after the pod is gone from the API (seen on a loaded node):
+    // read until the process's last line, or what is there after LOG_TAIL_MS (a killed process has none).
+    let text = ''
+    const msgs = () =>
+      text
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l.slice(l.indexOf('{'))) as { msg: string }).msg)
+    await eventually(
+      async () => {
+        text += await logs[i]!.readFile('utf8')
+        return LAST_LINES.includes(msgs().at(-1) ?? '')
+      },
+      { timeoutMs: LOG_TAIL_MS, what: '' },
+    ).catch(() => {})
     await logs[i]!.close()
-    const msgs = text
-      .trim()
-      .split('\n')
-      .map((l) => (JSON.parse(l.slice(l.indexOf('{'))) as { msg: string }).msg)
     stops.push({
       pod: p.metadata.name,
       wasLeader: oldLeader.startsWith(`${p.metadata.name}_`),
-      releasedLease: msgs.includes('released the lease'),
-      last: msgs.at(-1),
+      releasedLease: msgs().includes('released the lease'),
+      last: msgs().at(-1),
     })
   }
   say('rollout restart', {
