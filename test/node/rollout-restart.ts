@@ -125,10 +125,12 @@ export async function rolloutRestart(client: KubeClient, install: OperatorInstal
     // The log's tail reaches the file after the pod is gone from the API (seen on a loaded node):
     // read until the process's last line, or what is there after LOG_TAIL_MS (a killed process has none).
     let text = ''
+    // Complete lines only: the file is read while containerd may be writing its last one.
     const msgs = () =>
       text
-        .trim()
+        .slice(0, text.lastIndexOf('\n') + 1)
         .split('\n')
+        .filter((l) => l.includes('{'))
         .map((l) => (JSON.parse(l.slice(l.indexOf('{'))) as { msg: string }).msg)
     await eventually(
       async () => {
