@@ -19,7 +19,7 @@ const run = promisify(execFile)
 const ROOT = join(import.meta.dirname, '../..')
 /** Environment variable that marks every process of this run (inherited by all of them). */
 const MARK = 'EDGEOP_NPM_START_REAL_NODE_MARK'
-/** Bounds on waits, not asserted durations: a warm start took 50 to 91 s on a loaded 2-core machine. */
+/** Bounds on waits, not asserted durations: a warm start took 50 to 105 s on a loaded 2-core machine. */
 const READY_TIMEOUT_MS = 300_000
 /** The probe's tear-down waits up to 30 s for pods kubelet does not stop (the chart's), then removes them. */
 const EXIT_TIMEOUT_MS = 180_000
