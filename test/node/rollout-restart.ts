@@ -5,7 +5,7 @@
  * its Lease), every AppService written meanwhile is reconciled (its change observed), and the
  * database holds exactly one entry per AppService, none created twice.
  */
-import { open } from 'node:fs/promises'
+import { type FileHandle, open } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { KubeClient } from '../../src/client/kube-client.ts'
 import type { KubeObject } from '../../src/core/types.ts'
@@ -37,6 +37,14 @@ const LAST_LINES = ['stopped', 'edgeop stopped with an error']
 const LOG_TAIL_MS = 10_000
 /** The entry's class in the stand-in; any class the API accepts. */
 const DB = { enabled: true, class: 'small' }
+
+/** The whole file behind `handle`, from its start (the path may be gone). */
+async function readWhole(handle: FileHandle): Promise<string> {
+  const { size } = await handle.stat()
+  const buffer = Buffer.alloc(size)
+  await handle.read(buffer, 0, size, 0)
+  return buffer.toString('utf8')
+}
 
 /** The install's pods once `replicas` of them, none of `oldNames`, are Ready and no old one is left. */
 export async function rolledOut(client: KubeClient, install: OperatorInstall, oldNames: Set<string>) {
@@ -125,16 +133,21 @@ export async function rolloutRestart(client: KubeClient, install: OperatorInstal
     // The log's tail reaches the file after the pod is gone from the API (seen on a loaded node):
     // read until the process's last line, or what is there after LOG_TAIL_MS (a killed process has none).
     let text = ''
-    // Complete lines only: the file is read while containerd may be writing its last one.
+    // Complete lines that are log records: the file is read while containerd may be writing.
     const msgs = () =>
       text
         .slice(0, text.lastIndexOf('\n') + 1)
         .split('\n')
-        .filter((l) => l.includes('{'))
-        .map((l) => (JSON.parse(l.slice(l.indexOf('{'))) as { msg: string }).msg)
+        .flatMap((l) => {
+          try {
+            return [(JSON.parse(l.slice(l.indexOf('{'))) as { msg: string }).msg]
+          } catch {
+            return []
+          }
+        })
     await eventually(
       async () => {
-        text += await logs[i]!.readFile('utf8')
+        text = await readWhole(logs[i]!)
         return LAST_LINES.includes(msgs().at(-1) ?? '')
       },
       { timeoutMs: LOG_TAIL_MS, what: '' },
