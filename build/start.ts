@@ -11,6 +11,9 @@
  *
  * Extra arguments go to `edgeop run`: `npm start -- --log-format=text`.
  *
+ * `npm start -- --real-node` (root) runs it all on a real kubelet node instead, with the chart
+ * installed by `helm install` (build/start-real-node.ts); it takes no other argument.
+ *
  * Stopping (Ctrl-C, SIGTERM, SIGHUP): the operator and the control plane run in process
  * groups of their own, so a terminal's Ctrl-C reaches only this process, which stops them
  * in order — the operator first (it drains once, against a live apiserver), then the
@@ -28,6 +31,7 @@ import { join } from 'node:path'
 import { trackPid, untrackPid } from '../test/controlplane/cleanup.ts'
 import type { LaunchedSupervisor } from '../test/controlplane/supervisor-launch.ts'
 import { ROOT } from './artifact.ts'
+import { REAL_NODE_FLAG, runRealNode } from './start-real-node.ts'
 
 /**
  * Signals closer together than this are one request to stop: a shell or npm may pass on the
@@ -202,7 +206,21 @@ async function runLocal(): Promise<number> {
   }
 }
 
-if (hasCluster) {
+if (extra.includes(REAL_NODE_FLAG)) {
+  if (extra.length > 1) {
+    log(`npm start: ${REAL_NODE_FLAG} takes no other argument (got ${extra.join(' ')})`)
+    process.exitCode = 2
+  } else {
+    process.exitCode = await runRealNode(stopping.signal, log).catch((err: unknown) => {
+      log(`npm start: ${err instanceof Error ? err.message : String(err)}`)
+      return 1
+    })
+    if (stopping.signal.aborted)
+      log(
+        `npm start: stopped (exit code ${process.exitCode})${process.exitCode === 0 ? '; the node, the control plane and their files are gone' : ''}`,
+      )
+  }
+} else if (hasCluster) {
   log('npm start: using the configured cluster (KUBECONFIG, ~/.kube/config or in-cluster)')
   const { installIfCrdMissing } = await import('./start-install.ts')
   const installed = await installIfCrdMissing(main, log)

@@ -21,7 +21,6 @@
  *   printed, and npm ends the way it does after any Ctrl-C: killed by SIGINT, without "npm error".
  */
 import assert from 'node:assert/strict'
-import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, readdirSync } from 'node:fs'
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
@@ -33,6 +32,7 @@ import { loadClusterConfig } from '../../src/config/load.ts'
 import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
 import { resolveBinaries } from '../controlplane/assets.ts'
 import { appServiceWhere, condition } from '../support/appservice.ts'
+import { type NpmStart, startNpm } from '../support/npm-start-process.ts'
 import {
   listeningPortsOf,
   listeningSockets,
@@ -96,46 +96,8 @@ function newcomerEnv(home: string, tmp: string, assets: string, mark: string): N
 }
 
 let base: string
-let npm: ChildProcess | undefined
+let npm: NpmStart | undefined
 let seen: SeenProcess[] = []
-let output = ''
-
-/** The last lines of npm start's output, for failure messages. */
-function tail(lines = 60): string {
-  return output.trimEnd().split('\n').slice(-lines).join('\n')
-}
-
-function untilOutput(re: RegExp, exited: Promise<unknown>, timeoutMs: number): Promise<RegExpExecArray> {
-  return new Promise((resolve, reject) => {
-    const check = (): boolean => {
-      const m = re.exec(output)
-      if (m) {
-        cleanup()
-        resolve(m)
-      }
-      return m !== null
-    }
-    const timer = setTimeout(() => {
-      cleanup()
-      reject(new Error(`npm start printed no ${re} within ${timeoutMs} ms; output:\n${tail()}`))
-    }, timeoutMs)
-    const onData = (): void => void check()
-    const cleanup = (): void => {
-      clearTimeout(timer)
-      npm?.stdout?.off('data', onData)
-      npm?.stderr?.off('data', onData)
-    }
-    npm?.stdout?.on('data', onData)
-    npm?.stderr?.on('data', onData)
-    void exited.then(() => {
-      if (!check()) {
-        cleanup()
-        reject(new Error(`npm start exited before printing ${re}; output:\n${tail()}`))
-      }
-    })
-    check()
-  })
-}
 
 before(async () => {
   base = await mkdtemp(join(tmpdir(), 'edgeop-npm-start-test-'))
@@ -143,13 +105,7 @@ before(async () => {
 
 after(async () => {
   // Only on failure is anything left: stop what this test started, by PID.
-  if (npm?.pid !== undefined && npm.exitCode === null && npm.signalCode === null) {
-    try {
-      process.kill(-npm.pid, 'SIGKILL')
-    } catch {
-      // already gone
-    }
-  }
+  npm?.kill()
   for (const p of seen.filter(stillRunning)) {
     try {
       process.kill(p.pid, 'SIGKILL')
@@ -167,24 +123,9 @@ test('npm start without a kubeconfig: demo/hello becomes Ready, and Ctrl-C leave
   await Promise.all([mkdir(home), mkdir(tmp)])
   const mark = randomBytes(8).toString('hex')
 
-  const child = spawn('npm', ['start'], {
-    cwd: ROOT,
-    env: newcomerEnv(home, tmp, assets, mark),
-    // Its own session and process group, like a shell job: the group is what Ctrl-C signals.
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  npm = child
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  )
-  const collect = (chunk: Buffer): void => {
-    output += chunk.toString('utf8')
-  }
-  child.stdout!.on('data', collect)
-  child.stderr!.on('data', collect)
-
-  const [, kubeconfig] = await untilOutput(/export KUBECONFIG=(\S+)/, exited, STARTED_TIMEOUT_MS)
+  npm = startNpm(['start'], ROOT, newcomerEnv(home, tmp, assets, mark))
+  const { untilOutput, tail } = npm
+  const [, kubeconfig] = await untilOutput(/export KUBECONFIG=(\S+)/, STARTED_TIMEOUT_MS)
   assert.ok(kubeconfig?.startsWith(tmp), `the kubeconfig ${kubeconfig} lies in npm start's TMPDIR`)
 
   const config = await loadClusterConfig({ kubeconfig: kubeconfig!, env: {} })
@@ -218,11 +159,7 @@ test('npm start without a kubeconfig: demo/hello becomes Ready, and Ctrl-C leave
   assert.ok(etcdDataDir !== undefined && existsSync(etcdDataDir), `etcd's data dir in ${etcd.command}`)
 
   // Ctrl-C: SIGINT to every process of the foreground group.
-  process.kill(-child.pid!, 'SIGINT')
-  const timeout = new Promise<undefined>((resolve) =>
-    setTimeout(() => resolve(undefined), EXIT_TIMEOUT_MS).unref(),
-  )
-  const end = await Promise.race([exited, timeout])
+  const end = await npm.ctrlC(EXIT_TIMEOUT_MS)
   assert.ok(
     end !== undefined,
     `npm start did not exit within ${EXIT_TIMEOUT_MS} ms of SIGINT; still running:\n${seen
@@ -247,9 +184,9 @@ test('npm start without a kubeconfig: demo/hello becomes Ready, and Ctrl-C leave
     { code: null, signal: 'SIGINT' },
     `npm re-raises the SIGINT it got; output:\n${tail()}`,
   )
-  assert.doesNotMatch(output, /npm error/, 'npm reports no error')
+  assert.doesNotMatch(npm.output(), /npm error/, 'npm reports no error')
   // The operator exits 0 only after a drain; a second signal (the terminal's plus a forwarded one)
   // makes it exit at once with 130.
-  assert.match(output, /npm start: stopped \(exit code 0\)/, 'the operator drained and exited 0')
-  assert.doesNotMatch(output, /teardown failed/, 'the control plane is torn down cleanly')
+  assert.match(npm.output(), /npm start: stopped \(exit code 0\)/, 'the operator drained and exited 0')
+  assert.doesNotMatch(npm.output(), /teardown failed/, 'the control plane is torn down cleanly')
 })

@@ -5,6 +5,8 @@
  */
 import { execFile } from 'node:child_process'
 import { join } from 'node:path'
+import { buildImages, inspectImage } from '../../build/image.ts'
+import { HOST_ARCH } from '../../build/targets.ts'
 
 /** The script that finds or builds the node's binaries and prints their directory on its last stdout line. */
 export const BUILD_NODE_BINARIES = join(import.meta.dirname, 'build-binaries.sh')
@@ -43,4 +45,13 @@ export function nodeBinaryDir(group: NodeBinaryGroup, env: NodeJS.ProcessEnv = p
     )
     child.stderr?.pipe(process.stderr)
   })
+}
+
+/** How long {@link prepareRealNode} may take: the binaries from the Go module proxy on a cold machine (containerd alone took 540 s wall on a loaded one), then the images. */
+export const PREPARE_REAL_NODE_TIMEOUT_MS = 1_800_000
+
+/** What probe-node.sh needs before it starts: every node binary, and dist/image's node image (built when missing). */
+export async function prepareRealNode(): Promise<void> {
+  await nodeBinaryDir('all')
+  if ((await inspectImage('node', HOST_ARCH).catch(() => undefined)) === undefined) await buildImages()
 }

@@ -1,283 +1,86 @@
 /**
  * @module chart-on-node — the chart installed exactly as shipped, on the real node: run by
- * probe-node.sh (EDGEOP_NODE_THEN) once the node is Ready, with its KUBECONFIG, HELM and the
- * node's cgroup root in the environment. Prints one `e2e: <what> <JSON>` line per finding, which
+ * probe-node.sh (EDGEOP_NODE_THEN) once the node is Ready (see node-cluster.ts for its
+ * environment). Prints one `e2e: <what> <JSON>` line per finding, which
  * test/integration/real-node.test.ts checks; exits 1 on the first step that fails.
  *
  * Steps: `helm install` with the chart's defaults (CRDs, webhooks with failurePolicy Fail, the
- * conversion webhook, secure metrics), the operator's two pods Running and Ready by kubelet's
- * probes, one leader; an AppService reconciled into a Deployment whose pods run the pause image
- * built by the probe; a webhook denial through the Service; each pod's memory from its cgroup; the
- * leader's container killed and the standby's takeover; the operator scaled to 0 and what an
- * AppService write then gets.
+ * conversion webhook, secure metrics), then what every install shows (install-checks.ts: pods Ready
+ * by kubelet's probes, one leader, an AppService's pods running, a webhook denial through the
+ * Service); each pod's memory from its cgroup; the operator wired to the database stand-in
+ * (`helm upgrade --set extraArgs`) and `kubectl rollout restart` with AppServices written meanwhile
+ * (rollout-restart.ts); the leader's container killed and the standby's takeover; the operator
+ * scaled to 0 and what an AppService write then gets; the agent DaemonSet without its apiserver.
  */
-import { execFile } from 'node:child_process'
-import { access, open, readdir, readFile, rm } from 'node:fs/promises'
-import { promisify } from 'node:util'
-import { KubeClient } from '../../src/client/kube-client.ts'
+import { readdir, readFile, rm } from 'node:fs/promises'
+import type { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES, type ResourceType } from '../../src/client/resource.ts'
-import { loadKubeconfig } from '../../src/config/kubeconfig.ts'
 import type { KubeObject } from '../../src/core/types.ts'
 import { APPSERVICES } from '../../src/operators/appservice/api.ts'
 import { NODECONFIGS } from '../../src/operators/nodeconfig/api.ts'
 import { eventually } from '../../src/testing/eventually.ts'
-import { ApiError } from '../../src/transport/api-error.ts'
+import { startDatabaseStandin } from '../standin/database-api.ts'
+import { appServiceRuns, CHART_DEFAULTS, operatorRunning, webhookDenial } from './install-checks.ts'
+import {
+  APP_IMAGE,
+  APP_NAMESPACE,
+  at,
+  DEPLOYMENTS,
+  killContainer,
+  leaseHolder,
+  type Pod,
+  podMemory,
+  pods,
+  ready,
+  refusal,
+  run,
+  runOnNode,
+  say,
+  WAIT_MS,
+} from './node-cluster.ts'
+import { databaseFindings, rolledOut, rolloutRestart } from './rollout-restart.ts'
 
-const run = promisify(execFile)
-const NAMESPACE = 'edgeop-system'
+const NAMESPACE = CHART_DEFAULTS.namespace
 const RELEASE = 'edgeop'
-/** Pods on one 2-core node shared with other builds: the image's start, probes every 10 s. */
-const WAIT_MS = 180_000
-const APP_NAMESPACE = 'e2e-apps'
-/** The image the probe builds and imports (the sandbox image); the suite needs nothing else. */
-const APP_IMAGE = 'localhost/pause:3.10'
-
-const say = (what: string, value: unknown) => process.stdout.write(`e2e: ${what} ${JSON.stringify(value)}\n`)
-const t0 = performance.now()
-const at = () => Math.round(performance.now() - t0)
-
-const client = new KubeClient(await loadKubeconfig({ paths: [process.env.KUBECONFIG!] }), { qps: -1 })
-const helm = (...args: string[]) =>
-  run(process.env.HELM!, args, {
-    env: { ...process.env, HOME: process.env.EDGEOP_NODE_WORK },
-    maxBuffer: 16 << 20,
-  })
-const deployments: ResourceType = {
-  group: 'apps',
-  version: 'v1',
-  resource: 'deployments',
-  namespaced: true,
-  kind: 'Deployment',
-}
-const leases: ResourceType = {
-  group: 'coordination.k8s.io',
-  version: 'v1',
-  resource: 'leases',
-  namespaced: true,
-  kind: 'Lease',
-}
-interface Pod extends KubeObject {
-  spec: {
-    containers: {
-      name: string
-      resources?: { requests?: Record<string, string>; limits?: Record<string, string> }
-    }[]
-  }
-  status?: {
-    phase?: string
-    podIP?: string
-    conditions?: { type: string; status: string }[]
-    containerStatuses?: { name: string; ready: boolean; restartCount: number; containerID?: string }[]
-  }
-}
-const pods = async (namespace: string, selector: string) =>
-  (await client.resource(CORE_TYPES.pods, namespace).list({ labelSelector: selector })).items as Pod[]
-const ready = (p: Pod) =>
-  p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true
-const OPERATOR = 'app.kubernetes.io/name=edgeop-appservice,app.kubernetes.io/instance=edgeop'
-const OPERATOR_DEPLOYMENT = 'edgeop-appservice'
 /**
  * The documented takeover bound with client-go's defaults, which the chart keeps (docs/operations.md):
  * the Lease's 15 s counted from when a standby last saw it renewed, plus up to two 2 s retry periods.
  */
 const TAKEOVER_BOUND_MS = 19_000
 
-/** A write's refusal in the words the user reads (kubectl prints the Status message). */
-async function refusal(write: Promise<unknown>): Promise<{ status: number; message: string }> {
-  try {
-    await write
-  } catch (err) {
-    if (err instanceof ApiError) return { status: err.status, message: err.message }
-    throw err
-  }
-  throw new Error('the write was accepted')
-}
+const helm = (...args: string[]) =>
+  run(process.env.HELM!, args, {
+    env: { ...process.env, HOME: process.env.EDGEOP_NODE_WORK },
+    maxBuffer: 16 << 20,
+  })
+/** `helm upgrade` of the release keeping the values set so far, plus `args`. */
+const upgrade = (...args: string[]) =>
+  helm('upgrade', RELEASE, 'charts/edgeop', '--namespace', NAMESPACE, '--reuse-values', ...args)
 
-/** The memory cgroup (v1) of `pod`: usage, working set (usage − inactive file) and limit, in bytes. */
-async function podMemory(pod: Pod) {
-  // kubelet's QoS tiers: Guaranteed pods directly under kubepods, the others in burstable/ or besteffort/.
-  const base = `/sys/fs/cgroup/memory${process.env.EDGEOP_NODE_CGROUP_ROOT}/kubepods`
-  const candidates = ['', 'burstable/', 'besteffort/'].map((tier) => `${base}/${tier}pod${pod.metadata.uid}`)
-  const found = await Promise.all(
-    candidates.map((d) =>
-      access(d).then(
-        () => d,
-        () => undefined,
-      ),
-    ),
-  )
-  const dir = found.find((d) => d !== undefined)
-  if (dir === undefined) throw new Error(`no memory cgroup for pod ${pod.metadata.name} under ${base}`)
-  const read = async (f: string) => (await readFile(`${dir}/${f}`, 'utf8')).trim()
-  const usage = Number(await read('memory.usage_in_bytes'))
-  const inactive = Number(/^total_inactive_file (\d+)$/m.exec(await read('memory.stat'))?.[1] ?? 0)
-  return {
-    pod: pod.metadata.name,
-    usage,
-    workingSet: usage - inactive,
-    limit: Number(await read('memory.limit_in_bytes')),
-    requests: pod.spec.containers[0]?.resources?.requests?.memory,
-    limits: pod.spec.containers[0]?.resources?.limits?.memory,
-  }
-}
-
-async function main(): Promise<void> {
+async function main(client: KubeClient, defer: (cleanup: () => Promise<void>) => void): Promise<void> {
   // 1. helm install with the chart's defaults: nothing set.
   await helm('install', RELEASE, 'charts/edgeop', '--namespace', NAMESPACE, '--create-namespace')
   say('installed', { at: at() })
-  let last: Pod[] = []
-  await eventually(
-    async () => {
-      last = await pods(NAMESPACE, OPERATOR)
-      return last.length === 2 && last.every((p) => p.status?.phase === 'Running' && ready(p))
-    },
-    {
-      timeoutMs: WAIT_MS,
-      what: () => `two operator pods Running and Ready (${JSON.stringify(last.map((p) => p.status))})`,
-    },
-  )
-  say('operator pods', {
-    at: at(),
-    pods: last.map((p) => ({
-      name: p.metadata.name,
-      phase: p.status?.phase,
-      ready: ready(p),
-      ip: p.status?.podIP,
-    })),
-  })
-  const lease = await eventually(
-    async () => {
-      const l = (await client.resource(leases, NAMESPACE).list()).items as (KubeObject & {
-        spec?: { holderIdentity?: string }
-      })[]
-      return l.find((x) => x.spec?.holderIdentity)
-    },
-    { timeoutMs: WAIT_MS, what: 'a leader' },
-  )
-  say('leader', {
-    lease: lease.metadata.name,
-    holder: lease.spec?.holderIdentity,
-    pods: last.map((p) => p.metadata.name),
-  })
-
+  await operatorRunning(client, CHART_DEFAULTS)
   // 2. An AppService reconciled into a Deployment whose pods run on the node.
-  await client
-    .resource(CORE_TYPES.namespaces)
-    .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: APP_NAMESPACE } })
-  const apps = client.resource(APPSERVICES, APP_NAMESPACE)
-  await apps.create({
-    apiVersion: 'platform.example.com/v1alpha1',
-    kind: 'AppService',
-    metadata: { name: 'hello' },
-    spec: { image: APP_IMAGE, replicas: 2, port: 8080 },
-  } as never)
-  let appPods: Pod[] = []
-  await eventually(
-    async () => {
-      appPods = await pods(APP_NAMESPACE, '')
-      return appPods.length === 2 && appPods.every((p) => p.status?.phase === 'Running')
-    },
-    {
-      timeoutMs: WAIT_MS,
-      what: () =>
-        `the AppService's two pods Running (${JSON.stringify(appPods.map((p) => p.status?.phase))})`,
-    },
-  )
-  const deployment = (await client.resource(deployments, APP_NAMESPACE).get('hello')) as KubeObject & {
-    status?: { readyReplicas?: number }
-  }
-  say('appservice pods', {
-    at: at(),
-    deployment: deployment.metadata.name,
-    pods: appPods.map((p) => ({ name: p.metadata.name, phase: p.status?.phase, ip: p.status?.podIP })),
-  })
-
+  const appPods = await appServiceRuns(client)
   // 3. A webhook denial through the Service (aggregator routing: the apiserver calls an endpoint).
-  const denied = await refusal(
-    apps.create({
-      apiVersion: 'platform.example.com/v1alpha1',
-      kind: 'AppService',
-      metadata: { name: 'bad' },
-      spec: { image: 'Not An/Image!' },
-    } as never),
-  )
-  say('webhook denial', denied)
-
+  await webhookDenial(client)
   // 4. Memory of every pod as the kernel counts it, against the chart's requests and limits.
-  for (const p of [...(await pods(NAMESPACE, OPERATOR)), ...appPods]) say('memory', await podMemory(p))
+  for (const p of [...(await pods(client, NAMESPACE, CHART_DEFAULTS.selector)), ...appPods])
+    say('memory', await podMemory(p))
 
-  const holder = async () =>
-    (
-      (await client.resource(leases, NAMESPACE).get(OPERATOR_DEPLOYMENT)) as KubeObject & {
-        spec: { holderIdentity?: string }
-      }
-    ).spec.holderIdentity ?? ''
-
-  // 5. `kubectl rollout restart`: kubelet sends SIGTERM; each old pod logs its graceful stop.
-  const before = await pods(NAMESPACE, OPERATOR)
-  const oldLeader = await holder()
-  // kubelet deletes a pod's log files with the pod: hold them open to read them afterwards.
-  const logOf = (p: Pod) =>
-    `${process.env.EDGEOP_NODE_WORK}/pod-logs/${NAMESPACE}_${p.metadata.name}_${p.metadata.uid}/operator/0.log`
-  const logs = await Promise.all(before.map((p) => open(logOf(p), 'r')))
-  await client.resource(deployments, NAMESPACE).patch(
-    OPERATOR_DEPLOYMENT,
-    {
-      spec: {
-        template: {
-          metadata: { annotations: { 'kubectl.kubernetes.io/restartedAt': new Date().toISOString() } },
-        },
-      },
-    },
-    'merge',
-  )
-  // Created while the replicas hand over: reconciled by one of them, nothing lost.
-  await apps.create({
-    apiVersion: 'platform.example.com/v1alpha1',
-    kind: 'AppService',
-    metadata: { name: 'during-restart' },
-    spec: { image: APP_IMAGE },
-  } as never)
-  const oldNames = new Set(before.map((p) => p.metadata.name))
-  let after: Pod[] = []
-  await eventually(
-    async () => {
-      after = await pods(NAMESPACE, OPERATOR)
-      return after.length === 2 && after.every((p) => !oldNames.has(p.metadata.name) && ready(p))
-    },
-    { timeoutMs: WAIT_MS, what: () => `two new operator pods Ready (${after.map((p) => p.metadata.name)})` },
-  )
-  const stops = []
-  for (const [i, p] of before.entries()) {
-    const text = await logs[i]!.readFile('utf8')
-    await logs[i]!.close()
-    const msgs = text
-      .trim()
-      .split('\n')
-      .map((l) => (JSON.parse(l.slice(l.indexOf('{'))) as { msg: string }).msg)
-    stops.push({
-      pod: p.metadata.name,
-      wasLeader: oldLeader.startsWith(`${p.metadata.name}_`),
-      releasedLease: msgs.includes('released the lease'),
-      last: msgs.at(-1),
-    })
-  }
-  const hello = await apps.get('hello')
-  const during = await eventually(
-    () =>
-      client
-        .resource(deployments, APP_NAMESPACE)
-        .get('during-restart')
-        .catch(() => undefined),
-    { timeoutMs: WAIT_MS, what: 'the AppService created during the restart reconciled' },
-  )
-  say('rollout restart', {
-    duringRestartDeployment: during.metadata.name,
-    at: at(),
-    stops,
-    newPods: after.map((p) => p.metadata.name),
-    helloConditions: hello.status?.conditions,
-  })
+  // 5. The database stand-in on the node's address, given to the operator as an administrator
+  // would (`extraArgs`; no database service ships with edgeop), then `kubectl rollout restart`.
+  const db = await startDatabaseStandin(0, process.env.EDGEOP_NODE_IP)
+  defer(() => db.close())
+  const wired = new Set((await pods(client, NAMESPACE, CHART_DEFAULTS.selector)).map((p) => p.metadata.name!))
+  await upgrade('--set', `extraArgs[0]=--database-api=${db.url}`)
+  await rolledOut(client, CHART_DEFAULTS, wired)
+  say('database wired', { at: at(), url: db.url })
+  await rolloutRestart(client, CHART_DEFAULTS, db)
+  const apps = client.resource(APPSERVICES, APP_NAMESPACE)
+  const holder = () => leaseHolder(client, NAMESPACE, CHART_DEFAULTS.deployment)
 
   // 6. The leader's container killed (SIGKILL through containerd): the standby takes over.
   // After the rollout the Lease may still be free or being taken: wait for a leader among the pods.
@@ -285,23 +88,14 @@ async function main(): Promise<void> {
   const leaderPod = await eventually(
     async () => {
       leader = await holder()
-      return (await pods(NAMESPACE, OPERATOR)).find((p) => leader.startsWith(`${p.metadata.name}_`))
+      return (await pods(client, NAMESPACE, CHART_DEFAULTS.selector)).find((p) =>
+        leader.startsWith(`${p.metadata.name}_`),
+      )
     },
     { timeoutMs: WAIT_MS, what: 'a leader among the new pods' },
   )
-  const container = leaderPod.status!.containerStatuses![0]!.containerID!.replace(/^containerd:\/\//, '')
   const killedAt = performance.now()
-  await run('ctr', [
-    '-a',
-    process.env.EDGEOP_NODE_CONTAINERD!,
-    '-n',
-    'k8s.io',
-    'tasks',
-    'kill',
-    '-s',
-    'SIGKILL',
-    container,
-  ])
+  await killContainer(leaderPod)
   let next = ''
   await eventually(
     async () => {
@@ -333,10 +127,14 @@ async function main(): Promise<void> {
     restartCount: restarted?.status?.containerStatuses?.[0]?.restartCount,
     at: at(),
   })
+  // The new leader resynced every AppService: still one database entry each.
+  say('database after takeover', await databaseFindings(client, db))
 
   // 7. The operator scaled to 0: what an AppService write gets.
-  await client.resource(deployments, NAMESPACE).patch(OPERATOR_DEPLOYMENT, { spec: { replicas: 0 } }, 'merge')
-  await eventually(async () => (await pods(NAMESPACE, OPERATOR)).length === 0, {
+  await client
+    .resource(DEPLOYMENTS, NAMESPACE)
+    .patch(CHART_DEFAULTS.deployment, { spec: { replicas: 0 } }, 'merge')
+  await eventually(async () => (await pods(client, NAMESPACE, CHART_DEFAULTS.selector)).length === 0, {
     timeoutMs: WAIT_MS,
     what: 'the operator pods gone',
   })
@@ -391,13 +189,7 @@ async function main(): Promise<void> {
   // 8. The node agent (agent.enabled=true, edge autonomy on by default): its files on the host
   // path, then the apiserver out of the pods' reach and the agent's container killed: restarted by
   // kubelet, it serves its last known files from the cache hostPath.
-  await helm(
-    'upgrade',
-    RELEASE,
-    'charts/edgeop',
-    '--namespace',
-    NAMESPACE,
-    '--reuse-values',
+  await upgrade(
     // The scale to 0 and the Ignore patch above own fields now: Helm 4's server-side apply refuses
     // them as conflicts without this (what an administrator meets after a `kubectl scale`).
     '--force-conflicts',
@@ -432,22 +224,11 @@ async function main(): Promise<void> {
       what: "the agent's NodeConfigs snapshot on the cache hostPath holds the NodeConfig",
     },
   )
-  const agentPod = (await pods(NAMESPACE, 'app.kubernetes.io/name=edgeop-agent'))[0]!
+  const agentPod = (await pods(client, NAMESPACE, 'app.kubernetes.io/name=edgeop-agent'))[0]!
   say('agent', { at: at(), pod: agentPod.metadata.name, file: await onHost() })
   // The apiserver out of reach for pods (the kubernetes Service's route stopped); kubelet keeps its own.
   process.kill(Number(process.env.EDGEOP_NODE_SERVICE_PROXY_PID), 'SIGTERM')
-  const agentContainer = agentPod.status!.containerStatuses![0]!.containerID!.replace(/^containerd:\/\//, '')
-  await run('ctr', [
-    '-a',
-    process.env.EDGEOP_NODE_CONTAINERD!,
-    '-n',
-    'k8s.io',
-    'tasks',
-    'kill',
-    '-s',
-    'SIGKILL',
-    agentContainer,
-  ])
+  const agentContainer = await killContainer(agentPod)
   let agentRestarts = 0
   await eventually(
     async () => {
@@ -481,12 +262,4 @@ async function main(): Promise<void> {
   })
 }
 
-try {
-  await main()
-  say('done', { at: at() })
-} catch (err) {
-  say('failed', { at: at(), message: err instanceof Error ? err.message : String(err) })
-  process.exitCode = 1
-} finally {
-  client.close()
-}
+await runOnNode(main)

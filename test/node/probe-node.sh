@@ -249,12 +249,13 @@ for f in /sys/fs/cgroup/memory/$CGROUP_ROOT_NAME/kubepods/*/pod*/memory.limit_in
 done
 
 # EDGEOP_NODE_THEN: a command run on the Ready node (from the repository, with KUBECONFIG, HELM,
-# EDGEOP_NODE_CGROUP_ROOT, EDGEOP_NODE_CONTAINERD, EDGEOP_NODE_WORK and EDGEOP_NODE_SERVICE_PROXY_PID set); the probe exits with its status.
+# EDGEOP_NODE_IP, EDGEOP_NODE_CGROUP_ROOT, EDGEOP_NODE_CONTAINERD, EDGEOP_NODE_WORK and
+# EDGEOP_NODE_SERVICE_PROXY_PID set); the probe exits with its status.
 then_rc=0
 if [ -n "${EDGEOP_NODE_THEN:-}" ]; then
   say "running $EDGEOP_NODE_THEN"
   (cd "$repo" && KUBECONFIG="$kubeconfig" HELM="$helm" EDGEOP_NODE_CGROUP_ROOT="/$CGROUP_ROOT_NAME" \
-    EDGEOP_NODE_SERVICE_PROXY_PID="$proxy_pid" \
+    EDGEOP_NODE_SERVICE_PROXY_PID="$proxy_pid" EDGEOP_NODE_IP="$NODE_IP" \
     EDGEOP_NODE_CONTAINERD="$work/containerd.sock" EDGEOP_NODE_WORK="$work" PATH="$PATH" \
     bash -c "$EDGEOP_NODE_THEN") || then_rc=$?
   say "$EDGEOP_NODE_THEN exited $then_rc"

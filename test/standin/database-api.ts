@@ -1,6 +1,6 @@
 /**
  * @module database-api — a stand-in for the external database service the AppService
- * operator provisions into (tests and demos). In-memory; loopback only.
+ * operator provisions into (tests and demos). In-memory; on loopback unless told another address.
  *
  *   POST   /v1/databases         {key, name, namespace, class} → 201 ready | 202 provisioning {task}
  *                                (not deduplicated: a second POST of a key provisions a second database)
@@ -73,8 +73,11 @@ export interface DatabaseStandin {
   close(): Promise<void>
 }
 
-/** Starts the stand-in on 127.0.0.1 (`port` 0 = any). */
-export async function startDatabaseStandin(port = 0): Promise<DatabaseStandin> {
+/**
+ * Starts the stand-in on `host` (default loopback; the real node's scripts give the node's address,
+ * which its pods reach) and `port` (0 = any).
+ */
+export async function startDatabaseStandin(port = 0, host = '127.0.0.1'): Promise<DatabaseStandin> {
   const entries = new Map<string, Entry>()
   const tasks = new Map<string, Task>()
   const created: string[] = []
@@ -185,10 +188,10 @@ export async function startDatabaseStandin(port = 0): Promise<DatabaseStandin> {
     if (method === 'DELETE' && key) return entries.delete(key) ? done(204) : done(404, { error: 'not found' })
     return done(405, { error: 'method not allowed' })
   }
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(port, host, resolve))
   const { port: bound } = server.address() as AddressInfo
   return {
-    url: `http://127.0.0.1:${bound}`,
+    url: `http://${host}:${bound}`,
     entries,
     created,
     requests,
