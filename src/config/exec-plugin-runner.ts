@@ -58,6 +58,8 @@ const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const
 
 /** Plugins still running: pid → whether it leads a process group of its own. */
 const running = new Map<number, boolean>()
+/** Plugins being spawned: the handlers are installed before `spawn()`, since the plugin may run before it returns. */
+let starting = 0
 
 function kill(pid: number, group: boolean): void {
   try {
@@ -70,7 +72,7 @@ function kill(pid: number, group: boolean): void {
 function killRunning(): void {
   for (const [pid, group] of running) kill(pid, group)
   running.clear()
-  release()
+  if (starting === 0) release()
 }
 
 function onStopSignal(signal: NodeJS.Signals): void {
@@ -89,13 +91,29 @@ function release(): void {
   for (const s of STOP_SIGNALS) process.off(s, onStopSignal)
 }
 
+const idle = (): boolean => running.size === 0 && starting === 0
+
+/**
+ * Installs the stop-signal handlers before a spawn. A signal's handler runs after the synchronous
+ * `spawn()` and {@link track} that follow, so it finds the plugin tracked; without it, a SIGTERM
+ * that came after the plugin started and before `spawn()` returned stopped edgeop by the default
+ * action and the plugin outlived it (seen on a loaded 2-core machine).
+ */
+function hold(): void {
+  if (idle()) watch()
+  starting++
+}
+
 function track(child: ChildProcess, group: boolean): () => void {
+  starting--
   const pid = child.pid
-  if (pid === undefined) return () => {}
-  if (running.size === 0) watch()
+  if (pid === undefined) {
+    if (idle()) release()
+    return () => {}
+  }
   running.set(pid, group)
   return () => {
-    if (running.delete(pid) && running.size === 0) release()
+    if (running.delete(pid) && idle()) release()
   }
 }
 
@@ -117,12 +135,21 @@ export const spawnExecPlugin: ExecRunner = (request) => {
   const maxStdout = request.maxStdoutBytes ?? MAX_EXEC_PLUGIN_STDOUT_BYTES
   return new Promise((resolve, reject) => {
     const group = !request.interactive
-    const child = spawn(request.command, request.args, {
-      env: request.env,
-      stdio: [request.interactive ? 'inherit' : 'ignore', 'pipe', 'inherit'],
-      detached: group,
-      windowsHide: true,
-    })
+    hold()
+    let child: ChildProcess
+    try {
+      child = spawn(request.command, request.args, {
+        env: request.env,
+        stdio: [request.interactive ? 'inherit' : 'ignore', 'pipe', 'inherit'],
+        detached: group,
+        windowsHide: true,
+      })
+    } catch (err) {
+      starting--
+      if (idle()) release()
+      reject(err)
+      return
+    }
     const untrack = track(child, group)
     const chunks: Buffer[] = []
     let bytes = 0

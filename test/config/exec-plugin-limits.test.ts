@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { after, test } from 'node:test'
 import { ExecCredentialProvider } from '../../src/config/exec-credentials.ts'
-import { MAX_EXEC_PLUGIN_STDOUT_BYTES } from '../../src/config/exec-plugin-runner.ts'
+import { MAX_EXEC_PLUGIN_STDOUT_BYTES, spawnExecPlugin } from '../../src/config/exec-plugin-runner.ts'
 import { processesMarkedBy } from '../support/process-tree.ts'
 
 const V1 = 'client.authentication.k8s.io/v1'
@@ -114,4 +114,24 @@ test('D6: a plugin still running when edgeop exits, or is stopped by SIGTERM, go
     )
     await until(() => processesMarkedBy(MARK, how).length === 0)
   }
+})
+
+test('D6: the stop-signal handlers exist before the plugin is spawned, so a SIGTERM between its start and spawn() returning still stops it (a loaded CI machine: the plugin outlived edgeop)', async (t) => {
+  const cp = process.getBuiltinModule('node:child_process')
+  const original = cp.spawn
+  const atSpawn: number[] = []
+  t.mock.method(cp, 'spawn', (...args: Parameters<typeof original>) => {
+    atSpawn.push(process.listenerCount('SIGTERM'))
+    return original(...args)
+  })
+  const before = process.listenerCount('SIGTERM')
+  const result = await spawnExecPlugin({
+    command: process.execPath,
+    args: ['-e', 'process.stdout.write("{}")'],
+    env: {},
+    interactive: false,
+  })
+  assert.equal(result.stdout, '{}')
+  assert.deepEqual(atSpawn, [before + 1], 'a SIGTERM handler was installed when spawn ran')
+  assert.equal(process.listenerCount('SIGTERM'), before, 'and removed once the plugin ended')
 })
