@@ -148,9 +148,10 @@ const run = promisify(execFile)
  * Deployments and Services in protobuf too would have been 163,628 / 123,868, over the budget, for no measured
  * gain (src/operators/appservice/operator.ts says what was measured).
  * With the aggregator's status-write rule (src/operators/nodeconfig/status-write.ts: a rollout's NodeConfig
- * events bounded by its waves, not its seconds) merged: 158,256 bytes, 119,832 GNU gzip -9; the ceiling just above.
+ * events bounded by its waves, not its seconds) merged: 158,256 bytes, 119,832 GNU gzip -9; with the exec plugins'
+ * signal handlers installed before the spawn: 158,340 bytes, 119,878; the ceiling just above.
  */
-const MAX_BYTES = 158_300
+const MAX_BYTES = 158_400
 const MAX_GZIP_BYTES = 122_880
 
 async function artifact(): Promise<Buffer> {
