@@ -86,9 +86,13 @@ export async function rolloutRestart(client: KubeClient, install: OperatorInstal
 
   const before = await pods(client, install.namespace, install.selector)
   const oldLeader = await leaseHolder(client, install.namespace, install.deployment)
-  // kubelet deletes a pod's log files with the pod: hold them open to read them afterwards.
+  // kubelet deletes a pod's log files with the pod: hold them open to read them afterwards. The
+  // running container's file is `<restartCount>.log`: an operator container restarted before (a
+  // probe on a loaded node) writes to 1.log, and 0.log held nothing of this stop (the cold CI run).
   const logOf = (p: Pod) =>
-    `${process.env.EDGEOP_NODE_WORK}/pod-logs/${install.namespace}_${p.metadata.name}_${p.metadata.uid}/operator/0.log`
+    `${process.env.EDGEOP_NODE_WORK}/pod-logs/${install.namespace}_${p.metadata.name}_${p.metadata.uid}/operator/${
+      p.status?.containerStatuses?.find((c) => c.name === 'operator')?.restartCount ?? 0
+    }.log`
   const logs = await Promise.all(before.map((p) => open(logOf(p), 'r')))
   await client.resource(DEPLOYMENTS, install.namespace).patch(
     install.deployment,
