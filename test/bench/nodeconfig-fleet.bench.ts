@@ -2,8 +2,9 @@
  * @module nodeconfig-fleet.bench — one NodeConfig rollout to N agents, a script, never a test.
  *
  * For each fleet size (default 10, 100, 1,000) and design, N Node objects (no kubelet, as KWOK's
- * are; KWOK's heartbeats are left out, so the apiserver sees only the agents) and N agents in this
- * process, each with its own client certificate (user `edgeop-agent:<node>` in a group bound to
+ * are; KWOK's heartbeats are left out, so the apiserver sees only the agents) and N agents (the new
+ * design's in child processes, test/bench/lib/fleet-agents.ts, one per {@link AGENTS_PER_PROCESS};
+ * the old design's emulated ones in this process), each with its own client certificate (user `edgeop-agent:<node>` in a group bound to
  * deploy/agent/rbac.yaml), its own KubeClient and so its own connections; then one NodeConfig
  * selecting all of them. Measured from the apply until every node is counted as applied:
  * apiserver requests (`apiserver_request_total`, the driver's own polls included), watch events
@@ -19,8 +20,10 @@
  *   generation, server-side applies its entry of `status.nodes[]` under its own field manager (what
  *   the first agent sent); no files, no Node watch. "Applied" is N entries at the generation.
  *
- * What differs from real nodes: one process and one event loop for all agents (a slow agent delays
- * the others), loopback network, one machine shared by the apiserver, etcd and the agents.
+ * What differs from real nodes: up to 1,000 agents share one process and one event loop (a slow
+ * agent delays the others), loopback network, one machine shared by the apiserver, etcd and the
+ * agents. Each agent process reports its progress every 30 s with the TCP states of the apiserver's
+ * client connections, so a stall shows whether connections sit half-closed.
  *
  * At 5,000 agents: certificates (one `openssl` each), Nodes and deletions go {@link SETUP_CONCURRENCY}
  * at a time; each agent holds one HTTP/2 connection (so 5,000 descriptors here and at the apiserver:
@@ -28,19 +31,15 @@
  *
  *   npm run bench:fleet [-- --sizes 10,100 --designs new,old --timeout 120 --json rows.jsonl]
  */
+import { type ChildProcess, fork } from 'node:child_process'
 import { appendFile, readFile } from 'node:fs/promises'
 import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
-import { InformerFactory } from '../../src/cache/factory.ts'
 import { KubeClient } from '../../src/client/kube-client.ts'
 import { CORE_TYPES } from '../../src/client/resource.ts'
-import type { ClusterConfig } from '../../src/config/cluster-config.ts'
-import { realClock } from '../../src/core/index.ts'
-import { nodeConfigAgent } from '../../src/operators/nodeconfig/agent.ts'
 import { NODECONFIGS, type NodeConfig } from '../../src/operators/nodeconfig/api.ts'
 import { NODECONFIGREPORTS } from '../../src/operators/nodeconfig/report-api.ts'
 import { fieldManagerFor, nextEntry, statusApplyBody } from '../../src/operators/nodeconfig/status.ts'
-import { Prng } from '../../src/testing/index.ts'
 import { kubeRequest } from '../../src/testing/kube-request.ts'
 import { getTestEnv } from '../controlplane/env.ts'
 import {
@@ -52,7 +51,13 @@ import {
 import { metricSum } from '../soak/fleet.ts'
 import { serviceAccountToken } from '../support/deploy-manifests.ts'
 import { adminClient } from '../support/kube.ts'
-import { MemoryNodeFiles } from '../support/memory-node-files.ts'
+import {
+  type FleetAgentSpec,
+  type FleetAgentsCommand,
+  type FleetAgentsReport,
+  identityOf,
+} from './lib/fleet-agents.ts'
+import { tcpStates } from './lib/tcp-states.ts'
 
 const { values } = parseArgs({
   options: {
@@ -63,6 +68,8 @@ const { values } = parseArgs({
     identity: { type: 'string', default: 'cert' },
     /** Appends each row as one JSON line to this file (for the chart: test/bench/nodeconfig-fleet-chart.ts). */
     json: { type: 'string' },
+    /** Child processes hosting the new design's agents (default: one per {@link AGENTS_PER_PROCESS}). */
+    'agent-processes': { type: 'string' },
   },
 })
 const SIZES = values.sizes.split(',').map(Number)
@@ -80,6 +87,12 @@ const PROGRESS_EVERY_MS = 30_000
 const START_GROUP = 500
 /** Descriptors besides one per agent: the control plane's clients, files, the driver. */
 const FD_MARGIN = 512
+/**
+ * Agents per child process by default: 1,000 in one process finished a rollout (76.9 s), 5,000 in
+ * one did not (their event handling in one event loop, with the apiserver on the same two cores),
+ * so 5,000 run in five processes. Up to 1,000 the rows stay comparable with earlier one-process runs.
+ */
+const AGENTS_PER_PROCESS = 1000
 
 /** Runs `f` over `items`, {@link SETUP_CONCURRENCY} at a time, results in order. */
 async function inBatches<T, R>(items: readonly T[], f: (item: T, i: number) => Promise<R>): Promise<R[]> {
@@ -188,7 +201,7 @@ interface Row {
   largest: number
   /** Nodes counted as applied when the run ended (N when it finished). */
   applied: number
-  /** This process's RSS (all agents) after the rollout. */
+  /** RSS of the processes hosting the agents after the rollout (MiB; summed over the agent processes). */
   agentsRss: number
   /** Setup: certificates, Nodes, agents started and synced (s). */
   setupS: number
@@ -214,41 +227,47 @@ async function one(design: 'new' | 'old', n: number): Promise<Row> {
     `  ${n} Nodes and ${IDENTITY} identities in ${((performance.now() - setupStart) / 1000).toFixed(1)} s`,
   )
   if (design === 'new') startAggregator(admin, stop.signal)
-  const factories: InformerFactory[] = []
-  // One signal per agent, as on separate nodes: Node's EventTarget checks each new listener
-  // against those it holds, so 5,000 agents on one signal made starting them quadratic (minutes).
+  const children =
+    design === 'new'
+      ? startAgentProcesses(Number(values['agent-processes'] ?? Math.ceil(n / AGENTS_PER_PROCESS)))
+      : []
+  // The old design's emulated agents stay in this process; one signal per agent, as on separate
+  // nodes: Node's EventTarget checks each new listener against those it holds, so 5,000 agents on
+  // one signal made starting them quadratic (minutes).
   const agentStops: AbortController[] = []
   stop.signal.addEventListener('abort', () => {
     for (const a of agentStops) a.abort()
   })
-  for (const [i, node] of nodes.entries()) {
-    const own = new AbortController()
-    agentStops.push(own)
-    const client = new KubeClient({
-      server: env.server,
-      namespace: 'default',
-      source: `agent ${node}`,
-      ...identities[i]!,
-    })
-    clients.push(client)
+  // Agents start in groups, each synced before the next, as a fleet's nodes come up over
+  // time: 5,000 agents listing and watching at once never synced (not the first within 8 min).
+  for (let from = 0; from < n; from += START_GROUP) {
+    const groupNodes = nodes.slice(from, from + START_GROUP)
     if (design === 'new') {
-      const factory = new InformerFactory(client)
-      const files = new MemoryNodeFiles().view(own.signal, realClock, new Prng(i))
-      const agent = nodeConfigAgent({ client, factory, nodeName: node, root: '/fleet', files })
-      factory.start(own.signal)
-      factories.push(factory)
-      void agent.run(own.signal).catch(() => {})
-    } else void oldAgent(client, node, own.signal)
-    // Agents start in groups, each synced before the next, as a fleet's nodes come up over
-    // time: 5,000 agents listing and watching at once never synced (not the first within 8 min).
-    if (design === 'new' && (factories.length % START_GROUP === 0 || i === n - 1)) {
-      const from = Math.floor((factories.length - 1) / START_GROUP) * START_GROUP
-      for (let k = from; k < factories.length; k++)
-        await factories[k]!.waitForSync(Math.max(120_000, TIMEOUT_MS), agentStops[k]!.signal)
-      console.error(
-        `  ${factories.length} agents synced at ${((performance.now() - setupStart) / 1000).toFixed(0)} s`,
+      await Promise.all(
+        children.map((child, k) =>
+          child.start(
+            groupNodes
+              .map((node, j): FleetAgentSpec => ({ node, seed: from + j, ...identities[from + j]! }))
+              .filter((_, j) => j % children.length === k),
+          ),
+        ),
       )
-    }
+      console.error(
+        `  ${from + groupNodes.length} agents synced at ${((performance.now() - setupStart) / 1000).toFixed(0)} s`,
+      )
+    } else
+      for (const [j, node] of groupNodes.entries()) {
+        const own = new AbortController()
+        agentStops.push(own)
+        const client = new KubeClient({
+          server: env.server,
+          namespace: 'default',
+          source: `agent ${node}`,
+          ...identityOf({ node, seed: from + j, ...identities[from + j]! }, env.caPem),
+        })
+        clients.push(client)
+        void oldAgent(client, node, own.signal)
+      }
   }
   const setupS = (performance.now() - setupStart) / 1000
   console.error(`  ${n} agents started and synced, ${setupS.toFixed(1)} s after the setup began`)
@@ -324,12 +343,17 @@ async function one(design: 'new' | 'old', n: number): Promise<Row> {
     etcdRss: await rssMiB(p.etcd.pid),
     largest,
     applied,
-    agentsRss: process.memoryUsage().rss / 2 ** 20,
+    // The new design's agents live in the child processes (their RSS summed); the old design's
+    // emulated agents in this one, beside the driver.
+    agentsRss:
+      children.length > 0
+        ? (await Promise.all(children.map((c) => rssMiB(c.pid)))).reduce((a, b) => a + b, 0)
+        : process.memoryUsage().rss / 2 ** 20,
     setupS,
     note: ms === undefined ? `not all applied within ${TIMEOUT_MS / 1000} s (${applied} of ${n})` : '',
   }
   stop.abort()
-  await Promise.allSettled(clients.map((c) => c.close()))
+  await Promise.allSettled([...clients.map((c) => c.close()), ...children.map((c) => c.stop())])
   await admin
     .resource(NODECONFIGS)
     .delete(name)
@@ -343,20 +367,71 @@ async function one(design: 'new' | 'old', n: number): Promise<Row> {
   return row
 }
 
-/** The client settings of `node`'s agent: its own certificate, or its own ServiceAccount's bound token. */
-async function identity(node: string): Promise<Pick<ClusterConfig, 'tls' | 'credentials'>> {
+/** `node`'s agent's identity: its own certificate, or its own ServiceAccount's bound token. */
+async function identity(node: string): Promise<Pick<FleetAgentSpec, 'cert' | 'token'>> {
   if (IDENTITY === 'cert') {
     const u = await env.userKubeconfig(`edgeop-agent:${node}`, [group])
-    return { tls: { ca: env.caPem, cert: u.certPem, key: u.keyPem, insecureSkipVerify: false } }
+    return { cert: { certPem: u.certPem, keyPem: u.keyPem } }
   }
   await admin
     .resource(SERVICE_ACCOUNTS, saNamespace)
     .create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: node } })
-  const token = await serviceAccountToken(env.server, { caPem: env.caPem, ...env.admin }, saNamespace, node)
   return {
-    tls: { ca: env.caPem, insecureSkipVerify: false },
-    credentials: { describe: `ServiceAccount ${node}`, get: async () => ({ token }) },
+    token: await serviceAccountToken(env.server, { caPem: env.caPem, ...env.admin }, saNamespace, node),
   }
+}
+
+/** A child process hosting agents (test/bench/lib/fleet-agents.ts). */
+interface AgentProcess {
+  pid: number
+  /** Starts these agents there; resolves once every agent of that process has synced. */
+  start(agents: FleetAgentSpec[]): Promise<void>
+  /** Stops its agents and waits for the process to end. */
+  stop(): Promise<void>
+}
+
+/** Forks `count` agent processes, printing their progress (and the TCP states of the apiserver's connections) as it comes. */
+function startAgentProcesses(count: number): AgentProcess[] {
+  const port = Number(new URL(env.server).port)
+  return Array.from({ length: count }, (_, k) => {
+    const child: ChildProcess = fork(new URL('./lib/fleet-agents.ts', import.meta.url), [], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    })
+    let waiting: { resolve: () => void; reject: (e: Error) => void } | undefined
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+    child.on('message', (m: FleetAgentsReport) => {
+      if (m.type === 'synced') waiting?.resolve()
+      else if (m.type === 'failed') waiting?.reject(new Error(`agent process ${k}: ${m.message}`))
+      else if (m.type === 'progress')
+        void tcpStates(port).then((tcp) =>
+          console.error(
+            `  agents process ${k}: ${m.synced}/${m.agents} synced, event loop delay up to ${m.maxDelayMs} ms, handles ${JSON.stringify(m.handles)}, connections to the apiserver ${JSON.stringify(tcp)}`,
+          ),
+        )
+    })
+    child.once('exit', (code) => waiting?.reject(new Error(`agent process ${k} exited (${code})`)))
+    const send = (m: FleetAgentsCommand) => child.send(m)
+    return {
+      pid: child.pid!,
+      start: (agents) =>
+        agents.length === 0
+          ? Promise.resolve()
+          : new Promise<void>((resolve, reject) => {
+              waiting = { resolve, reject }
+              send({
+                type: 'start',
+                server: env.server,
+                caPem: env.caPem,
+                agents,
+                syncTimeoutMs: Math.max(120_000, TIMEOUT_MS),
+              })
+            }),
+      stop: async () => {
+        if (child.connected) send({ type: 'stop' })
+        await Promise.race([exited, sleep(30_000).then(() => child.kill('SIGKILL'))])
+      },
+    }
+  })
 }
 
 /** The first design's traffic for one node: watch every NodeConfig, apply its own status entry per new generation. */
