@@ -17,14 +17,20 @@ export interface EdgeopVariant {
   store?: StoreKind
   /** Node flags before the script. */
   flags: readonly string[]
+  /** replay only: what the update handler declares it reads (unset: both objects). */
+  handlerReads?: 'new' | 'metadata'
 }
+
+/** How a row names {@link EdgeopVariant.handlerReads}. */
+const HANDLER_LABEL = { new: 'handler reads the new object', metadata: 'handler reads metadata' } as const
 
 /** The flags edgeop's images and single executable run with (build/node-flags.ts). */
 export const IMAGE_FLAGS: readonly string[] = NODE_FLAGS
 
 /** `edgeop (protobuf, compact, --optimize-for-size)`. */
 export function edgeopRow(v: EdgeopVariant): string {
-  return `edgeop (${[WIRE_LABEL[v.wire], ...(v.store ? [v.store] : []), ...v.flags].join(', ')})`
+  const handler = v.handlerReads ? [HANDLER_LABEL[v.handlerReads]] : []
+  return `edgeop (${[WIRE_LABEL[v.wire], ...(v.store ? [v.store] : []), ...v.flags, ...handler].join(', ')})`
 }
 
 /** `client-go (protobuf)`. */
@@ -57,6 +63,7 @@ export function variantJob(v: EdgeopVariant): object {
     wire: v.wire,
     ...(v.store ? { store: v.store } : {}),
     ...(v.flags.length ? { nodeFlags: v.flags } : {}),
+    ...(v.handlerReads ? { handlerReads: v.handlerReads } : {}),
   }
 }
 
@@ -65,6 +72,20 @@ export interface Run {
   peer: Peer
   row: string
   job: object
+}
+
+/**
+ * The replay workload's extra rows: the compact store with a handler that declares what it reads
+ * (the new object only, as client-go decodes each event once; metadata only, as a controller's
+ * handler enqueueing keys), since the compact store decodes only what a handler reads.
+ */
+export function handlerRuns(peers: readonly Peer[], caps: Capabilities): Run[] {
+  const edgeop = peers.find((p) => p.id === 'edgeop')
+  if (!edgeop || !caps.compact) return []
+  return (['new', 'metadata'] as const).map((handlerReads) => {
+    const v: EdgeopVariant = { ...baseVariant(caps), handlerReads }
+    return { peer: edgeop, row: edgeopRow(v), job: variantJob(v) }
+  })
 }
 
 /** The rows of a peer other than edgeop: client-go in JSON and protobuf (its default), the others in JSON. */

@@ -8,7 +8,7 @@ import { PeerProcess } from './peers.ts'
 import { type Recordings, type ReplayServer, recordWatch } from './replay.ts'
 import type { WorkloadReport } from './report.ts'
 import type { Sample } from './stats.ts'
-import { informerRuns } from './variants.ts'
+import { handlerRuns, informerRuns } from './variants.ts'
 import { WIRE_LABEL, type Wire } from './wire.ts'
 import { attempt, baseRow, type Ctx, rotated } from './workloads.ts'
 
@@ -41,7 +41,7 @@ export async function watchReplay(
   const { recordings: rec, server } = opts
   const events = rec.json.count
   const kubeconfig = await server.kubeconfig()
-  const runs = informerRuns(ctx.peers, ctx.caps, false)
+  const runs = [...informerRuns(ctx.peers, ctx.caps, false), ...handlerRuns(ctx.peers, ctx.caps)]
   for (let round = 0; round < ctx.rounds; round++) {
     for (const { peer, row, job } of rotated(runs, round)) {
       await attempt(notes, `${row}, round ${round + 1}`, async () => {

@@ -104,7 +104,11 @@ switch (job.workload) {
     // Events from the replay server (lib/replay.ts): counted and timed from the driver's `go`.
     const inf = informer()
     const counter = new EventCounter(job.expect ?? 0)
-    inf.addEventHandler({ onUpdate: () => counter.hit() })
+    inf.addEventHandler({
+      onUpdate: () => counter.hit(),
+      ...(job.handlerReads === 'new' ? { readsOld: 'metadata' as const } : {}),
+      ...(job.handlerReads === 'metadata' ? { reads: 'metadata' as const } : {}),
+    })
     const syncMs = await sync(inf, ac)
     emit('synced', { syncMs, count: inf.store.size })
     if (!(await waitFor('go'))) break

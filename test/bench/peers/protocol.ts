@@ -32,6 +32,13 @@ export interface Job {
   wire?: 'json' | 'protobuf'
   /** edgeop only: the informer option `store` (`eager` objects or `compact` wire bytes). */
   store?: 'eager' | 'compact'
+  /**
+   * replay, edgeop only: what the update handler declares it reads. Unset: both objects (the compact
+   * store decodes the old and the new one); `new`: `readsOld: 'metadata'` (one decode per event, as
+   * client-go's informer decodes each event once); `metadata`: `reads: 'metadata'` (a controller's
+   * handler that only enqueues a key: no decode).
+   */
+  handlerReads?: 'new' | 'metadata'
   /** Node peers: V8/Node flags on the command line before the script (e.g. `--optimize-for-size`). */
   nodeFlags?: string[]
   /** rawread (edgeop peer): a bare reader that only counts bytes, in this format. */
