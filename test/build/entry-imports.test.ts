@@ -84,3 +84,17 @@ test('edgeop/client loads only the client and the rooms below it, not the manage
   const extra = [...rooms].filter((room) => room !== undefined && !CLIENT_ROOMS.includes(room))
   assert.deepEqual(extra, [], `edgeop/client loads src/${extra.join(', src/')}`)
 })
+
+/**
+ * Entries that load no zod: importing zod costs about 14 MB of RSS (its core and locales, whichever of its
+ * entries is imported). The root's CRD generator reads the user's schemas without importing zod
+ * (src/objects/crd.ts), and a kubeconfig is decoded without it (src/config/kubeconfig-schema.ts).
+ */
+const WITHOUT_ZOD = ['index', 'client', 'config', 'cache', 'controller', 'manager', 'watch', 'leader']
+
+test('the root, client, config, cache, controller, manager, watch and leader entries import no zod', () => {
+  for (const entry of WITHOUT_ZOD) {
+    const zod = [...entryGraph(entry).external].filter((path) => path === 'zod' || path.startsWith('zod/'))
+    assert.deepEqual(zod, [], `dist/lib/${entry}.js imports ${zod.join(', ')}`)
+  }
+})
