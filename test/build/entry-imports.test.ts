@@ -98,3 +98,17 @@ test('the root, client, config, cache, controller, manager, watch and leader ent
     assert.deepEqual(zod, [], `dist/lib/${entry}.js imports ${zod.join(', ')}`)
   }
 })
+
+/**
+ * Entries whose code never sends a request itself: the objects helpers, webhooks and circuit breakers take a
+ * client the user built (which loads undici). Importing one of them through the client barrel once made the
+ * entry load the whole client: transport, undici and the protobuf tables (about 12 MB).
+ */
+const WITHOUT_UNDICI = ['objects', 'webhook', 'resilience', 'cache', 'watch', 'queue', 'metrics', 'health']
+
+test('edgeop/objects, webhook, resilience, cache, watch, queue, metrics and health import no undici', () => {
+  for (const entry of WITHOUT_UNDICI) {
+    const undici = [...entryGraph(entry).external].filter((path) => path.startsWith('undici'))
+    assert.deepEqual(undici, [], `dist/lib/${entry}.js imports ${undici.join(', ')}`)
+  }
+})
