@@ -142,7 +142,7 @@ export function createHardenedServer(route: GuardedRoute, options: HardenedServe
         { ...serverOptions, ...options.tls, handshakeTimeout: limits.handshakeTimeoutMs },
         handler,
       )
-    : nodeHttp.createServer(serverOptions, handler)
+    : nodeHttp().createServer(serverOptions, handler)
   server.maxConnections = limits.maxConnections
   // A client that stops reading a response: its socket is cut once quiet for twice the request time
   // (longer than the request timeout, so that a slow request still gets its 408 first).

@@ -82,7 +82,7 @@ export async function watchCertificate(
     ])
     // An empty certificate (a file caught mid-rewrite) passes createSecureContext: parse it first.
     new X509Certificate(cert)
-    nodeTls.createSecureContext({ cert, key }) // throws when unparsable or when the key does not match
+    nodeTls().createSecureContext({ cert, key }) // throws when unparsable or when the key does not match
     return { cert, key }
   }
   let current: CertificatePair

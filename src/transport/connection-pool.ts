@@ -247,7 +247,7 @@ export class ConnectionPool {
     spec: RequestSpec,
   ): SecureContext {
     try {
-      return nodeTls.createSecureContext({ ...definedProps({ ca }), ...pair })
+      return nodeTls().createSecureContext({ ...definedProps({ ca }), ...pair })
     } catch (cause) {
       // OpenSSL's reason names the decoder step, never the PEM's content.
       const what = pair ? 'the CA or the client certificate and key' : 'the CA'

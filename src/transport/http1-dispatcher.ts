@@ -72,7 +72,7 @@ function throughTunnel(
   ): undefined => {
     const host = options.host ?? 'localhost'
     tunnel(host.includes(':') ? `[${host}]` : host, Number(options.port)).then(
-      (stream) => created(null, tls ? nodeTls.connect({ ...options, socket: stream as Socket }) : stream),
+      (stream) => created(null, tls ? nodeTls().connect({ ...options, socket: stream as Socket }) : stream),
       (err: Error) => created(err),
     )
     return undefined
@@ -98,7 +98,7 @@ export class Http1Dispatcher {
     const url = new URL(origin)
     const tls = url.protocol === 'https:'
     this.#target = urlToHttpOptions(url)
-    this.#send = tls ? httpsRequest : nodeHttp.request
+    this.#send = tls ? httpsRequest : nodeHttp().request
     this.#connectTimeoutMs = o.connectTimeoutMs
     const common = {
       keepAlive: true,
@@ -113,7 +113,7 @@ export class Http1Dispatcher {
           rejectUnauthorized: o.rejectUnauthorized,
           ALPNProtocols: ['http/1.1'],
         })
-      : new nodeHttp.Agent(common)
+      : new (nodeHttp().Agent)(common)
     if (o.tunnel) throughTunnel(this.#agent, o.tunnel, tls)
   }
 

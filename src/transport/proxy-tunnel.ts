@@ -47,7 +47,7 @@ export function openTunnel(proxy: ProxyRoute, host: string, port: number, o: Tun
     const proxyHost = url.hostname.replace(/^\[(.*)\]$/, '$1')
     const socket: Duplex =
       url.protocol === 'https:'
-        ? nodeTls.connect({
+        ? nodeTls().connect({
             host: proxyHost,
             port: proxyPort,
             servername: isNameForSni(proxyHost) ? proxyHost : '',

@@ -143,7 +143,7 @@ export class YamlState {
     if (key === '<<') throw c.error('merge keys ("<<") are not supported', pos)
     const first = lines.get(key)
     if (first !== undefined) {
-      if (nodeUtil.isDeepStrictEqual(map[key], value)) return
+      if (nodeUtil().isDeepStrictEqual(map[key], value)) return
       const where = first === c.line(pos) ? `both on line ${first}` : `lines ${first} and ${c.line(pos)}`
       throw c.error(`key ${quoteInput(key)} appears twice with different values (${where})`, pos)
     }
