@@ -2,7 +2,7 @@
  * @module base-rss.bench — the resident memory of a process that imports edgeop and builds a client, before
  * any request: per public entry of the built library (dist/lib, as a user of the npm package imports it).
  *
- *   node test/bench/base-rss.bench.ts [--runs 5] [--dist dist/lib] [--entries index,client] [--flags "--x"]
+ *   node test/bench/base-rss.bench.ts [--runs 5] [--dist dist/lib] [--entries index,client] [--flags="--a --b"]
  *   node test/bench/base-rss.bench.ts --dist /tmp/before/lib,dist/lib --entries index,client   (interleaved)
  *   node test/bench/base-rss.bench.ts --attribute [--entries index,client]   (what each layer costs)
  *   node test/bench/base-rss.bench.ts --heap [--entries index,client]        (heap snapshot by type and name)
