@@ -1,7 +1,6 @@
 /**
  * @module yaml/state — what the YAML reader tracks across one document: anchors, alias and depth limits, mapping keys.
  */
-
 import { nodeUtil } from '../../core/node-builtins.ts'
 import { quoteInput } from '../../core/quote-input.ts'
 import { isBlankOrEnd, type YamlCursor } from './cursor.ts'
