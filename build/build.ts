@@ -16,60 +16,12 @@ import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import * as esbuild from 'esbuild'
 import { artifactSize, buildArtifact, bytesByOrigin, ROOT } from './artifact.ts'
-
-const SUBPATHS = [
-  'core',
-  'api',
-  'config',
-  'client',
-  'watch',
-  'cache',
-  'queue',
-  'leader',
-  'objects',
-  'metrics',
-  'health',
-  'logging',
-  'server',
-  'tls',
-  'controller',
-  'manager',
-  'operator',
-  'testing',
-  'resilience',
-  'sharding',
-  'tracing',
-  'protobuf',
-  'webhook',
-  'esbuild',
-] as const
-
-/** Subpaths whose room is not a top-level folder of src/. */
-const SUBPATH_DIRS = { protobuf: 'codec/protobuf' } as const
+import { libraryBuildOptions } from './library.ts'
 
 async function buildLibrary(): Promise<void> {
   await rm(join(ROOT, 'dist/lib'), { recursive: true, force: true })
   await rm(join(ROOT, 'dist/types'), { recursive: true, force: true })
-  await esbuild.build({
-    entryPoints: Object.fromEntries([
-      ['index', join(ROOT, 'src/index.ts')],
-      // The package's `edgeop` command (`npx edgeop init`); the operator binary is dist/edgeop.cjs.
-      ['bin', join(ROOT, 'src/cli/bin.ts')],
-      ...SUBPATHS.map((s) => [
-        s,
-        join(ROOT, `src/${SUBPATH_DIRS[s as keyof typeof SUBPATH_DIRS] ?? s}/index.ts`),
-      ]),
-    ]),
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node22',
-    outdir: join(ROOT, 'dist/lib'),
-    chunkNames: 'chunks/[name]-[hash]',
-    external: ['undici', 'undici/*', 'zod', 'zod/*', 'esbuild'],
-    logLevel: 'warning',
-  })
+  await esbuild.build(libraryBuildOptions(ROOT))
   execFileSync(
     process.execPath,
     [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')],

@@ -27,11 +27,12 @@ export {
 export type { KubeObject } from './core/index.ts'
 export { createLogger } from './logging/index.ts'
 export { Manager, type ManagerOptions, onShutdownSignals } from './manager/index.ts'
-export {
-  applyIfDrifted,
-  customResourceDefinition,
-  finalize,
-  setCondition,
-  updateStatusIfChanged,
-  withControllerReference,
-} from './objects/index.ts'
+// The object helpers come from their own files, not the objects barrel: the barrel also holds the zod
+// schemas (ConditionSchema, ObjectReferenceSchema) and validateAgainst, and a library build puts every
+// module the root reaches through a barrel in the root's chunks, with the zod import they carry (about
+// 14 MB of RSS at load; test/build/entry-imports.test.ts).
+export { applyIfDrifted } from './objects/apply.ts'
+export { setCondition, updateStatusIfChanged } from './objects/conditions.ts'
+export { customResourceDefinition } from './objects/crd.ts'
+export { finalize } from './objects/finalizer.ts'
+export { withControllerReference } from './objects/owner.ts'

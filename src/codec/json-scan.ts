@@ -7,7 +7,6 @@
  * when the object is decoded, as `EDGEOP_ERR_DECODE` too. Every error names the offset and what was
  * expected, never the bytes (they may hold secrets).
  */
-import { TextDecoder } from 'node:util'
 import { EdgeopError } from '../core/errors.ts'
 
 const QUOTE = 0x22

@@ -7,7 +7,6 @@
  * bounded by the largest event, and refuses a line longer than `maxLineBytes`.
  */
 import { isUtf8 } from 'node:buffer'
-import { TextDecoder } from 'node:util'
 import { EdgeopError, errorMessage } from '../core/errors.ts'
 import type { KubeObject, WatchEvent, WatchEventType } from '../core/types.ts'
 import { decodeEventBytes } from './json-stubs.ts'
@@ -136,7 +135,7 @@ function lineBytes<T extends KubeObject>(
 
 function parseLine<T extends KubeObject>(
   bytes: Uint8Array,
-  decoder: TextDecoder,
+  decoder: InstanceType<typeof TextDecoder>,
   source: string,
   lineNo: number,
 ): WatchEvent<T> | undefined {

@@ -9,10 +9,10 @@
  * regular expression given a message (`z.regex(re, 'must be …')`) becomes the rule
  * `self.matches(…)` with that message rather than a `pattern`, whose refusal quotes only the expression.
  */
-import * as z from 'zod/mini'
+import type * as z from 'zod/mini'
 import { definedProps } from '../core/defined-props.ts'
 import { EdgeopError } from '../core/errors.ts'
-import { type CelRule, celRuleOf } from './validation.ts'
+import { type CelRule, celRuleOf } from './cel-rule.ts'
 
 /** A structural OpenAPI v3 schema as CRDs accept it. */
 export interface OpenApiSchema {
@@ -91,6 +91,19 @@ const INT32 = { minimum: -2147483648, maximum: 2147483647 }
  */
 const OPENAPI_FORMATS: Record<string, string> = { datetime: 'date-time' }
 
+/**
+ * The metadata `z.meta(…)` attached to a schema: zod's global registry, read where zod itself keeps it.
+ * zod (4.1.13 and later, `v4/core/registries.js`) stores its one global registry on
+ * `globalThis.__zod_globalRegistry`, so that every copy of zod shares it; reading it there spares this
+ * module an import of zod, which the root entry would otherwise pay for at load (about 14 MB of RSS). A
+ * schema to convert exists only once zod is loaded, so the registry is there whenever this runs.
+ */
+function zodMetadata(schema: Schema): unknown {
+  const registry = (globalThis as { __zod_globalRegistry?: { get(schema: object): unknown } })
+    .__zod_globalRegistry
+  return registry?.get(schema)
+}
+
 /** Converts a zod/mini schema to a structural openAPIV3Schema. Unsupported constructs throw. */
 export function openApiFromZod(schema: z.ZodMiniType): OpenApiSchema {
   return convert(schema as unknown as Schema, '')
@@ -98,9 +111,7 @@ export function openApiFromZod(schema: z.ZodMiniType): OpenApiSchema {
 
 function convert(s: Schema, path: string): OpenApiSchema {
   const def = s._zod.def
-  const meta =
-    (z.globalRegistry.get(s as never) as { kubernetes?: KubernetesMeta; description?: string } | undefined) ??
-    {}
+  const meta = (zodMetadata(s) as { kubernetes?: KubernetesMeta; description?: string } | undefined) ?? {}
   const out = base(def, path)
   const k = meta.kubernetes
   const description = k?.description ?? meta.description

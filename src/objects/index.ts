@@ -1,5 +1,6 @@
 /** @module objects — what a reconciler does to Kubernetes objects: apply on drift, conditions, finalizers, owner references, live checks, events, CRDs and validation from zod. */
 export { type ApplyOutcome, applyIfDrifted } from './apply.ts'
+export type { CelReason, CelRule } from './cel-rule.ts'
 export { ConditionSchema, ConditionsSchema } from './condition-schema.ts'
 export {
   type ConditionInput,
@@ -41,8 +42,6 @@ export {
 } from './storage-migration.ts'
 export {
   type CelCheck,
-  type CelReason,
-  type CelRule,
   celRule,
   type SchemaCheck,
   validateAgainst,

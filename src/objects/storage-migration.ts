@@ -11,15 +11,12 @@
  * `storedVersions` trimmed, so an interrupted run leaves it as it was and a rerun (from the start, or
  * from the last page's `continue` token) completes it: every step is idempotent.
  */
-import {
-  CORE_TYPES,
-  isConflict,
-  isGoneOrExpired,
-  isNotFound,
-  type KubeClient,
-  type ResourceType,
-} from '../client/index.ts'
+// From their files, not the client barrel: the barrel would make edgeop/objects load the whole client
+// (transport, undici, the protobuf tables) for three predicates and a table of types.
+import type { KubeClient } from '../client/kube-client.ts'
+import { CORE_TYPES, type ResourceType } from '../client/resource.ts'
 import type { KubeObject } from '../core/index.ts'
+import { isConflict, isGoneOrExpired, isNotFound } from '../transport/api-error.ts'
 
 /**
  * Objects per page: 500, client-go's pager default (`defaultPageSize`), the size kube-storage-version-

@@ -6,29 +6,7 @@
  * person can read.
  */
 import * as z from 'zod/mini'
-
-/** `reason` of a failed rule: the cause type the apiserver reports (and the `Required value:`-style prefix). */
-export type CelReason =
-  | 'FieldValueInvalid'
-  | 'FieldValueForbidden'
-  | 'FieldValueRequired'
-  | 'FieldValueDuplicate'
-
-/** A CRD validation rule (apiextensions.k8s.io/v1 `ValidationRule`), copied as is into `x-kubernetes-validations`. */
-export interface CelRule {
-  /** CEL expression that must be true; `self` is the value the rule is attached to, `oldSelf` its stored value. */
-  rule: string
-  /** What is wrong, in words; shown by the apiserver and by the operator's own validation. */
-  message: string
-  /** CEL expression building the apiserver's message (falls back to `message`); the operator shows `message`. */
-  messageExpression?: string
-  /** The cause type reported; the apiserver's default is `FieldValueInvalid`. */
-  reason?: CelReason
-  /** Relative JSON path (`.database.class`) of the field to blame, instead of the one the rule is on. */
-  fieldPath?: string
-  /** Also evaluate the transition rule on create or when the old value is absent; `oldSelf` is then a CEL optional. */
-  optionalOldSelf?: boolean
-}
+import { attachCelRule, type CelRule } from './cel-rule.ts'
 
 /** What {@link celRule} takes: the CEL rule and, where it can be written, the same rule in TypeScript. */
 export interface CelCheck<T> extends CelRule {
@@ -39,8 +17,6 @@ export interface CelCheck<T> extends CelRule {
    */
   test?: (value: T) => boolean
 }
-
-const RULES = new WeakMap<object, CelRule>()
 
 /**
  * A zod check carrying a CEL rule: `schema.check(celRule({ rule, message, test }))`. The CRD generator
@@ -54,13 +30,8 @@ export function celRule<T>(r: CelCheck<T>): z.core.$ZodCheck<T> {
     message: r.message,
     path: r.fieldPath?.split('.').slice(1),
   })
-  RULES.set(check, rule)
+  attachCelRule(check, rule)
   return check
-}
-
-/** The CEL rule a check carries, if it came from {@link celRule}. */
-export function celRuleOf(check: object): CelRule | undefined {
-  return RULES.get(check)
 }
 
 /** A value parsed against a schema: its output (defaults filled in), or one readable line per problem. */

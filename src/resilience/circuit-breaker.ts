@@ -9,7 +9,8 @@
  * `success` or the error's code (`EDGEOP_ERR_CIRCUIT_OPEN`, at 0 s, when refused; `error` for a non-edgeop error).
  */
 import { type Clock, EdgeopError, isEdgeopError, realClock } from '../core/index.ts'
-import { type MetricsRegistry, REST_CLIENT_BUCKETS } from '../metrics/index.ts'
+import type { MetricsRegistry } from '../metrics/metrics-registry.ts'
+import { REST_CLIENT_BUCKETS } from '../metrics/rest-client-metrics.ts'
 import {
   type BreakerInput,
   type BreakerLimits,

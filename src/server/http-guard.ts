@@ -7,18 +7,14 @@
  * A route gets a parsed {@link URL}; it throws an {@link HttpRefusal} to answer a 4xx, anything else it
  * throws is a 500. Nothing a client sends reaches an uncaught exception.
  */
-import {
-  createServer as createHttpServer,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import type { Socket } from 'node:net'
 import type { SecureContextOptions } from 'node:tls'
 import { errorMessage } from '../core/errors.ts'
 import { jsonDeeperThan } from '../core/json-depth.ts'
 import { type Logger, noopLogger } from '../core/log.ts'
+import { nodeHttp } from '../core/node-builtins.ts'
 
 /**
  * Time for a request's head (request line and headers): 10 s. kube-apiserver allows 32 s
@@ -146,7 +142,7 @@ export function createHardenedServer(route: GuardedRoute, options: HardenedServe
         { ...serverOptions, ...options.tls, handshakeTimeout: limits.handshakeTimeoutMs },
         handler,
       )
-    : createHttpServer(serverOptions, handler)
+    : nodeHttp().createServer(serverOptions, handler)
   server.maxConnections = limits.maxConnections
   // A client that stops reading a response: its socket is cut once quiet for twice the request time
   // (longer than the request timeout, so that a slow request still gets its 408 first).

@@ -8,11 +8,11 @@
  */
 import { X509Certificate } from 'node:crypto'
 import { join } from 'node:path'
-import { createSecureContext } from 'node:tls'
 import { readBoundedText } from '../core/bounded-file.ts'
 import { type Clock, realClock } from '../core/clock.ts'
 import { EdgeopError, errorMessage } from '../core/errors.ts'
 import { type Logger, noopLogger } from '../core/log.ts'
+import { nodeTls } from '../core/node-builtins.ts'
 import type { CertificatePair } from './self-signed-cert.ts'
 
 /** File name of the certificate in the directory (kubebuilder's `--metrics-cert-name` default; a `kubernetes.io/tls` Secret's key). */
@@ -82,7 +82,7 @@ export async function watchCertificate(
     ])
     // An empty certificate (a file caught mid-rewrite) passes createSecureContext: parse it first.
     new X509Certificate(cert)
-    createSecureContext({ cert, key }) // throws when unparsable or when the key does not match
+    nodeTls().createSecureContext({ cert, key }) // throws when unparsable or when the key does not match
     return { cert, key }
   }
   let current: CertificatePair

@@ -2,10 +2,11 @@
  * @module connection-pool — the connections of one cluster (HTTP/2: undici, HTTP/1.1: node:http) and their TLS context, rebuilt when the client certificate rotates.
  */
 import type { Duplex } from 'node:stream'
-import { createSecureContext, type SecureContext } from 'node:tls'
+import type { SecureContext } from 'node:tls'
 import type { ClusterConfig, Credentials } from '../config/cluster-config.ts'
 import { definedProps } from '../core/defined-props.ts'
 import { EdgeopError } from '../core/errors.ts'
+import { nodeTls } from '../core/node-builtins.ts'
 import type { ExchangeRequest, ExchangeResponse } from './exchange.ts'
 import { Http1Dispatcher } from './http1-dispatcher.ts'
 import type { ProxyRoute } from './proxy-selection.ts'
@@ -246,7 +247,7 @@ export class ConnectionPool {
     spec: RequestSpec,
   ): SecureContext {
     try {
-      return createSecureContext({ ...definedProps({ ca }), ...pair })
+      return nodeTls().createSecureContext({ ...definedProps({ ca }), ...pair })
     } catch (cause) {
       // OpenSSL's reason names the decoder step, never the PEM's content.
       const what = pair ? 'the CA or the client certificate and key' : 'the CA'

@@ -12,14 +12,15 @@
  * `UND_ERR_SOCKET`, and an aborted signal as the signal's reason. So retries, error messages and
  * timeouts that name their step do not depend on the protocol.
  */
-import { Agent, request as httpRequest, type IncomingMessage } from 'node:http'
+import type { Agent, request as httpRequest, IncomingMessage } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { text } from 'node:stream/consumers'
-import { type ConnectionOptions, type SecureContext, connect as tlsConnect } from 'node:tls'
+import type { ConnectionOptions, SecureContext } from 'node:tls'
 import { urlToHttpOptions } from 'node:url'
 import { definedProps } from '../core/defined-props.ts'
+import { nodeHttp, nodeTls } from '../core/node-builtins.ts'
 import { type ConnectStep, noteConnectTimeout } from './connect-timeout.ts'
 import type { ExchangeBody, ExchangeRequest, ExchangeResponse } from './exchange.ts'
 
@@ -71,7 +72,7 @@ function throughTunnel(
   ): undefined => {
     const host = options.host ?? 'localhost'
     tunnel(host.includes(':') ? `[${host}]` : host, Number(options.port)).then(
-      (stream) => created(null, tls ? tlsConnect({ ...options, socket: stream as Socket }) : stream),
+      (stream) => created(null, tls ? nodeTls().connect({ ...options, socket: stream as Socket }) : stream),
       (err: Error) => created(err),
     )
     return undefined
@@ -97,7 +98,7 @@ export class Http1Dispatcher {
     const url = new URL(origin)
     const tls = url.protocol === 'https:'
     this.#target = urlToHttpOptions(url)
-    this.#send = tls ? httpsRequest : httpRequest
+    this.#send = tls ? httpsRequest : nodeHttp().request
     this.#connectTimeoutMs = o.connectTimeoutMs
     const common = {
       keepAlive: true,
@@ -112,7 +113,7 @@ export class Http1Dispatcher {
           rejectUnauthorized: o.rejectUnauthorized,
           ALPNProtocols: ['http/1.1'],
         })
-      : new Agent(common)
+      : new (nodeHttp().Agent)(common)
     if (o.tunnel) throughTunnel(this.#agent, o.tunnel, tls)
   }
 

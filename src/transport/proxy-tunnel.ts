@@ -9,7 +9,8 @@
  */
 import { connect as tcpConnect } from 'node:net'
 import type { Duplex } from 'node:stream'
-import { type SecureContext, connect as tlsConnect } from 'node:tls'
+import type { SecureContext } from 'node:tls'
+import { nodeTls } from '../core/node-builtins.ts'
 import { ByteReader } from './byte-reader.ts'
 import { noteConnectTimeout } from './connect-timeout.ts'
 import { asProxyFailure, proxyFailure } from './proxy-failure.ts'
@@ -46,7 +47,7 @@ export function openTunnel(proxy: ProxyRoute, host: string, port: number, o: Tun
     const proxyHost = url.hostname.replace(/^\[(.*)\]$/, '$1')
     const socket: Duplex =
       url.protocol === 'https:'
-        ? tlsConnect({
+        ? nodeTls().connect({
             host: proxyHost,
             port: proxyPort,
             servername: isNameForSni(proxyHost) ? proxyHost : '',

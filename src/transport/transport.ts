@@ -9,7 +9,6 @@
  * again; the first attempt of a watch does not.
  */
 import { Buffer } from 'node:buffer'
-import process, { arch, version as nodeVersion, platform } from 'node:process'
 import { isProtobufResponse } from '../codec/content-negotiation.ts'
 import type { ClusterConfig } from '../config/cluster-config.ts'
 import { type Clock, realClock, sleep } from '../core/clock.ts'
@@ -63,7 +62,7 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000
 export const DEFAULT_HEADERS_TIMEOUT_MS = 60_000
 
 /** Default User-Agent: `edgeop/<version> (<platform>/<arch>) node/<version>`. */
-export const DEFAULT_USER_AGENT = `edgeop/${VERSION} (${platform}/${arch}) node/${nodeVersion}`
+export const DEFAULT_USER_AGENT = `edgeop/${VERSION} (${process.platform}/${process.arch}) node/${process.version}`
 
 /** Observes requests for metrics. Both hooks are optional and must not throw. */
 export interface RequestObserver {

@@ -8,14 +8,10 @@
  * once one wins and the other takes the winner's pair.
  */
 import { randomBytes, X509Certificate } from 'node:crypto'
-import {
-  CORE_TYPES,
-  isAlreadyExists,
-  isConflict,
-  isNotFound,
-  type KubeClient,
-  type ResourceType,
-} from '../client/index.ts'
+// From their files, not the client barrel, which would load the whole client for a table and predicates
+// (the KubeClient a user passes in brings the rest).
+import type { KubeClient } from '../client/kube-client.ts'
+import { CORE_TYPES, type ResourceType } from '../client/resource.ts'
 import {
   type Clock,
   EdgeopError,
@@ -27,6 +23,7 @@ import {
   sleep,
 } from '../core/index.ts'
 import { type CertificatePair, issueCertificate } from '../tls/index.ts'
+import { isAlreadyExists, isConflict, isNotFound } from '../transport/api-error.ts'
 import {
   type CertStep,
   type CertTiming,

@@ -97,3 +97,13 @@ test('customResourceDefinition wires names, scope, subresources and printer colu
   })
   assert.equal(v.additionalPrinterColumns?.[0]?.name, 'Age')
 })
+
+test("the CRD generator reads z.meta from zod's own global registry, which zod keeps on globalThis", () => {
+  // crd.ts does not import zod (the root entry would pay zod's load for it): it reads the registry where
+  // zod (4.1.13 and later) publishes it. A zod that moves it fails here, by name, before any CRD loses its markers.
+  assert.equal((globalThis as { __zod_globalRegistry?: unknown }).__zod_globalRegistry, z.globalRegistry)
+  const documented = z.string().check(z.meta({ description: 'the image to run' }))
+  assert.deepEqual(openApiFromZod(z.object({ image: documented })).properties, {
+    image: { type: 'string', description: 'the image to run' },
+  })
+})

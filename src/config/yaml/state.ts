@@ -1,7 +1,7 @@
 /**
  * @module yaml/state — what the YAML reader tracks across one document: anchors, alias and depth limits, mapping keys.
  */
-import { isDeepStrictEqual } from 'node:util'
+import { nodeUtil } from '../../core/node-builtins.ts'
 import { quoteInput } from '../../core/quote-input.ts'
 import { isBlankOrEnd, type YamlCursor } from './cursor.ts'
 
@@ -142,7 +142,7 @@ export class YamlState {
     if (key === '<<') throw c.error('merge keys ("<<") are not supported', pos)
     const first = lines.get(key)
     if (first !== undefined) {
-      if (isDeepStrictEqual(map[key], value)) return
+      if (nodeUtil().isDeepStrictEqual(map[key], value)) return
       const where = first === c.line(pos) ? `both on line ${first}` : `lines ${first} and ${c.line(pos)}`
       throw c.error(`key ${quoteInput(key)} appears twice with different values (${where})`, pos)
     }
