@@ -1,38 +1,73 @@
 /**
- * @module compact-store.bench — the compact store against the eager one for a custom resource:
- * time to synced against the bare JSON wire floor, and heap, ArrayBuffer and RSS bytes per cached object,
- * with and without `--optimize-for-size`.
+ * @module compact-store.bench — the compact store against the eager one: time to synced against the bare wire
+ * floor, and heap, ArrayBuffer and RSS bytes per cached object, with and without `--optimize-for-size`, for a
+ * custom resource of about 3 KB, for the AppService custom resource as its operator leaves it, and for a
+ * metadata-only informer of Pods.
  *
- *   node test/bench/compact-store.bench.ts [objects] [rounds]     (default 10,000 objects, 3 rounds)
+ *   node test/bench/compact-store.bench.ts [objects] [rounds] [subject]
+ *       (default 10,000 objects, 3 rounds, subject `benchapps`; or `appservices`, `pod-metadata`)
  *
- * A script, not a test: nothing here is asserted. It starts a private real control plane, installs a
- * custom resource whose objects carry about 3 KB of spec (an application's containers, env and config,
- * kept with `x-kubernetes-preserve-unknown-fields`) plus labels and an owner reference, and creates the
- * objects once. Every measurement runs in a fresh child process (`--expose-gc`, and
- * `--optimize-for-size` where named):
+ * A script, not a test: nothing here is asserted. It starts a private real control plane and creates the
+ * subject's objects once:
+ * - `benchapps`: a custom resource whose objects carry about 3 KB of spec (an application's containers, env and
+ *   config, kept with `x-kubernetes-preserve-unknown-fields`) plus labels and an owner reference;
+ * - `appservices`: the AppService CRD (src/operators/appservice) with a spec and a status as the operator writes
+ *   it (three conditions, ready replicas, selector, endpoint);
+ * - `pod-metadata`: the benchmarks' Pods (test/bench/lib/pods.ts: three writers, an owner reference, four
+ *   labels, an annotation), watched by a metadata-only informer (protobuf PartialObjectMetadata on the wire).
+ * Every measurement runs in a fresh child process (`--expose-gc`, and `--optimize-for-size` where named):
  * - `floor`: one streaming list (a watch with `sendInitialEvents`) read by the transport and only counted,
  *   until the `k8s.io/initial-events-end` bookmark: what any client must wait for.
  * - `eager` / `compact`: an informer from the factory with that store, from start to `whenSynced()`.
  *   Memory: after two full GCs, heapUsed, arrayBuffers and RSS with the informer synced, minus the same
- *   before it started, divided by the objects; and the average JSON size of one object without
+ *   before it started, divided by the objects; and the average JSON size of one cached object without
  *   managedFields (the target for memory per object).
  */
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { InformerFactory } from '../../src/cache/factory.ts'
 import { KubeClient } from '../../src/client/kube-client.ts'
-import { CORE_TYPES, type ResourceType } from '../../src/client/resource.ts'
+import { CORE_TYPES, type ResourceType, resourcePath } from '../../src/client/resource.ts'
+import { acceptHeader } from '../../src/codec/content-negotiation.ts'
+import { PROTOBUF_DECODERS } from '../../src/codec/protobuf/protobuf-decoders.ts'
 import { loadClusterConfig } from '../../src/config/load.ts'
 import { ENCODED, isEncodedObject } from '../../src/core/encoded-object.ts'
 import type { KubeObject } from '../../src/core/types.ts'
+import { APPSERVICES, type AppService } from '../../src/operators/appservice/api.ts'
+import { seedPods } from './lib/pods.ts'
 
 const GROUP = 'bench.edgeop.dev'
-const TYPE: ResourceType = {
+const BENCHAPPS: ResourceType = {
   group: GROUP,
   version: 'v1',
   resource: 'benchapps',
   kind: 'BenchApp',
   namespaced: true,
+}
+
+/** What one run measures: the objects' type, whether the informer is metadata-only, and the floor's Accept. */
+interface Subject {
+  type: ResourceType
+  metadataOnly: boolean
+  /** The Accept header of the floor's streaming list: what the informer asks for. */
+  floorAccept: string
+}
+
+const SUBJECTS: Record<string, Subject> = {
+  benchapps: { type: BENCHAPPS, metadataOnly: false, floorAccept: 'application/json' },
+  appservices: { type: APPSERVICES, metadataOnly: false, floorAccept: 'application/json' },
+  'pod-metadata': {
+    type: CORE_TYPES.pods,
+    metadataOnly: true,
+    floorAccept: acceptHeader(PROTOBUF_DECODERS.partialObjectMetadata, 'PartialObjectMetadata'),
+  },
+}
+
+function subjectOf(name: string): Subject {
+  const subject = SUBJECTS[name]
+  if (!subject)
+    throw new Error(`unknown subject ${JSON.stringify(name)}: one of ${Object.keys(SUBJECTS).join(', ')}`)
+  return subject
 }
 const SELF = fileURLToPath(import.meta.url)
 
@@ -68,12 +103,8 @@ function spec(i: number): Record<string, unknown> {
   }
 }
 
-async function parent(n: number, rounds: number): Promise<void> {
-  const { getTestEnv } = await import('../controlplane/env.ts')
-  const { adminClient } = await import('../support/kube.ts')
-  const env = await getTestEnv()
-  const admin = adminClient(env, env.server)
-  const ns = `edgeop-bench-compact-${n}`
+/** Creates `n` BenchApps in `ns` (those there already count), their CRD first. */
+async function seedBenchApps(admin: KubeClient, ns: string, n: number): Promise<void> {
   const crds = admin.resource(CORE_TYPES.customResourceDefinitions)
   await crds.apply(
     {
@@ -103,7 +134,7 @@ async function parent(n: number, rounds: number): Promise<void> {
   )
   for (let t = 0; ; t++) {
     const ok = await admin
-      .resource(TYPE, ns)
+      .resource(BENCHAPPS, ns)
       .list({ limit: 1 })
       .then(
         () => true,
@@ -117,7 +148,7 @@ async function parent(n: number, rounds: number): Promise<void> {
     .resource(CORE_TYPES.namespaces)
     .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })
     .catch(() => {})
-  const apps = admin.resource(TYPE, ns)
+  const apps = admin.resource(BENCHAPPS, ns)
   const existing = (await apps.list({ limit: 1 })).metadata?.remainingItemCount ?? 0
   if (existing + 1 < n) {
     process.stderr.write(`creating ${n} BenchApps in ${ns}…\n`)
@@ -147,12 +178,111 @@ async function parent(n: number, rounds: number): Promise<void> {
         ),
       )
   }
+}
+
+/** The AppService CRD and `n` AppServices in `ns` as the operator leaves them: a spec, and a status it wrote. */
+async function seedAppServices(admin: KubeClient, ns: string, n: number): Promise<void> {
+  const { installAppServiceCrd } = await import('../support/appservice.ts')
+  await installAppServiceCrd(admin)
+  const apps = admin.resource(APPSERVICES, ns)
+  if (((await apps.list({ limit: 1 })).metadata?.remainingItemCount ?? 0) + 1 >= n) return
+  process.stderr.write(`creating ${n} AppServices in ${ns}…\n`)
+  const t = '2026-11-01T08:00:00Z'
+  const one = async (i: number): Promise<void> => {
+    const name = `app-${i}`
+    await apps
+      .create({
+        metadata: { name, labels: { app: name, team: `team-${i % 7}` } },
+        spec: {
+          image: `registry.example.com/team-${i % 7}/app:1.${i % 13}.${i % 100}`,
+          replicas: 2,
+          port: 8080,
+          ...(i % 3 === 0 ? { database: { enabled: true, class: 'standard' } } : {}),
+        },
+      } as AppService)
+      .catch(() => {})
+    const ready = 'Deployment has 2 of 2 replicas ready'
+    await apps.patch(
+      name,
+      {
+        status: {
+          observedGeneration: 1,
+          readyReplicas: 2,
+          selector: `app.kubernetes.io/instance=${name}`,
+          endpoint: `http://${name}.${ns}.svc:8080`,
+          ...(i % 3 === 0 ? { database: { phase: 'Ready' } } : {}),
+          conditions: [
+            {
+              type: 'Ready',
+              status: 'True',
+              reason: 'Available',
+              message: ready,
+              lastTransitionTime: t,
+              observedGeneration: 1,
+            },
+            {
+              type: 'Progressing',
+              status: 'False',
+              reason: 'Available',
+              message: ready,
+              lastTransitionTime: t,
+              observedGeneration: 1,
+            },
+            {
+              type: 'Degraded',
+              status: 'False',
+              reason: 'AsExpected',
+              message: 'reconciled',
+              lastTransitionTime: t,
+              observedGeneration: 1,
+            },
+          ],
+        },
+      },
+      'merge',
+      { subresource: 'status' },
+    )
+  }
+  for (let i = 0; i < n; i += 50)
+    await Promise.all(Array.from({ length: Math.min(50, n - i) }, (_, j) => one(i + j)))
+}
+
+/** `n` of the benchmarks' Pods in `ns`, each written by its three writers. */
+async function seedPodsOnce(admin: KubeClient, ns: string, n: number): Promise<void> {
+  await admin
+    .resource(CORE_TYPES.namespaces)
+    .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })
+    .catch(() => {})
+  const pods = admin.resource(CORE_TYPES.pods, ns)
+  if (((await pods.list({ limit: 1 })).metadata?.remainingItemCount ?? 0) + 1 >= n) return
+  process.stderr.write(`creating ${n} Pods in ${ns}…\n`)
+  await seedPods(
+    admin,
+    ns,
+    Array.from({ length: n }, (_, i) => i),
+    { onProgress: (d) => process.stderr.write(`  ${d}\n`) },
+  )
+}
+
+async function parent(n: number, rounds: number, name: string): Promise<void> {
+  const subject = subjectOf(name)
+  const { getTestEnv } = await import('../controlplane/env.ts')
+  const { adminClient } = await import('../support/kube.ts')
+  const env = await getTestEnv()
+  const admin = adminClient(env, env.server)
+  const ns = `edgeop-bench-compact-${n}`
+  await admin
+    .resource(CORE_TYPES.namespaces)
+    .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })
+    .catch(() => {})
+  const seed = { benchapps: seedBenchApps, appservices: seedAppServices, 'pod-metadata': seedPodsOnce }[name]!
+  await seed(admin, ns, n)
   const kubeconfig = await env.writeKubeconfig({ server: env.server })
   const run = (mode: string, flags: string[]): Promise<Sample> =>
     new Promise((resolve, reject) => {
       const child = spawn(
         process.execPath,
-        [...flags, '--expose-gc', SELF, 'child', mode, kubeconfig, ns, String(n)],
+        [...flags, '--expose-gc', SELF, 'child', mode, kubeconfig, ns, String(n), name],
         {
           stdio: ['ignore', 'pipe', 'inherit'],
         },
@@ -179,8 +309,8 @@ async function parent(n: number, rounds: number): Promise<void> {
   const f = median(floor)
   const kb = (x: number | undefined): string => (x === undefined ? '' : `${(x / 1024).toFixed(2)} KB`)
   rows.push(
-    `\n${n} BenchApps (custom resource), median of ${rounds} rounds, ${new Date().toISOString().slice(0, 10)}, ${process.version}`,
-    `bare JSON wire floor (streaming list, bytes counted only): ${Math.round(f)} ms`,
+    `\n${n} ${name === 'pod-metadata' ? 'Pods, metadata-only informer (protobuf PartialObjectMetadata)' : `${subject.type.kind}s (custom resource)`}, median of ${rounds} rounds, ${new Date().toISOString().slice(0, 10)}, ${process.version}`,
+    `bare wire floor (streaming list as the informer asks for it, bytes counted only): ${Math.round(f)} ms`,
     '',
     '| store, flags | synced | ÷ floor | heap / object | ArrayBuffers / object | heap + buffers / object | RSS / object | JSON / object (no managedFields) |',
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
@@ -198,15 +328,14 @@ async function parent(n: number, rounds: number): Promise<void> {
   process.exit(0)
 }
 
-async function child(mode: string, kubeconfig: string, ns: string, n: number): Promise<void> {
+async function child(mode: string, kubeconfig: string, ns: string, n: number, name: string): Promise<void> {
+  const subject = subjectOf(name)
   const gc = (globalThis as { gc?: () => void }).gc!
   const client = new KubeClient(await loadClusterConfig({ kubeconfig }), { qps: -1 })
   if (mode === 'floor') {
-    const rc = client.resource(TYPE, ns)
-    void rc
     const t0 = performance.now()
-    const path = `/apis/${GROUP}/v1/namespaces/${ns}/benchapps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=600`
-    const res = await client.transport.stream({ method: 'GET', path, accept: 'application/json' })
+    const path = `${resourcePath(subject.type, ns)}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=600`
+    const res = await client.transport.stream({ method: 'GET', path, accept: subject.floorAccept })
     const marker = Buffer.from('k8s.io/initial-events-end')
     let tail = Buffer.alloc(0)
     let bytes = 0
@@ -226,7 +355,7 @@ async function child(mode: string, kubeconfig: string, ns: string, n: number): P
   gc()
   const before = process.memoryUsage()
   const factory = new InformerFactory(client, { store: mode === 'compact' ? 'compact' : 'eager' })
-  const informer = factory.informer({ type: TYPE, namespace: ns })
+  const informer = factory.informer({ type: subject.type, namespace: ns, metadataOnly: subject.metadataOnly })
   const ac = new AbortController()
   const t0 = performance.now()
   factory.start(ac.signal)
@@ -260,5 +389,10 @@ async function child(mode: string, kubeconfig: string, ns: string, n: number): P
 }
 
 if (process.argv[2] === 'child')
-  await child(process.argv[3]!, process.argv[4]!, process.argv[5]!, Number(process.argv[6]))
-else await parent(Number(process.argv[2] ?? 10_000), Number(process.argv[3] ?? 3))
+  await child(process.argv[3]!, process.argv[4]!, process.argv[5]!, Number(process.argv[6]), process.argv[7]!)
+else
+  await parent(
+    Number(process.argv[2] ?? 10_000),
+    Number(process.argv[3] ?? 3),
+    process.argv[4] ?? 'benchapps',
+  )
