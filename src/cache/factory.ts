@@ -40,12 +40,12 @@ export const DEFAULT_PROTOBUF_STORE = 'compact'
  * through `CORE_TYPES`, read as JSON), unless its options or the factory's defaults name one: `compact`, the
  * store that measured smaller (for the bench's Pods read as JSON, 5.6 against 7.5 KB of heap each). Measured
  * 2026-12-02 (`node test/bench/compact-store.bench.ts 5000 3 <subject>`, 5,000 objects, median of 3, loaded
- * 2-core machine), heap per cached object after full GCs, eager → compact: AppServices as the operator leaves
- * them (1.07 KB of JSON without managedFields) 2.15 → 1.86 KB, RSS 6.35 → 6.34 KB (2.43 → 2.28 KB with
- * `--optimize-for-size`); 3 KB custom resources (2.49 KB of JSON) 5.05 → 3.46 KB, RSS 14.78 → 8.82 KB (5.57 →
- * 3.83 KB). It syncs about 10 % slower (1.74 → 1.90 s and 1.71 → 1.86 s) and decodes a `get` beyond its 64
- * most recently decoded objects again. Neither store is within the JSON size: a compact entry is those bytes
- * plus the scanned metadata (docs/benchmarks.md#metadata-only-and-custom-resource-memory-per-object).
+ * 2-core machine), heap per cached object more (the slope between two informers), eager → compact:
+ * AppServices as the operator leaves them (1.07 KB of JSON without managedFields) 1.99 → 1.67 KB, RSS 5.50 →
+ * 5.34 KB; 3 KB custom resources (2.49 KB of JSON) 4.87 → 3.26 KB, RSS 15.22 → 8.36 KB. Sync times differed by
+ * less than the noise; a `get` beyond the 64 most recently decoded objects decodes again. Neither store is
+ * within the JSON size: a compact entry is those bytes plus the scanned metadata
+ * (docs/benchmarks.md#metadata-only-and-custom-resource-memory-per-object).
  */
 export const DEFAULT_JSON_STORE = 'compact'
 
@@ -55,8 +55,8 @@ export const DEFAULT_JSON_STORE = 'compact'
  * and the metadata scanned from them, and for a metadata-only object the scanned metadata is nearly all of
  * it. Measured 2026-12-02 (`node test/bench/compact-store.bench.ts 5000 3 pod-metadata`, 5,000 of the
  * benchmarks' Pods in protobuf PartialObjectMetadata, 0.61 KB of JSON each without managedFields, median of
- * 3): heap per object 1.17 KB eager, 1.45 KB compact; RSS 6.92 and 7.04 KB (2.16 and 2.18 KB with
- * `--optimize-for-size`); synced in 0.99 and 1.17 s.
+ * 3): heap per cached object more 0.92 KB eager, 1.19 KB compact; RSS level within the noise (two runs ranked
+ * the stores in opposite orders: 6.92 and 7.04, 7.31 and 6.76 KB per object).
  */
 export const DEFAULT_METADATA_STORE = 'eager'
 

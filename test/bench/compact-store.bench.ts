@@ -21,7 +21,9 @@
  * - `eager` / `compact`: an informer from the factory with that store, from start to `whenSynced()`.
  *   Memory: after two full GCs, heapUsed, arrayBuffers and RSS with the informer synced, minus the same
  *   before it started, divided by the objects; and the average JSON size of one cached object without
- *   managedFields (the target for memory per object).
+ *   managedFields (the target for memory per object). That growth includes what a process pays once (code
+ *   compiled on first use, buffers kept), so each row also runs an informer on a label-selected part of the
+ *   objects: the difference between the two, per object more, is the slope, what one more cached object costs.
  */
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
@@ -51,15 +53,23 @@ interface Subject {
   metadataOnly: boolean
   /** The Accept header of the floor's streaming list: what the informer asks for. */
   floorAccept: string
+  /** A label selector that caches a part of the objects: the slope between the two is the cost per object. */
+  subset: string
 }
 
 const SUBJECTS: Record<string, Subject> = {
-  benchapps: { type: BENCHAPPS, metadataOnly: false, floorAccept: 'application/json' },
-  appservices: { type: APPSERVICES, metadataOnly: false, floorAccept: 'application/json' },
+  benchapps: { type: BENCHAPPS, metadataOnly: false, floorAccept: 'application/json', subset: 'team=team-0' },
+  appservices: {
+    type: APPSERVICES,
+    metadataOnly: false,
+    floorAccept: 'application/json',
+    subset: 'team=team-0',
+  },
   'pod-metadata': {
     type: CORE_TYPES.pods,
     metadataOnly: true,
     floorAccept: acceptHeader(PROTOBUF_DECODERS.partialObjectMetadata, 'PartialObjectMetadata'),
+    subset: 'tier=frontend',
   },
 }
 
@@ -73,6 +83,10 @@ const SELF = fileURLToPath(import.meta.url)
 
 interface Sample {
   ms: number
+  /** Objects cached, and the growth of heapUsed and RSS in bytes, in all. */
+  objects?: number
+  heapBytes?: number
+  rssBytes?: number
   heap?: number
   buffers?: number
   rss?: number
@@ -278,11 +292,11 @@ async function parent(n: number, rounds: number, name: string): Promise<void> {
   const seed = { benchapps: seedBenchApps, appservices: seedAppServices, 'pod-metadata': seedPodsOnce }[name]!
   await seed(admin, ns, n)
   const kubeconfig = await env.writeKubeconfig({ server: env.server })
-  const run = (mode: string, flags: string[]): Promise<Sample> =>
+  const run = (mode: string, flags: string[], selector = ''): Promise<Sample> =>
     new Promise((resolve, reject) => {
       const child = spawn(
         process.execPath,
-        [...flags, '--expose-gc', SELF, 'child', mode, kubeconfig, ns, String(n), name],
+        [...flags, '--expose-gc', SELF, 'child', mode, kubeconfig, ns, String(n), name, selector],
         {
           stdio: ['ignore', 'pipe', 'inherit'],
         },
@@ -297,13 +311,23 @@ async function parent(n: number, rounds: number, name: string): Promise<void> {
   const rows: string[] = []
   const floor: number[] = []
   const results = new Map<string, Sample[]>()
+  // Per round, the heap and RSS per object between the subset's informer and the whole one: what one more
+  // cached object costs, without the code compiled and the buffers kept once per process.
+  const slopes = new Map<string, { heap: number; rss: number }[]>()
   for (let r = 0; r < rounds; r++) {
     // Interleaved, so drift in the machine's load touches every row alike.
     floor.push((await run('floor', [])).ms)
     for (const flags of [[], ['--optimize-for-size']])
       for (const mode of ['eager', 'compact']) {
         const key = `${mode}${flags.length ? ' --optimize-for-size' : ''}`
-        results.set(key, [...(results.get(key) ?? []), await run(mode, flags)])
+        const all = await run(mode, flags)
+        const part = await run(mode, flags, subject.subset)
+        results.set(key, [...(results.get(key) ?? []), all])
+        const d = all.objects! - part.objects!
+        slopes.set(key, [
+          ...(slopes.get(key) ?? []),
+          { heap: (all.heapBytes! - part.heapBytes!) / d, rss: (all.rssBytes! - part.rssBytes!) / d },
+        ])
       }
   }
   const f = median(floor)
@@ -312,15 +336,18 @@ async function parent(n: number, rounds: number, name: string): Promise<void> {
     `\n${n} ${name === 'pod-metadata' ? 'Pods, metadata-only informer (protobuf PartialObjectMetadata)' : `${subject.type.kind}s (custom resource)`}, median of ${rounds} rounds, ${new Date().toISOString().slice(0, 10)}, ${process.version}`,
     `bare wire floor (streaming list as the informer asks for it, bytes counted only): ${Math.round(f)} ms`,
     '',
-    '| store, flags | synced | ÷ floor | heap / object | ArrayBuffers / object | heap + buffers / object | RSS / object | JSON / object (no managedFields) |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    `slope: between an informer of all and one of \`${subject.subset}\`, per object more`,
+    '',
+    '| store, flags | synced | ÷ floor | heap / object | ArrayBuffers / object | heap + buffers / object | RSS / object | heap / object, slope | RSS / object, slope | JSON / object (no managedFields) |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   )
   for (const [key, xs] of results) {
     const m = (k: keyof Sample) =>
       xs.every((x) => x[k] !== undefined) ? median(xs.map((x) => x[k]!)) : undefined
     const ms = m('ms')!
+    const slope = slopes.get(key)!
     rows.push(
-      `| ${key} | ${Math.round(ms)} ms | ${(ms / f).toFixed(2)} | ${kb(m('heap'))} | ${kb(m('buffers'))} | ${kb((m('heap') ?? 0) + (m('buffers') ?? 0))} | ${kb(m('rss'))} | ${kb(m('jsonBytes'))} |`,
+      `| ${key} | ${Math.round(ms)} ms | ${(ms / f).toFixed(2)} | ${kb(m('heap'))} | ${kb(m('buffers'))} | ${kb((m('heap') ?? 0) + (m('buffers') ?? 0))} | ${kb(m('rss'))} | ${kb(median(slope.map((x) => x.heap)))} | ${kb(median(slope.map((x) => x.rss)))} | ${kb(m('jsonBytes'))} |`,
     )
   }
   process.stdout.write(`${rows.join('\n')}\n`)
@@ -328,7 +355,14 @@ async function parent(n: number, rounds: number, name: string): Promise<void> {
   process.exit(0)
 }
 
-async function child(mode: string, kubeconfig: string, ns: string, n: number, name: string): Promise<void> {
+async function child(
+  mode: string,
+  kubeconfig: string,
+  ns: string,
+  n: number,
+  name: string,
+  selector: string,
+): Promise<void> {
   const subject = subjectOf(name)
   const gc = (globalThis as { gc?: () => void }).gc!
   const client = new KubeClient(await loadClusterConfig({ kubeconfig }), { qps: -1 })
@@ -355,13 +389,20 @@ async function child(mode: string, kubeconfig: string, ns: string, n: number, na
   gc()
   const before = process.memoryUsage()
   const factory = new InformerFactory(client, { store: mode === 'compact' ? 'compact' : 'eager' })
-  const informer = factory.informer({ type: subject.type, namespace: ns, metadataOnly: subject.metadataOnly })
+  const informer = factory.informer({
+    type: subject.type,
+    namespace: ns,
+    metadataOnly: subject.metadataOnly,
+    ...(selector ? { labelSelector: selector } : {}),
+  })
   const ac = new AbortController()
   const t0 = performance.now()
   factory.start(ac.signal)
   await informer.whenSynced()
   const ms = performance.now() - t0
-  if (informer.store.size !== n) throw new Error(`synced ${informer.store.size} of ${n}`)
+  const objects = informer.store.size
+  if (selector ? objects === 0 || objects >= n : objects !== n)
+    throw new Error(`synced ${objects} of ${n}${selector ? ` (${selector})` : ''}`)
   await new Promise((r) => setTimeout(r, 200))
   gc()
   gc()
@@ -375,11 +416,14 @@ async function child(mode: string, kubeconfig: string, ns: string, n: number, na
   process.stdout.write(
     JSON.stringify({
       ms,
-      heap: (after.heapUsed - before.heapUsed) / n,
-      buffers: (after.arrayBuffers - before.arrayBuffers) / n,
-      rss: (after.rss - before.rss) / n,
-      jsonBytes: jsonBytes / n,
-      ...(stubs.length ? { wireBytes: stubBytes / n } : {}),
+      objects,
+      heapBytes: after.heapUsed - before.heapUsed,
+      rssBytes: after.rss - before.rss,
+      heap: (after.heapUsed - before.heapUsed) / objects,
+      buffers: (after.arrayBuffers - before.arrayBuffers) / objects,
+      rss: (after.rss - before.rss) / objects,
+      jsonBytes: jsonBytes / objects,
+      ...(stubs.length ? { wireBytes: stubBytes / objects } : {}),
     } satisfies Sample),
   )
   ac.abort()
@@ -389,7 +433,14 @@ async function child(mode: string, kubeconfig: string, ns: string, n: number, na
 }
 
 if (process.argv[2] === 'child')
-  await child(process.argv[3]!, process.argv[4]!, process.argv[5]!, Number(process.argv[6]), process.argv[7]!)
+  await child(
+    process.argv[3]!,
+    process.argv[4]!,
+    process.argv[5]!,
+    Number(process.argv[6]),
+    process.argv[7]!,
+    process.argv[8] ?? '',
+  )
 else
   await parent(
     Number(process.argv[2] ?? 10_000),
