@@ -55,8 +55,9 @@ export const DEFAULT_JSON_STORE = 'compact'
  * and the metadata scanned from them, and for a metadata-only object the scanned metadata is nearly all of
  * it. Measured 2026-12-02 (`node test/bench/compact-store.bench.ts 5000 3 pod-metadata`, 5,000 of the
  * benchmarks' Pods in protobuf PartialObjectMetadata, 0.61 KB of JSON each without managedFields, median of
- * 3): heap per cached object more 0.92 KB eager, 1.19 KB compact; RSS level within the noise (two runs ranked
- * the stores in opposite orders: 6.92 and 7.04, 7.31 and 6.76 KB per object).
+ * 3, three runs): heap per cached object more 0.92 KB eager, 1.19–1.20 KB compact. RSS, mostly V8's young
+ * generation at default flags (6–7 KB per object for a 0.9 KB heap), ranked the stores in both orders across the
+ * runs and flags; with `--max-semi-space-size=1` (one run) 1.17 KB eager against 1.45 KB compact.
  */
 export const DEFAULT_METADATA_STORE = 'eager'
 

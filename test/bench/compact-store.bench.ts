@@ -1,6 +1,7 @@
 /**
  * @module compact-store.bench — the compact store against the eager one: time to synced against the bare wire
- * floor, and heap, ArrayBuffer and RSS bytes per cached object, with and without `--optimize-for-size`, for a
+ * floor, and heap, ArrayBuffer and RSS bytes per cached object, at Node's default flags, with `--optimize-for-size`
+ * and with `--max-semi-space-size=1` (docs/native-memory.md's recipe for library users), for a
  * custom resource of about 3 KB, for the AppService custom resource as its operator leaves it, and for a
  * metadata-only informer of Pods.
  *
@@ -15,7 +16,7 @@
  *   it (three conditions, ready replicas, selector, endpoint);
  * - `pod-metadata`: the benchmarks' Pods (test/bench/lib/pods.ts: three writers, an owner reference, four
  *   labels, an annotation), watched by a metadata-only informer (protobuf PartialObjectMetadata on the wire).
- * Every measurement runs in a fresh child process (`--expose-gc`, and `--optimize-for-size` where named):
+ * Every measurement runs in a fresh child process (`--expose-gc`, and the V8 flag its row names):
  * - `floor`: one streaming list (a watch with `sendInitialEvents`) read by the transport and only counted,
  *   until the `k8s.io/initial-events-end` bookmark: what any client must wait for.
  * - `eager` / `compact`: an informer from the factory with that store, from start to `whenSynced()`.
@@ -317,9 +318,9 @@ async function parent(n: number, rounds: number, name: string): Promise<void> {
   for (let r = 0; r < rounds; r++) {
     // Interleaved, so drift in the machine's load touches every row alike.
     floor.push((await run('floor', [])).ms)
-    for (const flags of [[], ['--optimize-for-size']])
+    for (const flags of [[], ['--optimize-for-size'], ['--max-semi-space-size=1']])
       for (const mode of ['eager', 'compact']) {
-        const key = `${mode}${flags.length ? ' --optimize-for-size' : ''}`
+        const key = [mode, ...flags].join(' ')
         const all = await run(mode, flags)
         const part = await run(mode, flags, subject.subset)
         results.set(key, [...(results.get(key) ?? []), all])
