@@ -29,11 +29,37 @@ export interface InformerSpec<T extends KubeObject = KubeObject> extends Selecto
  * factory's defaults name one: `compact`. Chosen by measurement (`npm run bench`; the numbers and their
  * date are in docs/library.md#protobuf-and-the-compact-store-edgeopprotobuf): well under the eager store's
  * memory per cached Pod and a faster cold start, for more CPU per watch event (each delivery decodes the old
- * and the new object), which large collections of built-ins (Pods, Nodes, Events) can afford. Custom
- * resources (JSON) keep the eager store: reconcilers read their own objects from the cache at every
- * reconcile, and each read beyond the decoded cache decodes again.
+ * and the new object), which large collections of built-ins (Pods, Nodes, Events) can afford. Full objects
+ * of a type without its protobuf kind (custom resources, JSON) get {@link DEFAULT_JSON_STORE}, and
+ * metadata-only informers {@link DEFAULT_METADATA_STORE}, whatever the type.
  */
 export const DEFAULT_PROTOBUF_STORE = 'compact'
+
+/**
+ * The store of a full-object informer of a type without its protobuf kind (custom resources, and built-ins
+ * through `CORE_TYPES`, read as JSON), unless its options or the factory's defaults name one: `compact`, the
+ * store that measured smaller (for the bench's Pods read as JSON, 5.6 against 7.5 KB of heap each). Measured
+ * 2026-12-02 (`node test/bench/compact-store.bench.ts 5000 3 <subject>`, 5,000 objects, median of 3, loaded
+ * 2-core machine), heap per cached object more (the slope between two informers), eager → compact:
+ * AppServices as the operator leaves them (1.07 KB of JSON without managedFields) 1.99 → 1.67 KB, RSS 5.50 →
+ * 5.34 KB; 3 KB custom resources (2.49 KB of JSON) 4.87 → 3.26 KB, RSS 15.22 → 8.36 KB. Sync times differed by
+ * less than the noise; a `get` beyond the 64 most recently decoded objects decodes again. Neither store is
+ * within the JSON size: a compact entry is those bytes plus the scanned metadata
+ * (docs/benchmarks.md#metadata-only-and-custom-resource-memory-per-object).
+ */
+export const DEFAULT_JSON_STORE = 'compact'
+
+/**
+ * The store of a metadata-only informer, unless its options or the factory's defaults name one: `eager`,
+ * since the compact store measured larger for PartialObjectMetadata. A compact entry keeps the object's bytes
+ * and the metadata scanned from them, and for a metadata-only object the scanned metadata is nearly all of
+ * it. Measured 2026-12-02 (`node test/bench/compact-store.bench.ts 5000 3 pod-metadata`, 5,000 of the
+ * benchmarks' Pods in protobuf PartialObjectMetadata, 0.61 KB of JSON each without managedFields, median of
+ * 3, three runs): heap per cached object more 0.92 KB eager, 1.19–1.20 KB compact. RSS, mostly V8's young
+ * generation at default flags (6–7 KB per object for a 0.9 KB heap), ranked the stores in both orders across the
+ * runs and flags; with `--max-semi-space-size=1` (one run) 1.17 KB eager against 1.45 KB compact.
+ */
+export const DEFAULT_METADATA_STORE = 'eager'
 
 /** Default wait for caches to sync: 2 minutes (controller-runtime's CacheSyncTimeout). */
 export const DEFAULT_SYNC_TIMEOUT_MS = 120_000
@@ -118,7 +144,7 @@ export class InformerFactory {
     if (!inf) {
       const rc = this.#client.resource<T>(spec.type, spec.namespace)
       const o: InformerOptions<T> = {
-        ...(spec.type.protobuf ? { store: DEFAULT_PROTOBUF_STORE } : {}),
+        store: defaultStore(spec),
         ...(this.#defaults as unknown as InformerOptions<T>),
         clock: this.#clock,
         ...this.#snapshotOf(spec, key),
@@ -286,6 +312,12 @@ export class InformerFactory {
         : err
     })
   }
+}
+
+/** The store an informer of `spec` gets unless its options or the factory's defaults name one. */
+function defaultStore(spec: InformerSpec): 'eager' | 'compact' {
+  if (spec.metadataOnly) return DEFAULT_METADATA_STORE
+  return spec.type.protobuf ? DEFAULT_PROTOBUF_STORE : DEFAULT_JSON_STORE
 }
 
 /** The error naming each informer of `waiting` (those that have not synced), with its last error. */

@@ -38,8 +38,9 @@ export interface InformerOptions<T extends KubeObject>
    */
   transform?: (obj: T) => T
   /**
-   * How cached objects are kept. `eager` (default, except for a factory's informers on a resource type that
-   * carries its protobuf kind: see `DEFAULT_PROTOBUF_STORE`): as decoded, frozen objects. `compact`: as their wire
+   * How cached objects are kept. Default `eager` for an informer made by hand; the factory's informers default to
+   * `compact` for full objects (`DEFAULT_PROTOBUF_STORE`, `DEFAULT_JSON_STORE`) and to `eager` for metadata-only
+   * ones (`DEFAULT_METADATA_STORE`). `eager`: as decoded, frozen objects. `compact`: as their wire
    * bytes with the scanned metadata, decoded on demand (reads, and delivery to handlers that read more than
    * metadata: `EventHandler.reads`) through a small
    * cache of decoded objects ({@link CompactIndexer}); what handlers and readers get is the same. The

@@ -2,7 +2,7 @@
  * @module resource-client — every verb on one resource type, dynamically typed.
  */
 
-import { ACCEPT_PARTIAL_METADATA } from '../codec/content-negotiation.ts'
+import type { FormatOptions } from '../codec/content-negotiation.ts'
 import { type ResponseFormat, responseFormat } from '../codec/response-format.ts'
 import { EdgeopError } from '../core/errors.ts'
 import type { KubeList, KubeObject, PartialObjectMetadata, Status, WatchEvent } from '../core/types.ts'
@@ -124,6 +124,16 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
     // A JSON list read whole goes through the transport's JSON reader, as every other call does.
     if (format.kind === undefined && !o.keepBytes)
       return this.#call('GET', path, o, { accept: format.accept })
+    const { contentType, bytes, json } = await this.#getBytes(format, path, o)
+    return format.list<R>(contentType, bytes, o, json)
+  }
+
+  /** GET `path` as `format` asks for it: the answer's bytes, its Content-Type, and its reader as JSON. */
+  async #getBytes(
+    format: ResponseFormat,
+    path: string,
+    o: CallOptions,
+  ): Promise<{ contentType: string; bytes: Buffer; json: () => never }> {
     const spec = {
       method: 'GET' as const,
       path,
@@ -132,12 +142,7 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
       ...callFields(o),
     }
     const { contentType, bytes } = await this.#transport.requestBytes(spec)
-    return format.list<R>(
-      contentType,
-      bytes,
-      o,
-      () => decodeJson(bytes.toString('utf8'), spec) as KubeList<R>,
-    )
+    return { contentType, bytes, json: () => decodeJson(bytes.toString('utf8'), spec) as never }
   }
 
   /** Every page of a list, following `continue` tokens. */
@@ -261,12 +266,19 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
     )
   }
 
-  /** Metadata-only get (PartialObjectMetadata). */
-  getMetadata(
+  /**
+   * Metadata-only get (PartialObjectMetadata, managedFields included), in protobuf unless `format: 'json'`, as
+   * the metadata-only list and watch and client-go's metadata client ask for it; a JSON answer is read as JSON.
+   */
+  async getMetadata(
     name: string,
-    o: CallOptions & { namespace?: string | undefined } = {},
+    o: CallOptions & Pick<FormatOptions, 'format'> & { namespace?: string | undefined } = {},
   ): Promise<PartialObjectMetadata> {
-    return this.#call('GET', this.#path(name, undefined, o.namespace), o, { accept: ACCEPT_PARTIAL_METADATA })
+    const format = responseFormat(this.type, o, 'PartialObjectMetadata')
+    const path = this.#path(name, undefined, o.namespace)
+    if (format.kind === undefined) return this.#call('GET', path, o, { accept: format.accept })
+    const { contentType, bytes, json } = await this.#getBytes(format, path, o)
+    return format.object<PartialObjectMetadata>(contentType, bytes, json)
   }
 
   /** Metadata-only list (PartialObjectMetadataList), in protobuf unless `format: 'json'` (client-go's metadata client). */

@@ -17,13 +17,6 @@ import { PROTOBUF_DECODERS } from './protobuf/protobuf-decoders.ts'
 /** The protobuf media type. */
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf'
 
-/** Accept header of a metadata-only get/watch (client-go `metadata` client). */
-export const ACCEPT_PARTIAL_METADATA =
-  'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json'
-/** Accept header of a metadata-only list. */
-export const ACCEPT_PARTIAL_METADATA_LIST =
-  'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json'
-
 /** How a list or watch is read. */
 export interface FormatOptions {
   /** `protobuf` (the default when the resource type carries its protobuf kind) or `json`. Without a kind, JSON. */

@@ -1,7 +1,7 @@
 /**
- * @module response-format — how one list or watch call reads its answer, chosen once per request: the Accept
- * header it sends, the decoder of an error answered in protobuf, and the decoders of a list body or a watch
- * stream for whichever format the server answered in (its Content-Type decides; JSON is always accepted).
+ * @module response-format — how one get, list or watch call reads its answer, chosen once per request: the Accept
+ * header it sends, the decoder of an error answered in protobuf, and the decoders of an object, a list body or a
+ * watch stream for whichever format the server answered in (its Content-Type decides; JSON is always accepted).
  */
 import type { KubeList, KubeObject, WatchEvent } from '../core/types.ts'
 import {
@@ -30,7 +30,7 @@ export interface WatchReadOptions extends ReadOptions {
   maxEventBytes?: number | undefined
 }
 
-/** The format of one list or watch call. */
+/** The format of one get, list or watch call. */
 export interface ResponseFormat {
   /** The protobuf kind asked for first, or undefined when only JSON is asked for. */
   readonly kind: KindSchema | undefined
@@ -38,6 +38,15 @@ export interface ResponseFormat {
   readonly accept: string
   /** Decodes an error answered in protobuf (a `Status`); undefined when protobuf is not asked for. */
   readonly decodeStatus: ((bytes: Uint8Array) => KubeObject) | undefined
+  /**
+   * An object (a get's answer) that came with `contentType`, with its managedFields. A JSON body is not read
+   * here: `parseJson` is called for it, so the transport's JSON reader keeps its error reporting.
+   */
+  object<R extends KubeObject>(
+    contentType: string | string[] | undefined,
+    bytes: Uint8Array,
+    parseJson: (bytes: Uint8Array) => R,
+  ): R
   /**
    * A list body that came with `contentType`. A JSON body without `keepBytes` is not read here: the
    * transport's JSON reader keeps its error reporting, so `parseJson` is called for it.
@@ -73,6 +82,14 @@ export function responseFormat(
     kind,
     accept: acceptHeader(kind, as),
     decodeStatus: kind?.decoders.status,
+    object<R extends KubeObject>(
+      contentType: string | string[] | undefined,
+      bytes: Uint8Array,
+      parseJson: (bytes: Uint8Array) => R,
+    ): R {
+      if (kind !== undefined && isProtobufResponse(contentType)) return kind.decoders.object(kind, bytes) as R
+      return parseJson(bytes)
+    },
     list(contentType, bytes, r, parseJson) {
       if (kind !== undefined && isProtobufResponse(contentType)) {
         return kind.decoders.list(kind, bytes, {

@@ -4,9 +4,11 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { CompactIndexer } from '../../src/cache/compact-indexer.ts'
 import { InformerFactory } from '../../src/cache/factory.ts'
 import type { IndexFunc } from '../../src/cache/store.ts'
 import type { KubeClient } from '../../src/client/kube-client.ts'
+import { PROTOBUF_PODS } from '../../src/client/protobuf-types.ts'
 import { CORE_TYPES, type ResourceType } from '../../src/client/resource.ts'
 import type { ResourceClient } from '../../src/client/resource-client.ts'
 import { ManualClock } from '../../src/core/clock.ts'
@@ -160,4 +162,35 @@ test('F8: a second informer() call for the same spec adds its indexers to the sh
   )
   ac.abort()
   await factory.stopped()
+})
+
+/** Which store the factory gave `options`' informer of `type`, created with the factory's own defaults. */
+function storeOf(type: ResourceType, spec: { metadataOnly?: boolean } = {}, options = {}): string {
+  const factory = new InformerFactory(fakeClient().client, { clock: new ManualClock(), streaming: 'off' })
+  const inf = factory.informer({ type, namespace: 'ready', ...spec }, options)
+  return inf.store instanceof CompactIndexer ? 'compact' : 'eager'
+}
+
+const APPS: ResourceType = {
+  group: 'platform.example.com',
+  version: 'v1alpha1',
+  resource: 'appservices',
+  kind: 'AppService',
+  namespaced: true,
+}
+
+test('a metadata-only informer keeps the eager store, with or without the protobuf kind (the compact one measured larger for PartialObjectMetadata)', () => {
+  assert.equal(storeOf(PROTOBUF_PODS, { metadataOnly: true }), 'eager')
+  assert.equal(storeOf(CORE_TYPES.pods, { metadataOnly: true }), 'eager')
+  assert.equal(
+    storeOf(PROTOBUF_PODS, { metadataOnly: true }, { store: 'compact' }),
+    'compact',
+    'an option wins',
+  )
+})
+
+test('a full-object informer of a custom resource (JSON) gets the compact store, as one of a protobuf type does', () => {
+  assert.equal(storeOf(APPS), 'compact')
+  assert.equal(storeOf(PROTOBUF_PODS), 'compact')
+  assert.equal(storeOf(APPS, {}, { store: 'eager' }), 'eager', 'an option wins')
 })

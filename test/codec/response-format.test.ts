@@ -7,7 +7,7 @@ import { test } from 'node:test'
 import { CONFIG_MAP_V1, POD_V1 } from '../../src/codec/protobuf/kinds.generated.ts'
 import { responseFormat } from '../../src/codec/response-format.ts'
 import { isEncodedObject } from '../../src/core/encoded-object.ts'
-import type { KubeList } from '../../src/core/types.ts'
+import type { KubeList, KubeObject } from '../../src/core/types.ts'
 import { corpusFile, corpusJson } from './protobuf/corpus.ts'
 
 const PB = 'application/vnd.kubernetes.protobuf'
@@ -54,6 +54,25 @@ test('a metadata-only list of a type without its protobuf kind decodes the real 
     stubs.items.map((o) => o.metadata.name),
     list.items.map((o) => o.metadata.name),
   )
+})
+
+test('a metadata-only get decodes the real protobuf PartialObjectMetadata the apiserver answers, equal to its JSON', () => {
+  // pods.metadata.get.pb: the apiserver's answer to a get with client-go's metadata Accept header (record-corpus.ts).
+  const f = responseFormat({}, {}, 'PartialObjectMetadata')
+  assert.equal(
+    f.accept,
+    `${PB};as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json`,
+  )
+  const one = f.object<KubeObject>(PB, corpusFile('pods.metadata.get.pb'), jsonOnly)
+  assert.deepStrictEqual(one, corpusJson('pods.metadata.get.json'))
+  assert.ok(one.metadata.managedFields?.length, 'a get keeps managedFields, as the JSON answer has them')
+  let asked = 0
+  const fromJson = f.object('application/json', corpusFile('pods.metadata.get.json'), (b) => {
+    asked++
+    return JSON.parse(Buffer.from(b).toString('utf8'))
+  })
+  assert.equal(asked, 1, 'a JSON answer goes through the JSON reader')
+  assert.deepStrictEqual(fromJson, corpusJson('pods.metadata.get.json'))
 })
 
 test("the answer's Content-Type decides: a protobuf list is decoded as protobuf, a JSON one through the JSON reader", () => {

@@ -259,3 +259,40 @@ test('a metadata-only list of a custom resource is answered in protobuf PartialO
   assert.equal(pb.items.length, 3)
   assert.deepStrictEqual(pb.items, json.items)
 })
+
+test('a metadata-only get is answered in protobuf PartialObjectMetadata for a built-in and a custom resource, equal to the JSON one', async () => {
+  const client = adminClient(env(), env().server)
+  defer(() => client.close())
+  await installAppServiceCrd(client)
+  const ns = await env().createNamespace('protobuf-metadata-get')
+  const cms = client.resource(CORE_TYPES.configMaps, ns)
+  await cms.create({ metadata: { name: 'one', labels: { a: 'b' } }, data: { big: 'x'.repeat(1000) } })
+  const apps = client.resource(APPSERVICES, ns)
+  await createAppServices(apps, 1)
+  const name = (await apps.listMetadata()).items[0]!.metadata.name!
+  // What each get's answer came as: the transport's byte reads, seen from the client's own transport.
+  const transport = transportOf(client)
+  const read = transport.requestBytes.bind(transport)
+  const answered: string[] = []
+  transport.requestBytes = async (spec: object) => {
+    const r = await read(spec)
+    answered.push(r.contentType)
+    return r
+  }
+  defer(() => {
+    transport.requestBytes = read
+  })
+  for (const rc of [cms, apps]) {
+    const target = rc === cms ? 'one' : name
+    answered.length = 0
+    const pb = await rc.getMetadata(target)
+    assert.equal(answered.length, 1, `${rc.type.resource}: one get, read as bytes`)
+    assert.ok(isProtobufResponse(answered[0]), `${rc.type.resource}: ${answered[0]}`)
+    const json = await rc.getMetadata(target, { format: 'json' })
+    assert.equal(answered.length, 1, `${rc.type.resource}: format 'json' reads JSON`)
+    assert.equal(pb.kind, 'PartialObjectMetadata')
+    assert.equal((pb as Record<string, unknown>).data, undefined)
+    assert.equal((pb as Record<string, unknown>).spec, undefined)
+    assert.deepStrictEqual(pb, json, rc.type.resource)
+  }
+})

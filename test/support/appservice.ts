@@ -127,7 +127,7 @@ export async function appServiceGone(
  */
 export const CHILD_WIRE_ENV = 'EDGEOP_TEST_CHILD_WIRE'
 
-/** An informer factory that reads Deployments and Services in protobuf. */
+/** An informer factory that reads Deployments and Services in protobuf, into compact stores. */
 class ProtobufChildrenFactory extends InformerFactory {
   override multiNamespaceInformer<T extends KubeObject = KubeObject>(
     spec: InformerSpec<T> | InformerSpec,
@@ -141,7 +141,11 @@ class ProtobufChildrenFactory extends InformerFactory {
           ? SERVICE_V1
           : undefined
     const type = protobuf ? { ...spec.type, protobuf } : spec.type
-    return super.multiNamespaceInformer<T>({ ...spec, type } as InformerSpec<T>, namespaces, options)
+    // The operator names the eager store for its children; this run keeps them compact, as protobuf types get.
+    return super.multiNamespaceInformer<T>({ ...spec, type } as InformerSpec<T>, namespaces, {
+      ...options,
+      ...(protobuf ? { store: 'compact' } : {}),
+    })
   }
 }
 

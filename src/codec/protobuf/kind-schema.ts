@@ -23,6 +23,8 @@ export interface KindSchema {
 
 /** What a client needs to read protobuf answers. */
 export interface ProtobufDecoders {
+  /** An enveloped object of `kind` (a get's answer), or the `Status` it is. See {@link decodeProtobufObject}. */
+  object(kind: KindSchema, bytes: Uint8Array, options?: ProtobufObjectOptions): KubeObject
   /** An enveloped list of `kind`. See {@link decodeProtobufList}. */
   list(kind: KindSchema, bytes: Uint8Array, options?: ProtobufObjectOptions): KubeList
   /** A protobuf watch stream of `kind`. See {@link decodeProtobufWatchStream}. */

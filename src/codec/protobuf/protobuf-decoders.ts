@@ -45,6 +45,7 @@ const PARTIAL_OBJECT_METADATA = /* @__PURE__ */ kind(
 
 /** The decoders of this module, as {@link KindSchema.decoders} hands them out. */
 export const PROTOBUF_DECODERS: ProtobufDecoders = {
+  object: decodeProtobufObject,
   list: decodeProtobufList,
   watch: decodeProtobufWatchStream,
   status: (bytes) => decodeProtobufObject(STATUS, bytes),

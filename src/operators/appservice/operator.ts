@@ -89,8 +89,12 @@ export function appServiceController(o: AppServiceOperatorOptions): Controller<A
       o.namespaces,
       {
         indexers: { [CONTROLLER_UID_INDEX]: controllerUidIndexFunc },
+        store: 'eager',
       },
     )
+  // The AppServices take the factory's default for custom resources, the compact store (DEFAULT_JSON_STORE: it
+  // measured smaller); each reconcile decodes one again, a JSON object of about 1 KB. The children are named
+  // eager, since the factory's default for JSON is compact too: they are read back twice at every reconcile.
   // JSON into eager stores, not PROTOBUF_DEPLOYMENTS/PROTOBUF_SERVICES into compact ones: measured 2026-12-02
   // (`npm run bench:operator -- --count 1000 --starts 5`, three alternating pairs on a loaded 2-core machine),
   // protobuf with the compact store made this operator no smaller and no cheaper: RSS with 1,000 AppServices

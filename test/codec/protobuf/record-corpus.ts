@@ -5,7 +5,7 @@
  *
  * Creates one namespace of objects of every kind the generated table covers (test/codec/protobuf/corpus-objects.ts),
  * then saves, per kind, the same list as the API server answers it in JSON and in protobuf, plus a watch stream
- * in both formats, a metadata-only list, and an error Status. The unit tests decode the protobuf files and compare
+ * in both formats, a metadata-only list and get, and an error Status. The unit tests decode the protobuf files and compare
  * them with the JSON files; the integration test test/integration/protobuf-decoders.test.ts does the same live.
  * Uses the control plane of `npm run cluster:up` when its variables are set, else starts one.
  */
@@ -119,6 +119,14 @@ save(
 save(
   'pods.metadata.list.json',
   await raw(env, 'GET', pods, 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1'),
+)
+save(
+  'pods.metadata.get.pb',
+  await raw(env, 'GET', `${pods}/solo`, `${PROTOBUF};as=PartialObjectMetadata;g=meta.k8s.io;v=v1`),
+)
+save(
+  'pods.metadata.get.json',
+  await raw(env, 'GET', `${pods}/solo`, 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1'),
 )
 // An error answer: a Status.
 const missing = await raw(env, 'GET', `/api/v1/namespaces/${CORPUS_NAMESPACE}/configmaps/missing`, PROTOBUF)
