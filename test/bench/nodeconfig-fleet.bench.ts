@@ -180,10 +180,32 @@ async function metrics() {
   // A scrape that fails while 5,000 agents load the machine is tried again, not the run lost.
   const text = (await scrape().catch(() => sleep(5000).then(scrape))).body
   const g = { group: 'platform.example.com' }
+  // Watch events by resource (the label is `resource` in recent apiservers, `kind` before).
+  const eventsOf = (resource: string, kind: string) =>
+    metricSum(text, 'apiserver_watch_events_total', { ...g, resource }) ??
+    metricSum(text, 'apiserver_watch_events_total', { ...g, kind }) ??
+    0
+  const statusWrites = (code: string) =>
+    ['PATCH', 'APPLY', 'UPDATE'].reduce(
+      (a, verb) =>
+        a +
+        (metricSum(text, 'apiserver_request_total', {
+          verb,
+          resource: 'nodeconfigs',
+          subresource: 'status',
+          code,
+        }) ?? 0),
+      0,
+    )
   return {
     requests: metricSum(text, 'apiserver_request_total') ?? 0,
     events: metricSum(text, 'apiserver_watch_events_total', g) ?? 0,
     bytes: metricSum(text, 'apiserver_watch_events_sizes_sum', g) ?? 0,
+    nodeConfigEvents: eventsOf('nodeconfigs', 'NodeConfig'),
+    reportEvents: eventsOf('nodeconfigreports', 'NodeConfigReport'),
+    statusWrites: statusWrites('200') + statusWrites('201'),
+    statusConflicts: statusWrites('409'),
+    throttled: metricSum(text, 'apiserver_request_total', { code: '429' }) ?? 0,
   }
 }
 
@@ -193,6 +215,14 @@ interface Row {
   requests: number
   events: number
   bytes: number
+  /** Of `events`: NodeConfig events (each status write reaches every agent) and report events. */
+  nodeConfigEvents: number
+  reportEvents: number
+  /** The aggregator's NodeConfig status writes that succeeded, and those refused with 409. */
+  statusWrites: number
+  statusConflicts: number
+  /** Requests the apiserver answered 429 (priority and fairness, max-requests-inflight). */
+  throttled: number
   ms: number | undefined
   apiserverCpuMs: number
   etcdCpuMs: number
@@ -336,6 +366,11 @@ async function one(design: 'new' | 'old', n: number): Promise<Row> {
     requests: after.m.requests - before.m.requests,
     events: after.m.events - before.m.events,
     bytes: after.m.bytes - before.m.bytes,
+    nodeConfigEvents: after.m.nodeConfigEvents - before.m.nodeConfigEvents,
+    reportEvents: after.m.reportEvents - before.m.reportEvents,
+    statusWrites: after.m.statusWrites - before.m.statusWrites,
+    statusConflicts: after.m.statusConflicts - before.m.statusConflicts,
+    throttled: after.m.throttled - before.m.throttled,
     ms,
     apiserverCpuMs: after.api - before.api,
     etcdCpuMs: after.etcd - before.etcd,

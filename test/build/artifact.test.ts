@@ -153,9 +153,10 @@ const run = promisify(execFile)
  * With the metadata-only get in protobuf PartialObjectMetadata too (a get's object decoder, one byte-read helper
  * shared with the list): 158,428 bytes, 119,933 GNU gzip -9; with the factory's store chosen per kind of informer
  * (compact for custom resources, eager for metadata-only ones) and the AppService children named eager: 158,452
- * bytes, 119,967; the ceiling just above.
+ * bytes, 119,967. With the base-RSS work beside it (Node built-ins taken when first used, the kubeconfig read by
+ * a written-out decoder instead of zod): 158,520 bytes, 120,018 GNU gzip -9; the ceiling just above.
  */
-const MAX_BYTES = 158_500
+const MAX_BYTES = 158_600
 const MAX_GZIP_BYTES = 122_880
 
 async function artifact(): Promise<Buffer> {
