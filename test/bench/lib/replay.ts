@@ -113,9 +113,19 @@ export async function recordWatch(
         while (next < events) await write(next++)
       }),
     )
+    // A watch the apiserver ends early (its watch cache closes a watcher that falls behind) must fail
+    // the recording: the deadline's timer is unref'd, so with both watches closed and the writes done
+    // nothing else keeps the process alive, and it exited with this await unsettled.
     await Promise.race([
       Promise.all(streams.map((s) => s.done)),
       deadline(120_000, 'not every event arrived within 120 s of the last write'),
+      ...streams.map((s) =>
+        s.reading.then(() =>
+          Promise.reject(
+            new Error(`recording: the ${s.wire} watch ended after ${s.modified.length} of ${events} events`),
+          ),
+        ),
+      ),
     ])
   } finally {
     ac.abort()
