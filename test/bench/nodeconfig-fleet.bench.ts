@@ -51,13 +51,13 @@ import {
 import { metricSum } from '../soak/fleet.ts'
 import { serviceAccountToken } from '../support/deploy-manifests.ts'
 import { adminClient } from '../support/kube.ts'
+import { tcpStates } from '../support/tcp-table.ts'
 import {
   type FleetAgentSpec,
   type FleetAgentsCommand,
   type FleetAgentsReport,
   identityOf,
 } from './lib/fleet-agents.ts'
-import { tcpStates } from './lib/tcp-states.ts'
 
 const { values } = parseArgs({
   options: {

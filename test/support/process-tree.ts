@@ -7,6 +7,9 @@
  * A zombie (exited, not yet reaped) counts as gone: it holds no memory, files or ports.
  */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import { listeningSockets } from './tcp-table.ts'
+
+export { type ListeningSocket, listeningSockets } from './tcp-table.ts'
 
 /** One process seen in `/proc`. */
 export interface SeenProcess {
@@ -15,13 +18,6 @@ export interface SeenProcess {
   startTime: string
   /** `argv` joined by spaces (for messages). */
   command: string
-}
-
-/** One TCP listening socket. */
-export interface ListeningSocket {
-  port: number
-  /** The socket's inode (the link target of a `/proc/<pid>/fd` entry is `socket:[inode]`). */
-  inode: string
 }
 
 /** `/proc/<pid>/stat` fields after the `(comm)` field: state is index 0, start time index 19. */
@@ -86,27 +82,6 @@ function socketInodes(pid: number): Set<string> {
     }
   }
   return inodes
-}
-
-/** Every TCP socket in state LISTEN on this machine (IPv4 and IPv6). */
-export function listeningSockets(): ListeningSocket[] {
-  const out: ListeningSocket[] = []
-  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text: string
-    try {
-      text = readFileSync(file, 'utf8')
-    } catch {
-      continue
-    }
-    for (const line of text.split('\n').slice(1)) {
-      // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
-      const cols = line.trim().split(/\s+/)
-      if (cols.length < 10 || cols[3] !== '0A') continue // 0A = TCP_LISTEN
-      const port = Number.parseInt(cols[1]!.slice(cols[1]!.lastIndexOf(':') + 1), 16)
-      out.push({ port, inode: cols[9]! })
-    }
-  }
-  return out
 }
 
 /** The TCP ports `processes` listen on, each with the command that owns it. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { countTcpStates } from './tcp-states.ts'
+import { countTcpStates, tcpTableRows } from './tcp-table.ts'
 
 // Three lines as the kernel prints them: a listener on 6443 (0x192B), a client connection to it in
 // CLOSE-WAIT (state 08) and one established (01), and an unrelated connection to port 80 (0x0050).
@@ -15,4 +15,9 @@ test('countTcpStates counts only client connections to the port, by state', () =
   assert.deepEqual(countTcpStates(TCP, 6443), { 'CLOSE-WAIT': 1, ESTABLISHED: 1 })
   assert.deepEqual(countTcpStates(TCP, 80), { ESTABLISHED: 1 })
   assert.deepEqual(countTcpStates(TCP, 1), {})
+})
+
+test('tcpTableRows reads the ports, state and inode of every row, the listener included', () => {
+  assert.deepEqual(tcpTableRows(TCP)[0], { localPort: 6443, remotePort: 0, state: 10, inode: '1' })
+  assert.equal(tcpTableRows(TCP).length, 4)
 })
